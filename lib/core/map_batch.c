@@ -1,0 +1,128 @@
+/*
+ * Batch lookups. Every answer is the single lookup's; what makes a batch
+ * fast is that each answer is valid on a whole interval of inputs (all
+ * inputs between two consecutive keys share it), so the batch remembers
+ * the last interval and answers every query inside it without a search.
+ * Sorted or clustered queries then cost a compare per block of 8.
+ */
+#include <string.h>
+
+#include "core/map.h"
+
+#ifdef RANK_HAVE_X86
+#include <emmintrin.h>
+#endif
+
+/* Queries x with x - lo < span (unsigned) all answer `value`. */
+typedef struct interval {
+    uint32_t lo;
+    uint32_t span;
+    uint32_t value;
+} interval;
+
+/* The in-process answer for x, and the interval of inputs sharing it
+ * (left unchanged for the special inputs, which share it with nothing). */
+static uint32_t translate_remember(const struct ilmap_direction *d, uint32_t x, interval *iv)
+{
+    if (x < d->first_key) {
+        iv->lo = 0;
+        iv->span = d->first_key;
+        iv->value = ILMAP_PROLOG;
+        return ILMAP_PROLOG;
+    }
+    if (x >= ILMAP_EPILOG)
+        return x == ILMAP_PROLOG ? ILMAP_PROLOG : x;
+
+    const rank_index *index = &d->index;
+    uint32_t rank = rank_index_count_le(index, x);
+    uint32_t lo = d->first_key;
+    uint32_t hi = ILMAP_EPILOG;
+
+    if (rank > 0 && rank_index_key(index, rank - 1) > lo)
+        lo = rank_index_key(index, rank - 1);
+    if (rank < index->nkeys && rank_index_key(index, rank) < hi)
+        hi = rank_index_key(index, rank);
+    iv->lo = lo;
+    iv->span = hi - lo;
+    iv->value = d->values[rank];
+    return iv->value;
+}
+
+static inline uint32_t translate_cached(const struct ilmap_direction *d, uint32_t x, interval *iv)
+{
+    if (x - iv->lo < iv->span)
+        return iv->value;
+    return translate_remember(d, x, iv);
+}
+
+#ifdef RANK_HAVE_X86
+/* Non-zero when all 8 queries at in lie in the interval. */
+static inline int block_inside(const uint32_t *in, const interval *iv)
+{
+    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+    __m128i lo = _mm_set1_epi32((int)iv->lo);
+    __m128i span = _mm_xor_si128(_mm_set1_epi32((int)iv->span), bias);
+    __m128i a = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)in), lo);
+    __m128i b = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in + 4)), lo);
+    __m128i in_a = _mm_cmplt_epi32(_mm_xor_si128(a, bias), span);
+    __m128i in_b = _mm_cmplt_epi32(_mm_xor_si128(b, bias), span);
+    return _mm_movemask_epi8(_mm_and_si128(in_a, in_b)) == 0xFFFF;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    __m128i v = _mm_set1_epi32((int)value);
+    _mm_storeu_si128((__m128i *)(void *)out, v);
+    _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
+}
+#else
+static inline int block_inside(const uint32_t *in, const interval *iv)
+{
+    uint32_t outside = 0;
+    for (int k = 0; k < 8; k++)
+        outside |= (uint32_t)(in[k] - iv->lo >= iv->span);
+    return !outside;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    for (int k = 0; k < 8; k++)
+        out[k] = value;
+}
+#endif
+
+static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
+                            const uint32_t *in, uint32_t *out, size_t n)
+{
+    if (!in || !out || n == 0)
+        return;
+    if (!map || map->count == 0) {
+        if (in != out)
+            memmove(out, in, n * sizeof *out);
+        return;
+    }
+
+    interval iv = { 0, 0, 0 };
+    size_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        if (block_inside(in + i, &iv)) {
+            block_fill(out + i, iv.value);
+            continue;
+        }
+        for (size_t k = i; k < i + 8; k++)
+            out[k] = translate_cached(d, in[k], &iv);
+    }
+    for (; i < n; i++)
+        out[i] = translate_cached(d, in[i], &iv);
+}
+
+void ilmap_old_to_new_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)
+{
+    translate_batch(map, map ? &map->old_to_new : NULL, in, out, n);
+}
+
+void ilmap_new_to_old_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)
+{
+    translate_batch(map, map ? &map->new_to_old : NULL, in, out, n);
+}

@@ -1,0 +1,33 @@
+#include "ilmap.h"
+
+const char *ilmap_version(void)
+{
+#define ILMAP_STR2(x) #x
+#define ILMAP_STR(x) ILMAP_STR2(x)
+    return ILMAP_STR(ILMAP_VERSION_MAJOR) "." ILMAP_STR(ILMAP_VERSION_MINOR) "." ILMAP_STR(
+        ILMAP_VERSION_MICRO);
+}
+
+const char *ilmap_status_str(ilmap_status status)
+{
+    switch (status) {
+    case ILMAP_OK: return "success";
+    case ILMAP_E_INVALID_ARG: return "invalid argument";
+    case ILMAP_E_UNSORTED: return "map is not strictly ascending in both offsets";
+    case ILMAP_E_NOMEM: return "out of memory";
+    }
+    return "unknown status";
+}
+
+const char *ilmap_defect_str(ilmap_defect defect)
+{
+    switch (defect) {
+    case ILMAP_DEFECT_NONE: return "no defect";
+    case ILMAP_DEFECT_OLD_DESCENDING: return "old_offset is smaller than the previous entry's";
+    case ILMAP_DEFECT_OLD_DUPLICATE: return "old_offset repeats the previous entry's";
+    case ILMAP_DEFECT_NEW_DESCENDING: return "new_offset is smaller than the previous entry's";
+    case ILMAP_DEFECT_NEW_DUPLICATE: return "new_offset repeats the previous entry's";
+    case ILMAP_DEFECT_BAD_ARGUMENT: return "entries is NULL or count exceeds ILMAP_MAX_ENTRIES";
+    }
+    return "unknown defect";
+}

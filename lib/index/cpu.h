@@ -1,0 +1,15 @@
+/* Which SIMD kernels this CPU runs. Asked at map build time; the answer is
+ * stored in each map, so there is no global state. */
+#ifndef ILMAP_CPU_H
+#define ILMAP_CPU_H
+
+typedef enum cpu_level {
+    CPU_PORTABLE = 0,
+    CPU_SSE2 = 1,
+    CPU_AVX2 = 2
+} cpu_level;
+
+cpu_level cpu_detect(void);
+const char *cpu_level_name(cpu_level level);
+
+#endif
