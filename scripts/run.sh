@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# One entry point for the two jobs README.md documents:
+#   bash scripts/run.sh bench   build optimized, run the bench suite on its built-in data
+#   bash scripts/run.sh test    build and run every test suite, plain and under
+#                               AddressSanitizer + UndefinedBehaviorSanitizer
+# Installs what is missing (meson, ninja, a C compiler, pkg-config) with apt-get first,
+# saying so. Extra arguments after the job go to the bench program.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+say() { printf '[run.sh] %s\n' "$*"; }
+
+apt_install() {
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+            say "need root (or sudo) to install: $*"; exit 1
+        fi
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        say "apt-get not found: please install $* yourself"; exit 1
+    fi
+    say "installing with apt-get: $*"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_tools() {
+    local missing=()
+    command -v meson >/dev/null 2>&1 || missing+=(meson)
+    command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    if ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1 &&
+       ! command -v clang >/dev/null 2>&1; then
+        missing+=(gcc libc6-dev)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt_install "${missing[@]}"
+    else
+        say "meson $(meson --version), ninja $(ninja --version), $(cc --version | head -n 1)"
+    fi
+}
+
+# configure DIR [meson options...]: set up once, reconfigure if the options changed.
+configure() {
+    local dir=$1; shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson configure "$dir" "$@" >/dev/null
+    else
+        meson setup "$dir" "$@" >/dev/null
+    fi
+    say "configured $dir: $*"
+}
+
+job_bench() {
+    configure build-release --buildtype=release -Dtests=false -Dexamples=false
+    ninja -C build-release
+    for b in build-release/bench/bench-*; do
+        [ -x "$b" ] && [ -f "$b" ] || continue
+        say "running $b $*"
+        "$b" "$@"
+    done
+}
+
+job_test() {
+    configure build -Dbench=true -Dexamples=true
+    ninja -C build
+    say "test suites, plain build"
+    meson test -C build --print-errorlogs
+
+    # Sanitizer findings must fail the test, not just print.
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    configure build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dc_args=-fno-sanitize-recover=all -Dbench=false
+    ninja -C build-asan
+    say "test suites, -Db_sanitize=address,undefined"
+    meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+}
+
+job=${1:-}
+shift || true
+case "$job" in
+    bench) ensure_tools; job_bench "$@" ;;
+    test) ensure_tools; job_test ;;
+    *) echo "usage: bash scripts/run.sh bench [bench options] | test" >&2; exit 2 ;;
+esac
