@@ -5,20 +5,40 @@
 
 #include "ilmap.h"
 #include "index/cpu.h"
+#include "index/node_count.h"
 #include "index/rank_index.h"
 
 /*
- * One translation direction. The runtime's scan (spec §1, rules 4-5)
- * answers value[i-1] for the first i >= 1 with x < key[i], else
- * value[n-1]. Only entries whose key exceeds every earlier key (from
- * index 1 on) can stop the scan, and those keys ascend strictly; `index`
- * holds them and values[r] is the answer when r of them are <= x. For a
- * strict map they are all of key[1..n), so values is the other column.
+ * One translation direction, keyed on one column (key) answering from the
+ * other (value).
+ *
+ * The runtime's scan (spec §1, rules 4-5) answers value[i-1] for the first
+ * i >= 1 with x < key[i], else value[n-1]. Only "stops", entries whose key
+ * exceeds every earlier key from index 1 on, can end the scan first, and
+ * their keys ascend strictly. Rule 2 answers PROLOG below key[0]; for
+ * x >= key[0] stops with keys <= key[0] never end the scan. So the index
+ * holds key[0] followed by the stops above it, and values[r], for r keys
+ * <= x, is PROLOG for r = 0 and the scan's answer otherwise: one search,
+ * no branch on the PROLOG rule. For a strict map every entry from 1 on is
+ * a stop: the index is the whole key column, values is PROLOG followed by
+ * the value column.
+ *
+ * The DAC flavour has no PROLOG rule: below key[0] it needs the stops at
+ * or under key[0] (`low_*`, lenient maps only), and otherwise the first
+ * stop above key[0], whose answer is values[1].
  */
+struct ilmap_direction;
+typedef uint32_t (*direction_lookup_fn)(const struct ilmap_direction *d, uint32_t x);
+
 struct ilmap_direction {
-    uint32_t first_key;     /* key[0]: the PROLOG rule's bound */
+    uint32_t first_key;         /* key[0]; 0 for an empty map */
+    int one_node_sse2;          /* at most 16 keys and SSE2: searched inline */
+    direction_lookup_fn lookup; /* values[count of keys <= x]; x < 0xFFFFFFFF */
+    const uint32_t *values;     /* index.nkeys + 1 answers, values[0] = PROLOG */
     rank_index index;
-    const uint32_t *values; /* index.nkeys + 1 answers */
+    uint32_t low_count;         /* stops with keys <= key[0] (lenient) */
+    const uint32_t *low_keys;
+    const uint32_t *low_values;
 };
 
 struct ilmap {
@@ -33,14 +53,28 @@ struct ilmap {
     size_t bytes;
 };
 
-/* The in-process rules (spec §1, rules 2-5) for a non-empty map. */
+/* Rules 2-3 for the special inputs: PROLOG stays PROLOG, NO_MAPPING
+ * passes through, EPILOG too unless it is below the first key (rule 2
+ * comes first). An empty map has first_key 0: all pass through. */
+static inline uint32_t direction_translate_special(const struct ilmap_direction *d, uint32_t x)
+{
+    if (x == ILMAP_PROLOG || x < d->first_key)
+        return ILMAP_PROLOG;
+    return x;
+}
+
+/* The in-process rules (spec §1, rules 1-5). */
 static inline uint32_t direction_translate(const struct ilmap_direction *d, uint32_t x)
 {
-    if (x < d->first_key || x == ILMAP_PROLOG)
-        return ILMAP_PROLOG;
-    if (x >= ILMAP_EPILOG) /* EPILOG or NO_MAPPING: PROLOG is handled */
-        return x;
-    return d->values[rank_index_count_le(&d->index, x)];
+    if (x >= ILMAP_EPILOG)
+        return direction_translate_special(d, x);
+#ifdef RANK_HAVE_X86
+    /* Small maps are the common case (methods have tens of entries): one
+     * node compare here saves the jump to a kernel. */
+    if (d->one_node_sse2)
+        return d->values[node_count_sse2(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
+#endif
+    return d->lookup(d, x);
 }
 
 #endif

@@ -21,25 +21,18 @@ typedef struct interval {
 } interval;
 
 /* The in-process answer for x, and the interval of inputs sharing it
- * (left unchanged for the special inputs, which share it with nothing). */
+ * (left unchanged for the special inputs, which share it with nothing).
+ * Interval r of the index is [key r-1, key r), capped below EPILOG. */
 static uint32_t translate_remember(const struct ilmap_direction *d, uint32_t x, interval *iv)
 {
-    if (x < d->first_key) {
-        iv->lo = 0;
-        iv->span = d->first_key;
-        iv->value = ILMAP_PROLOG;
-        return ILMAP_PROLOG;
-    }
-    if (x >= ILMAP_EPILOG)
-        return x == ILMAP_PROLOG ? ILMAP_PROLOG : x;
+    if (x >= ILMAP_EPILOG || d->index.nkeys == 0)
+        return direction_translate(d, x);
 
     const rank_index *index = &d->index;
     uint32_t rank = rank_index_count_le(index, x);
-    uint32_t lo = d->first_key;
+    uint32_t lo = rank > 0 ? rank_index_key(index, rank - 1) : 0;
     uint32_t hi = ILMAP_EPILOG;
 
-    if (rank > 0 && rank_index_key(index, rank - 1) > lo)
-        lo = rank_index_key(index, rank - 1);
     if (rank < index->nkeys && rank_index_key(index, rank) < hi)
         hi = rank_index_key(index, rank);
     iv->lo = lo;
@@ -48,11 +41,15 @@ static uint32_t translate_remember(const struct ilmap_direction *d, uint32_t x, 
     return iv->value;
 }
 
-static inline uint32_t translate_cached(const struct ilmap_direction *d, uint32_t x, interval *iv)
+/* Inside the interval: its value; else the single lookup. No interval
+ * update, so consecutive lookups stay independent (they overlap in the
+ * CPU), which is what random queries need. */
+static inline uint32_t translate_or_reuse(const struct ilmap_direction *d, uint32_t x,
+                                          const interval *iv)
 {
     if (x - iv->lo < iv->span)
         return iv->value;
-    return translate_remember(d, x, iv);
+    return direction_translate(d, x);
 }
 
 #ifdef RANK_HAVE_X86
@@ -96,7 +93,7 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
 {
     if (!in || !out || n == 0)
         return;
-    if (!map || map->count == 0) {
+    if (!map || map->count == 0) { /* identity */
         if (in != out)
             memmove(out, in, n * sizeof *out);
         return;
@@ -105,16 +102,22 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
     interval iv = { 0, 0, 0 };
     size_t i = 0;
 
+    /* Blocks of 8: all inside the remembered interval is one compare and
+     * a fill; otherwise each query is looked up (or reused) and the
+     * interval moves to the block's last query, where sorted queries
+     * continue. */
     for (; i + 8 <= n; i += 8) {
         if (block_inside(in + i, &iv)) {
             block_fill(out + i, iv.value);
             continue;
         }
-        for (size_t k = i; k < i + 8; k++)
-            out[k] = translate_cached(d, in[k], &iv);
+        uint32_t last = in[i + 7]; /* read before out (maybe == in) is written */
+        for (size_t k = i; k < i + 7; k++)
+            out[k] = translate_or_reuse(d, in[k], &iv);
+        out[i + 7] = translate_remember(d, last, &iv);
     }
     for (; i < n; i++)
-        out[i] = translate_cached(d, in[i], &iv);
+        out[i] = translate_or_reuse(d, in[i], &iv);
 }
 
 void ilmap_old_to_new_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/map.h"
+#include "core/lookup_kernels.h"
 
 #define KNOWN_FLAGS (ILMAP_LENIENT | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
 #define ALIGN 64u
@@ -34,29 +34,10 @@ static uint32_t value_of(const ilmap_entry *e, int by_new)
     return by_new ? e->old_offset : e->new_offset;
 }
 
-/* The entries that can stop the runtime's scan (see map.h): from index 1
- * on, each key greater than all earlier ones. Writes keys and values when
- * the arrays are given; returns how many there are. */
-static uint32_t scan_stops(const ilmap_entry *entries, uint32_t count, int by_new,
-                           uint32_t *keys, uint32_t *values)
+static uint32_t lookup_identity(const struct ilmap_direction *d, uint32_t x)
 {
-    uint32_t stops = 0;
-    uint32_t highest = 0;
-
-    for (uint32_t i = 1; i < count; i++) {
-        uint32_t key = key_of(&entries[i], by_new);
-        if (i == 1 || key > highest) {
-            if (keys) {
-                keys[stops] = key;
-                values[stops] = value_of(&entries[i - 1], by_new);
-            }
-            stops++;
-            highest = key;
-        }
-    }
-    if (values)
-        values[stops] = value_of(&entries[count - 1], by_new);
-    return stops;
+    (void)d;
+    return x;
 }
 
 static rank_count_fn kernel_for(cpu_level level)
@@ -82,37 +63,90 @@ static cpu_level level_for(unsigned flags)
     return level;
 }
 
-struct direction_plan {
+/*
+ * What one direction searches (see map.h). A strict map searches its key
+ * column as it is. A lenient map searches key[0] and the scan's stops
+ * above it, kept here in a temporary array until the map is laid out:
+ * keys[0..nkeys) and values[0..nkeys] in the final order, the stops at or
+ * under key[0] in low_keys/low_values.
+ */
+typedef struct direction_source {
     uint32_t nkeys;
-    size_t tree_offset;
-    size_t values_offset; /* lenient only */
-};
+    uint32_t low_count;
+    uint32_t *scratch; /* lenient: keys, values, low keys, low values */
+    const uint32_t *keys;
+    const uint32_t *values;
+    const uint32_t *low_keys;
+    const uint32_t *low_values;
+    size_t tree_offset, values_offset, low_offset; /* in the map's block */
+} direction_source;
 
-/* Builds one direction. Strict maps search key column[1..n) and answer
- * from the other column; lenient ones use the scan's stops. */
-static int build_direction(struct ilmap_direction *d, const struct direction_plan *p,
-                           unsigned char *base, const ilmap_entry *entries, uint32_t count,
-                           int by_new, int lenient, const uint32_t *key_column,
-                           const uint32_t *value_column, rank_count_fn kernel)
+static int find_stops(direction_source *src, const ilmap_entry *e, uint32_t n, int by_new)
 {
-    int32_t *tree = (int32_t *)(void *)(base + p->tree_offset);
-
-    d->first_key = key_of(&entries[0], by_new);
-    if (!lenient) {
-        d->values = value_column;
-        rank_index_init(&d->index, key_column + 1, p->nkeys, tree, kernel);
-        return 1;
-    }
-
-    uint32_t *values = (uint32_t *)(void *)(base + p->values_offset);
-    uint32_t *keys = malloc((size_t)(p->nkeys ? p->nkeys : 1) * sizeof *keys);
-    if (!keys)
+    uint32_t first = key_of(&e[0], by_new);
+    /* at most n keys, n + 1 values, n - 1 low keys and values */
+    uint32_t *buf = malloc(((size_t)n * 4 + 1) * sizeof *buf);
+    if (!buf)
         return 0;
-    scan_stops(entries, count, by_new, keys, values);
-    rank_index_init(&d->index, keys, p->nkeys, tree, kernel);
-    free(keys);
-    d->values = values;
+    uint32_t *keys = buf, *values = buf + n, *low_keys = values + n + 1,
+             *low_values = low_keys + n - 1;
+    uint32_t nkeys = 1, low = 0, highest = 0;
+
+    keys[0] = first;
+    values[0] = ILMAP_PROLOG;
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t key = key_of(&e[i], by_new);
+        if (i > 1 && key <= highest)
+            continue; /* cannot end the scan first */
+        highest = key;
+        if (key <= first) {
+            low_keys[low] = key;
+            low_values[low++] = value_of(&e[i - 1], by_new);
+        } else {
+            keys[nkeys] = key;
+            values[nkeys++] = value_of(&e[i - 1], by_new);
+        }
+    }
+    values[nkeys] = value_of(&e[n - 1], by_new);
+    src->scratch = buf;
+    src->nkeys = nkeys;
+    src->low_count = low;
+    src->keys = keys;
+    src->values = values;
+    src->low_keys = low_keys;
+    src->low_values = low_values;
     return 1;
+}
+
+static void free_sources(direction_source src[2])
+{
+    free(src[0].scratch);
+    free(src[1].scratch);
+}
+
+static void build_direction(struct ilmap_direction *d, const direction_source *src,
+                            unsigned char *base, int lenient, uint32_t first_key,
+                            const uint32_t *value_storage, cpu_level level)
+{
+    int32_t *tree = (int32_t *)(void *)(base + src->tree_offset);
+
+    d->first_key = first_key;
+    rank_index_init(&d->index, src->keys, src->nkeys, tree, kernel_for(level));
+    if (lenient) {
+        uint32_t *values = (uint32_t *)(void *)(base + src->values_offset);
+        uint32_t *low = (uint32_t *)(void *)(base + src->low_offset);
+        memcpy(values, src->values, ((size_t)src->nkeys + 1) * sizeof *values);
+        memcpy(low, src->low_keys, (size_t)src->low_count * sizeof *low);
+        memcpy(low + src->low_count, src->low_values, (size_t)src->low_count * sizeof *low);
+        d->values = values;
+        d->low_count = src->low_count;
+        d->low_keys = low;
+        d->low_values = low + src->low_count;
+    } else {
+        d->values = value_storage; /* PROLOG, then the value column */
+    }
+    d->lookup = lookup_kernel_for(level, d->index.nlayers);
+    d->one_node_sse2 = level >= CPU_SSE2 && d->index.nlayers == 1;
 }
 
 ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned flags, ilmap **out)
@@ -128,31 +162,45 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
         return ILMAP_E_UNSORTED;
 
     uint32_t n = (uint32_t)count;
-    struct direction_plan dp[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+    direction_source src[2];
+    memset(src, 0, sizeof src);
     plan p = { 0, 0 };
     int overflow = 0;
 
+    /* Each column is stored after a PROLOG slot: for a strict map the
+     * other direction's answers are that slot and the column. */
     size_t struct_offset = plan_add(&p, 1, sizeof(ilmap));
-    size_t old_offset = plan_add(&p, n, sizeof(uint32_t));
-    size_t new_offset = plan_add(&p, n, sizeof(uint32_t));
+    size_t old_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
+    size_t new_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
     size_t accurate_offset = plan_add(&p, n, sizeof(int32_t));
     for (int by_new = 0; by_new < 2 && n > 0; by_new++) {
-        struct direction_plan *d = &dp[by_new];
+        direction_source *d = &src[by_new];
         int slot_overflow = 0;
 
-        d->nkeys = lenient ? scan_stops(entries, n, by_new, NULL, NULL) : n - 1;
+        if (lenient) {
+            if (!find_stops(d, entries, n, by_new)) {
+                free_sources(src);
+                return ILMAP_E_NOMEM;
+            }
+            d->values_offset = plan_add(&p, (size_t)d->nkeys + 1, sizeof(uint32_t));
+            d->low_offset = plan_add(&p, (size_t)d->low_count * 2, sizeof(uint32_t));
+        } else {
+            d->nkeys = n;
+        }
         d->tree_offset = plan_add(&p, rank_index_slots(d->nkeys, &slot_overflow), sizeof(int32_t));
         overflow |= slot_overflow;
-        if (lenient)
-            d->values_offset = plan_add(&p, (size_t)d->nkeys + 1, sizeof(uint32_t));
     }
-    if (p.overflow || overflow || p.size > SIZE_MAX - ALIGN - sizeof(void *))
+    if (p.overflow || overflow || p.size > SIZE_MAX - ALIGN - sizeof(void *)) {
+        free_sources(src);
         return ILMAP_E_INVALID_ARG;
+    }
 
     size_t block_size = p.size + ALIGN + sizeof(void *);
     void *block = malloc(block_size);
-    if (!block)
+    if (!block) {
+        free_sources(src);
         return ILMAP_E_NOMEM;
+    }
     /* The struct sits at the first aligned address; the block pointer is
      * kept just before it so that ilmap_free can find it. */
     uintptr_t raw = (uintptr_t)block + sizeof(void *);
@@ -160,34 +208,40 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
     memcpy(base - sizeof(void *), &block, sizeof block);
 
     ilmap *map = (ilmap *)(void *)(base + struct_offset);
-    uint32_t *old_column = (uint32_t *)(void *)(base + old_offset);
-    uint32_t *new_column = (uint32_t *)(void *)(base + new_offset);
+    uint32_t *old_storage = (uint32_t *)(void *)(base + old_offset);
+    uint32_t *new_storage = (uint32_t *)(void *)(base + new_offset);
     int32_t *accurate = (int32_t *)(void *)(base + accurate_offset);
 
     memset(map, 0, sizeof *map);
+    old_storage[0] = ILMAP_PROLOG;
+    new_storage[0] = ILMAP_PROLOG;
     for (uint32_t i = 0; i < n; i++) {
-        old_column[i] = entries[i].old_offset;
-        new_column[i] = entries[i].new_offset;
+        old_storage[i + 1] = entries[i].old_offset;
+        new_storage[i + 1] = entries[i].new_offset;
         accurate[i] = entries[i].accurate;
     }
     map->count = n;
     map->lenient = lenient;
     map->level = level_for(flags);
-    map->old_column = old_column;
-    map->new_column = new_column;
+    map->old_column = old_storage + 1;
+    map->new_column = new_storage + 1;
     map->accurate = accurate;
     map->bytes = block_size;
 
-    if (n > 0) {
-        rank_count_fn kernel = kernel_for(map->level);
-        if (!build_direction(&map->old_to_new, &dp[0], base, entries, n, 0, lenient, old_column,
-                             new_column, kernel) ||
-            !build_direction(&map->new_to_old, &dp[1], base, entries, n, 1, lenient, new_column,
-                             old_column, kernel)) {
-            free(block);
-            return ILMAP_E_NOMEM;
+    if (n == 0) {
+        map->old_to_new.lookup = lookup_identity;
+        map->new_to_old.lookup = lookup_identity;
+    } else {
+        if (!lenient) {
+            src[0].keys = map->old_column;
+            src[1].keys = map->new_column;
         }
+        build_direction(&map->old_to_new, &src[0], base, lenient, entries[0].old_offset,
+                        new_storage, map->level);
+        build_direction(&map->new_to_old, &src[1], base, lenient, entries[0].new_offset,
+                        old_storage, map->level);
     }
+    free_sources(src);
     *out = map;
     return ILMAP_OK;
 }
