@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/block_alloc.h"
 #include "core/lookup_kernels.h"
 
 #define KNOWN_FLAGS (ILMAP_LENIENT | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
@@ -169,7 +170,7 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
 
     /* Each column is stored after a PROLOG slot: for a strict map the
      * other direction's answers are that slot and the column. */
-    size_t struct_offset = plan_add(&p, 1, sizeof(ilmap));
+    size_t struct_offset = plan_add(&p, 1, sizeof(ilmap)); /* 0: ilmap_free relies on it */
     size_t old_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
     size_t new_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
     size_t accurate_offset = plan_add(&p, n, sizeof(int32_t));
@@ -190,22 +191,17 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
         d->tree_offset = plan_add(&p, rank_index_slots(d->nkeys, &slot_overflow), sizeof(int32_t));
         overflow |= slot_overflow;
     }
-    if (p.overflow || overflow || p.size > SIZE_MAX - ALIGN - sizeof(void *)) {
+    if (p.overflow || overflow) {
         free_sources(src);
         return ILMAP_E_INVALID_ARG;
     }
 
-    size_t block_size = p.size + ALIGN + sizeof(void *);
-    void *block = malloc(block_size);
-    if (!block) {
+    size_t block_size = 0;
+    unsigned char *base = block_alloc(p.size, &block_size);
+    if (!base) {
         free_sources(src);
         return ILMAP_E_NOMEM;
     }
-    /* The struct sits at the first aligned address; the block pointer is
-     * kept just before it so that ilmap_free can find it. */
-    uintptr_t raw = (uintptr_t)block + sizeof(void *);
-    unsigned char *base = (unsigned char *)((raw + (ALIGN - 1)) & ~(uintptr_t)(ALIGN - 1));
-    memcpy(base - sizeof(void *), &block, sizeof block);
 
     ilmap *map = (ilmap *)(void *)(base + struct_offset);
     uint32_t *old_storage = (uint32_t *)(void *)(base + old_offset);
@@ -248,12 +244,7 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
 
 void ilmap_free(ilmap *map)
 {
-    void *block;
-
-    if (!map)
-        return;
-    memcpy(&block, (unsigned char *)map - sizeof(void *), sizeof block);
-    free(block);
+    block_free(map); /* the struct is at the start of its block */
 }
 
 size_t ilmap_count(const ilmap *map)
