@@ -32,7 +32,8 @@ typedef uint32_t (*direction_lookup_fn)(const struct ilmap_direction *d, uint32_
 
 struct ilmap_direction {
     uint32_t first_key;         /* key[0]; 0 for an empty map */
-    int one_node_sse2;          /* at most 16 keys and SSE2: searched inline */
+    int inline_vectors;         /* SSE2 and one node: 1 (<= 4 keys) or 4 vectors
+                                   compared inline; 0: call `lookup` */
     direction_lookup_fn lookup; /* values[count of keys <= x]; x < 0xFFFFFFFF */
     const uint32_t *values;     /* index.nkeys + 1 answers, values[0] = PROLOG */
     rank_index index;
@@ -71,7 +72,9 @@ static inline uint32_t direction_translate(const struct ilmap_direction *d, uint
 #ifdef RANK_HAVE_X86
     /* Small maps are the common case (methods have tens of entries): one
      * node compare here saves the jump to a kernel. */
-    if (d->one_node_sse2)
+    if (d->inline_vectors == 1)
+        return d->values[node_count4_sse2(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
+    if (d->inline_vectors)
         return d->values[node_count_sse2(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
 #endif
     return d->lookup(d, x);

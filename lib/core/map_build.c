@@ -147,7 +147,8 @@ static void build_direction(struct ilmap_direction *d, const direction_source *s
         d->values = value_storage; /* PROLOG, then the value column */
     }
     d->lookup = lookup_kernel_for(level, d->index.nlayers);
-    d->one_node_sse2 = level >= CPU_SSE2 && d->index.nlayers == 1;
+    if (level >= CPU_SSE2 && d->index.nlayers == 1)
+        d->inline_vectors = d->index.nkeys <= 4 ? 1 : 4;
 }
 
 ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned flags, ilmap **out)

@@ -47,6 +47,14 @@ static inline uint32_t node_count_sse2(const int32_t *node, int32_t xb)
     return NODE_CTZ((uint32_t)_mm_movemask_epi8(packed) | 0x10000u);
 }
 
+/* The first 4 keys only: the whole node when it holds at most 4. */
+static inline uint32_t node_count4_sse2(const int32_t *node, int32_t xb)
+{
+    __m128i above = _mm_cmpgt_epi32(_mm_load_si128((const __m128i *)(const void *)node),
+                                    _mm_set1_epi32(xb));
+    return NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | 0x10u);
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define NODE_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
 #else
