@@ -103,18 +103,40 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
     size_t i = 0;
 
     /* Blocks of 8: all inside the remembered interval is one compare and
-     * a fill; otherwise each query is looked up (or reused) and the
-     * interval moves to the block's last query, where sorted queries
-     * continue. */
+     * a fill. Otherwise the interval moves to the block's first query
+     * outside it (where sorted queries continue) and the rest of the block
+     * reuses it when it has been paying off; when it has not (random
+     * queries), the rest are plain lookups with no branch on the interval
+     * to mispredict. */
+    int reuse = 1;
     for (; i + 8 <= n; i += 8) {
         if (block_inside(in + i, &iv)) {
             block_fill(out + i, iv.value);
             continue;
         }
-        uint32_t last = in[i + 7]; /* read before out (maybe == in) is written */
-        for (size_t k = i; k < i + 7; k++)
-            out[k] = translate_or_reuse(d, in[k], &iv);
-        out[i + 7] = translate_remember(d, last, &iv);
+        size_t k = i, end = i + 8;
+        while (k < end) { /* in[k] is read before out[k] (maybe == in) is written */
+            uint32_t x = in[k];
+            int inside = x - iv.lo < iv.span;
+            out[k++] = inside ? iv.value : translate_remember(d, x, &iv);
+            if (!inside)
+                break;
+        }
+        unsigned hits = 0, rest = (unsigned)(end - k);
+        if (reuse) {
+            for (; k < end; k++) {
+                uint32_t x = in[k];
+                hits += x - iv.lo < iv.span;
+                out[k] = translate_or_reuse(d, x, &iv);
+            }
+        } else {
+            for (; k < end; k++) {
+                uint32_t x = in[k];
+                hits += x - iv.lo < iv.span;
+                out[k] = direction_translate(d, x);
+            }
+        }
+        reuse = 2 * hits >= rest;
     }
     for (; i < n; i++)
         out[i] = translate_or_reuse(d, in[i], &iv);
