@@ -1,0 +1,123 @@
+/*
+ * Small helpers for the benchmarks: a monotonic clock, a seeded PRNG (so
+ * every run measures the same maps and queries) and a "best of several
+ * timed runs" driver.
+ *
+ * The including file must define _POSIX_C_SOURCE (>= 199309L) before its
+ * first system header: the project builds with -std=c11, which hides
+ * clock_gettime otherwise.
+ */
+#ifndef ILMAP_BENCH_H
+#define ILMAP_BENCH_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* xorshift64* (Vigna): fast, and good enough to scatter test data. */
+typedef struct bench_rng {
+    uint64_t state;
+} bench_rng;
+
+static inline bench_rng bench_rng_seed(uint64_t seed)
+{
+    bench_rng rng = { seed ? seed : 0x9E3779B97F4A7C15u }; /* 0 is a fixed point */
+    return rng;
+}
+
+static inline uint64_t bench_rng_next(bench_rng *rng)
+{
+    uint64_t x = rng->state;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng->state = x;
+    return x * 0x2545F4914F6CDD1Du;
+}
+
+/* Uniform in [0, bound): a multiply-shift of the high bits, which avoids
+ * the modulo's division and its bias toward small values. */
+static inline uint32_t bench_rng_below(bench_rng *rng, uint32_t bound)
+{
+    return (uint32_t)(((bench_rng_next(rng) >> 32) * bound) >> 32);
+}
+
+/*
+ * A workload runs `units` units of work (lookups, batch calls, builds) and
+ * returns how many nanoseconds they took. The runner reads the clock
+ * itself so that it can leave untimed work (freeing maps) out.
+ */
+typedef uint64_t (*bench_run_fn)(void *ctx, uint64_t units);
+
+typedef struct bench_budget {
+    uint64_t min_ns; /* each timed run lasts at least this long */
+    int reps;        /* timed runs; the fastest one counts */
+} bench_budget;
+
+/* One workload to measure and, once measured, its result. */
+typedef struct bench_case {
+    bench_run_fn run;
+    void *ctx;
+    uint64_t units; /* per timed run; set by the sizing */
+    double ns;      /* best ns per unit */
+} bench_case;
+
+/* Units of c's work that take about min_ns. The sizing runs double as
+ * warm-up (caches, page faults, branch history). */
+static inline uint64_t bench_size(const bench_case *c, uint64_t min_ns)
+{
+    uint64_t units = 1;
+    uint64_t elapsed = c->run(c->ctx, units);
+
+    /* Doubling until a quarter of the target keeps the sizing cost under
+     * half a timed run, however slow or fast one unit is. */
+    while (elapsed < min_ns / 4) {
+        units *= 2;
+        elapsed = c->run(c->ctx, units);
+    }
+    if (elapsed < min_ns)
+        units = (uint64_t)((double)units * (double)min_ns / (double)elapsed * 1.05) + 1;
+    return units;
+}
+
+/*
+ * Sets each case's ns per unit: the best of budget->reps runs of about
+ * budget->min_ns. The best rather than the mean because noise (other
+ * processes, interrupts, a busy VM host) only ever adds time. The cases
+ * take turns, one run each per round, so that a slow spell lasting
+ * longer than one run hits every case compared in a row, not just one.
+ */
+static inline void bench_measure(bench_case *cases, int count, const bench_budget *budget)
+{
+    for (int i = 0; i < count; i++) {
+        cases[i].units = bench_size(&cases[i], budget->min_ns);
+        cases[i].ns = -1.0;
+    }
+    for (int rep = 0; rep < budget->reps; rep++) {
+        for (int i = 0; i < count; i++) {
+            bench_case *c = &cases[i];
+            double per_unit = (double)c->run(c->ctx, c->units) / (double)c->units;
+            if (c->ns < 0.0 || per_unit < c->ns)
+                c->ns = per_unit;
+        }
+    }
+}
+
+/* bench_measure() for a lone workload; returns its ns per unit. */
+static inline double bench_measure_one(bench_run_fn run, void *ctx, const bench_budget *budget)
+{
+    bench_case c = { run, ctx, 0, 0.0 };
+
+    bench_measure(&c, 1, budget);
+    return c.ns;
+}
+
+#endif
