@@ -7,6 +7,9 @@ set -euo pipefail
 
 src=$1     # the project's source root
 build=$2   # this build's directory (for the install step)
+sanitize=${3:-none}  # the build's b_sanitize: the consumer must match an instrumented library
+san_flags=()
+[ "$sanitize" = none ] || san_flags=(-fsanitize="$sanitize")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -32,7 +35,8 @@ prefix=$(meson introspect "$build" --buildoptions |
          python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 libdir=$(dirname "$(find "$work/root$prefix" -name ilmap.pc | head -n 1)")
 export PKG_CONFIG_PATH="$libdir" PKG_CONFIG_SYSROOT_DIR="$work/root"
-cc $(pkg-config --cflags ilmap) "$work/consumer.c" -o "$work/consumer" $(pkg-config --libs ilmap)
+cc "${san_flags[@]}" $(pkg-config --cflags ilmap) "$work/consumer.c" -o "$work/consumer" \
+    $(pkg-config --libs ilmap)
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$work/consumer"
 
 echo "== as a Meson subproject"
@@ -40,8 +44,8 @@ unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 mkdir -p "$work/proj/subprojects"
 ln -s "$src" "$work/proj/subprojects/ilmap"
 cp "$work/consumer.c" "$work/proj/"
-cat > "$work/proj/meson.build" <<'M'
-project('consumer', 'c')
+cat > "$work/proj/meson.build" <<M
+project('consumer', 'c', default_options: ['b_sanitize=$sanitize', 'b_lundef=false'])
 ilmap = dependency('ilmap', fallback: 'ilmap',
   default_options: ['tests=false', 'bench=false', 'examples=false'])
 executable('consumer', 'consumer.c', dependencies: ilmap)
