@@ -70,7 +70,19 @@ typedef enum ilmap_status {
      *  new_offset; ilmap_diagnose() says which column and how. */
     ILMAP_E_UNSORTED = 2,
     /** Memory allocation failed; nothing was built. */
-    ILMAP_E_NOMEM = 3
+    ILMAP_E_NOMEM = 3,
+    /** A lookup found no entry (IL-to-native maps: no floor entry, no
+     *  call site at that offset). */
+    ILMAP_E_NOT_FOUND = 4,
+    /** JIT boundaries are not in non-decreasing native order;
+     *  ilmap_native_validate_boundaries() says where. */
+    ILMAP_E_NATIVE_ORDER = 5,
+    /** A native offset lies beyond the code size. */
+    ILMAP_E_CODE_SIZE = 6,
+    /** A native range starts after its end. */
+    ILMAP_E_BAD_RANGE = 7,
+    /** Two native ranges overlap; ilmap_native_validate() says which. */
+    ILMAP_E_OVERLAP = 8
 } ilmap_status;
 
 /**
@@ -272,6 +284,432 @@ ILMAP_EXPORT size_t ilmap_memory_bytes(const ilmap *map);
 
 /** Which lookup code the map uses: "avx2", "sse2" or "portable". */
 ILMAP_EXPORT const char *ilmap_implementation(const ilmap *map);
+
+/* ---- IL-to-native maps (COR_DEBUG_IL_TO_NATIVE_MAP) ---- */
+
+/*
+ * What GetILToNativeMapping2 returns and what the JIT reports, built as the
+ * runtime builds it (spec §3), exported with its buffer protocol (spec §4),
+ * and looked up both ways through indexes that answer exactly what the
+ * runtime's linear scans answer (spec §5).
+ *
+ * Two flavours (spec decision 1): flags 0 = the in-process debugger's
+ * rules (DebuggerJitInfo::SetBoundaries, the map a profiler's
+ * GetILToNativeMapping2 returns); ILMAP_DAC = the ICorDebug/DAC rules
+ * (DacDbiInterfaceImpl::GetSequencePoints). The same object type holds
+ * either; each function says where the flavours differ.
+ */
+
+/**
+ * One exported entry, byte for byte COR_DEBUG_IL_TO_NATIVE_MAP (spec §3):
+ * an array returned by GetILToNativeMapping2 can be passed as an
+ * ilmap_native_entry array without copying. il_offset may be one of the
+ * special values ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING.
+ */
+typedef struct ilmap_native_entry {
+    uint32_t il_offset;    /**< ilOffset */
+    uint32_t native_start; /**< nativeStartOffset */
+    uint32_t native_end;   /**< nativeEndOffset (exclusive) */
+} ilmap_native_entry;
+
+/**
+ * One JIT boundary, byte for byte ICorDebugInfo::OffsetMapping: where
+ * native code for an IL offset starts, and why the JIT reported it
+ * (ILMAP_SOURCE_* bits).
+ */
+typedef struct ilmap_boundary {
+    uint32_t native_offset; /**< nativeOffset */
+    uint32_t il_offset;     /**< ilOffset, instrumented coordinates */
+    uint32_t source;        /**< ILMAP_SOURCE_* bits (SourceTypes) */
+} ilmap_boundary;
+
+#if defined(__cplusplus)
+static_assert(sizeof(ilmap_native_entry) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
+static_assert(offsetof(ilmap_native_entry, il_offset) == 0, "ilOffset first");
+static_assert(offsetof(ilmap_native_entry, native_start) == 4, "nativeStartOffset second");
+static_assert(offsetof(ilmap_native_entry, native_end) == 8, "nativeEndOffset third");
+static_assert(sizeof(ilmap_boundary) == 12, "OffsetMapping is 12 bytes");
+static_assert(offsetof(ilmap_boundary, native_offset) == 0, "nativeOffset first");
+static_assert(offsetof(ilmap_boundary, il_offset) == 4, "ilOffset second");
+static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
+#else
+_Static_assert(sizeof(ilmap_native_entry) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
+_Static_assert(offsetof(ilmap_native_entry, il_offset) == 0, "ilOffset first");
+_Static_assert(offsetof(ilmap_native_entry, native_start) == 4, "nativeStartOffset second");
+_Static_assert(offsetof(ilmap_native_entry, native_end) == 8, "nativeEndOffset third");
+_Static_assert(sizeof(ilmap_boundary) == 12, "OffsetMapping is 12 bytes");
+_Static_assert(offsetof(ilmap_boundary, native_offset) == 0, "nativeOffset first");
+_Static_assert(offsetof(ilmap_boundary, il_offset) == 4, "ilOffset second");
+_Static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
+#endif
+
+/** ilmap_boundary.source bits (ICorDebugInfo::SourceTypes, spec §3). Only
+ *  two change how a map is built: CALL_INSTRUCTION (the second filter,
+ *  end offsets, the sort, the call-site split) and NATIVE_END_OFFSET_UNKNOWN
+ *  (export writes the code size as that entry's end). */
+#define ILMAP_SOURCE_SEQUENCE_POINT           0x01u
+#define ILMAP_SOURCE_STACK_EMPTY              0x02u
+#define ILMAP_SOURCE_CALL_SITE                0x04u
+#define ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN 0x08u
+#define ILMAP_SOURCE_CALL_INSTRUCTION         0x10u
+#define ILMAP_SOURCE_ASYNC                    0x20u
+
+/** What a native offset maps to (CorDebugMappingResult values, spec §5).
+ *  ilmap_native_to_il() returns exactly one of them. */
+#define ILMAP_MAPPING_PROLOG           0x01u
+#define ILMAP_MAPPING_EPILOG           0x02u
+#define ILMAP_MAPPING_NO_INFO          0x04u
+#define ILMAP_MAPPING_UNMAPPED_ADDRESS 0x08u
+#define ILMAP_MAPPING_EXACT            0x10u
+#define ILMAP_MAPPING_APPROXIMATE      0x20u
+
+/** Flag for ilmap_native_build() and ilmap_native_compose(): build with the
+ *  ICorDebug/DAC rules instead of the in-process debugger's (spec §3,
+ *  "DAC version"; decision 1). ILMAP_NO_AVX2 and ILMAP_PORTABLE are
+ *  accepted there too and choose the lookup kernels as for ilmap_create(). */
+#define ILMAP_DAC (1u << 1)
+
+/**
+ * The largest boundary or entry count accepted: the exported array's size
+ * in bytes (12 per entry) must fit GetILToNativeMapping2's 32-bit world,
+ * the same bound as ILMAP_MAX_ENTRIES. Larger counts are
+ * ILMAP_E_INVALID_ARG.
+ */
+#define ILMAP_NATIVE_MAX_ENTRIES 0x15555554u
+
+/** An immutable, indexed IL-to-native map. */
+typedef struct ilmap_native ilmap_native;
+
+/**
+ * One entry as a built map keeps it (the runtime's DebuggerILToNativeMap):
+ * the end as stored, 0 for the end-unknown entry (which export reports as
+ * the code size), and the source bits, NATIVE_END_OFFSET_UNKNOWN included.
+ */
+typedef struct ilmap_native_record {
+    uint32_t il_offset;    /**< original coordinates when a map was applied */
+    uint32_t native_start;
+    uint32_t native_end;   /**< as stored: 0 = "to the end of the method" */
+    uint32_t source;       /**< ILMAP_SOURCE_* bits */
+} ilmap_native_record;
+
+/** Which list ilmap_native_records() reads. */
+#define ILMAP_RECORDS_EXPORTED   0u /**< the sequence map: what export returns */
+#define ILMAP_RECORDS_CALL_SITES 1u /**< the split-off CALL_INSTRUCTION entries */
+
+/**
+ * Checks JIT boundaries the way ilmap_native_build() does: native offsets
+ * must be non-decreasing (equal ones are fine, spec decision 7) and none
+ * may exceed code_size (an offset equal to code_size is accepted). At each
+ * index the order is checked before the code size; the lowest offending
+ * index is reported.
+ *
+ * @param bad_index optional; receives the offending index, or
+ *                  ILMAP_NO_INDEX when there is none or an argument is bad.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (jit NULL with count > 0, count >
+ *         ILMAP_NATIVE_MAX_ENTRIES); ILMAP_E_NATIVE_ORDER
+ *         (jit[i].native_offset < jit[i-1].native_offset);
+ *         ILMAP_E_CODE_SIZE (jit[i].native_offset > code_size).
+ * Pure function, thread-safe.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary *jit, size_t count,
+                                                           uint32_t code_size, size_t *bad_index);
+
+/**
+ * Builds the map the runtime builds from the JIT's boundaries (spec §3,
+ * DebuggerJitInfo::SetBoundaries; with ILMAP_DAC, the DAC's
+ * GetSequencePoints/ComposeMapping/CopyAndSortSequencePoints).
+ *
+ * @param jit          the JIT's boundaries in native order (checked as by
+ *                     ilmap_native_validate_boundaries()), IL offsets in
+ *                     instrumented coordinates. Copied: may be freed after.
+ * @param instrumented the method's COR_IL_MAP, or NULL. A map with no
+ *                     entries is the same as NULL (spec §2: an empty map is
+ *                     "no map"). Read during the call only.
+ * @param code_size    hot + cold code size: the exported end of the
+ *                     end-unknown entry.
+ * @param flags        0 (in-process), ILMAP_DAC, plus ILMAP_NO_AVX2 /
+ *                     ILMAP_PORTABLE.
+ *
+ * In-process (flags 0), every quirk reproduced:
+ *  1. With a map, each IL offset is translated new->old by
+ *     ilmap_new_to_old() (spec §1). An entry whose translation equals the
+ *     tracker is dropped ("in-between" entries); otherwise it takes the
+ *     translated offset and becomes the tracker. The tracker starts at -10
+ *     (0xFFFFFFF6), so a first entry translating to 0xFFFFFFF6 is dropped
+ *     too, as in the runtime. The tracker moves even when step 2 then drops
+ *     the entry.
+ *  2. Map or no map: a non-CALL_INSTRUCTION entry is dropped when the
+ *     previous kept entry (or the one before it, if the previous kept one
+ *     is a CALL_INSTRUCTION) is not a CALL_INSTRUCTION and has the same IL.
+ *  3. End offsets: each kept entry ends where the next kept
+ *     non-CALL_INSTRUCTION entry starts (the skip stops at the final
+ *     entry); the last entry in native order ends at 0 and gains
+ *     NATIVE_END_OFFSET_UNKNOWN (export: code_size).
+ *  4. lastIL (the EPILOG answer of ilmap_native_to_il()) = the signed
+ *     maximum of the raw, untranslated JIT IL offsets (so in instrumented
+ *     coordinates when a map is applied), 0 when none is >= 0.
+ *  5. Sort: PROLOG entries first (even CALL_INSTRUCTION ones), then
+ *     non-CALL_INSTRUCTION entries by IL (normal < EPILOG < NO_MAPPING),
+ *     then CALL_INSTRUCTION entries by IL; ties by native start. Where the
+ *     runtime's quicksort leaves the order open (same class, IL and
+ *     start), libilmap keeps native order (decision 8).
+ *  6. Trailing CALL_INSTRUCTION entries are split off into the call-site
+ *     list (ilmap_native_records(), ilmap_native_call_site_at()): they
+ *     are not exported and no lookup sees them.
+ * ILMAP_DAC differs: with a map, step 1 translates by
+ * ilmap_new_to_old_dac() and its tracker starts at MAX_ILNUM
+ * (0xFFFFFFFC); dropped entries are marked with that value and compacted
+ * away, so every entry translating to 0xFFFFFFFC is dropped too (the
+ * tracker still moves to it). There is no step 2. lastIL is the signed
+ * maximum of the kept, translated, non-CALL_INSTRUCTION IL offsets (0
+ * when none is >= 0). Steps 3, 5 and 6 are the same.
+ *
+ * count 0 gives an empty map (every lookup NO_INFO, nothing exported).
+ * Building takes O(count log count) time and O(count) memory.
+ *
+ * @param out receives the map, or NULL on any failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, jit NULL with count >
+ *         0, count > ILMAP_NATIVE_MAX_ENTRIES, unknown flag);
+ *         ILMAP_E_NATIVE_ORDER; ILMAP_E_CODE_SIZE; ILMAP_E_NOMEM.
+ * Thread-safe (no shared state).
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t count,
+                                             const ilmap *instrumented, uint32_t code_size,
+                                             unsigned flags, ilmap_native **out);
+
+/**
+ * Checks an array as ilmap_native_from_entries() reads it and says what is
+ * wrong. A native_end of 0 means "to the end of the method" and is read as
+ * code_size, except on a PROLOG entry, where the runtime's lookup rule
+ * (spec §5: end 0 matches nothing for a PROLOG) makes it an empty range.
+ * Checks, in this order:
+ *  1. per entry, lowest index first: native_start or the (repaired) end
+ *     beyond code_size -> ILMAP_E_CODE_SIZE; start > end ->
+ *     ILMAP_E_BAD_RANGE (a PROLOG entry with end 0 is empty wherever it
+ *     starts: only its start is checked);
+ *  2. then overlaps of non-empty ranges (empty ranges, start == end,
+ *     overlap nothing): the overlap with the lowest native offset is
+ *     reported, bad_index = the entry starting later (the higher index
+ *     when both start together), other_index = the earlier-starting entry
+ *     it overlaps -> ILMAP_E_OVERLAP.
+ * Entries may be in any order; IL offsets (specials included) are not
+ * checked.
+ *
+ * @param bad_index, other_index optional; ILMAP_NO_INDEX when not
+ *        applicable (other_index is set only for overlaps).
+ * @return ILMAP_OK, ILMAP_E_INVALID_ARG (entries NULL with count > 0,
+ *         count > ILMAP_NATIVE_MAX_ENTRIES), ILMAP_E_CODE_SIZE,
+ *         ILMAP_E_BAD_RANGE, ILMAP_E_OVERLAP, ILMAP_E_NOMEM (the overlap
+ *         check sorts a copy of the offsets).
+ * Thread-safe.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_validate(const ilmap_native_entry *entries, size_t count,
+                                                uint32_t code_size, size_t *bad_index,
+                                                size_t *other_index);
+
+/**
+ * Builds a map from an exported array, e.g. what GetILToNativeMapping2
+ * returned, in any order. The array must pass ilmap_native_validate()
+ * (same statuses); a native_end of 0 (but not on a PROLOG entry) is
+ * repaired to code_size. The entries are sorted as the runtime sorts
+ * (spec §3; equal entries keep the caller's order), exported as stored,
+ * and answer every query of this header with the §5 rules. A PROLOG entry
+ * with end 0 (what the runtime exports for an empty prolog) keeps it and,
+ * as in the runtime, matches no native offset. Differences from a map
+ * built from the JIT's boundaries, where the exported array holds less:
+ * no source bits and no call sites; lastIL is the signed maximum of the
+ * entries' IL offsets (0 when none is >= 0); and because the last entry
+ * now ends at code_size, offsets >= code_size answer NO_INFO where the
+ * runtime's own table (end 0) answers its last entry. (With code_size 0
+ * a repaired end stays 0 and keeps the §5 end-0 rule.)
+ *
+ * @param out receives the map, or NULL on any failure.
+ * @return as ilmap_native_validate() (ILMAP_E_INVALID_ARG also for out
+ *         NULL), ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t count,
+                                                    uint32_t code_size, ilmap_native **out);
+
+/**
+ * Composition for instrumented methods: from the map the runtime exported
+ * for an instrumented method while no COR_IL_MAP was in force (IL offsets
+ * in instrumented coordinates), and the method's COR_IL_MAP, the map the
+ * runtime would have exported had that COR_IL_MAP been set before the
+ * method was compiled (IL offsets in original coordinates).
+ *
+ * How: the exported entries are put back in native order (by start;
+ * among equal starts, the empty ranges first, since only the last of
+ * boundaries sharing a start has a non-empty range) and replayed through
+ * ilmap_native_build() with the map, as JIT boundaries with source 0.
+ * flags: 0 when the input came from the in-process build (what
+ * GetILToNativeMapping2 returns) and the in-process result is wanted;
+ * ILMAP_DAC for the DAC's. The result's lastIL is what that build gives
+ * (in-process: instrumented coordinates, as in the runtime).
+ *
+ * When it is exact: the result is entry for entry the runtime's
+ * (export and every lookup), provided the JIT reported no
+ * CALL_INSTRUCTION boundaries. Those are not exported, yet with a map they
+ * move the duplicate tracker and can hide the second filter's previous
+ * entry, so they can change which entries survive; nothing in the export
+ * tells where they were. Everything else the export loses (entries the
+ * second filter dropped, their order) provably does not change the
+ * result: those entries have the IL offset of the entry they follow, so
+ * they translate to it too and are dropped with a map as well.
+ *
+ * @param exact optional; 1 when the input is consistent with that
+ *        reconstruction (the ranges tile [first start, code_size) in
+ *        native order, the last one ends at code_size or 0, no two empty
+ *        ranges with different IL share a start, and, in-process, no two
+ *        consecutive entries share an IL offset, which only call
+ *        instructions can cause), 0 when the input shows that something
+ *        was lost (then the result is a best effort) or on failure.
+ * @param out receives the map, or NULL on any failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, exported NULL with
+ *         count > 0, count > ILMAP_NATIVE_MAX_ENTRIES, unknown flag);
+ *         ILMAP_E_CODE_SIZE (a start beyond code_size); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_compose(const ilmap_native_entry *exported, size_t count,
+                                               uint32_t code_size, const ilmap *instrumented,
+                                               unsigned flags, ilmap_native **out, int *exact);
+
+/** Releases a map. NULL is a no-op. The map must not be in use. */
+ILMAP_EXPORT void ilmap_native_free(ilmap_native *m);
+
+/**
+ * The exported map with GetILToNativeMapping2's buffer protocol (spec §4,
+ * decision 6), entries in the runtime's sorted order, each as
+ * ExportILToNativeMap writes it (an entry with NATIVE_END_OFFSET_UNKNOWN
+ * gets native_end = code size):
+ *  - cap 0, out NULL, total set: *total = n (size query), ILMAP_OK;
+ *  - cap 0, out set: nothing copied, *total = n, ILMAP_OK;
+ *  - 0 < cap < n: the first cap entries copied, *total = n (the total, not
+ *    the number copied), ILMAP_OK (truncation is not an error);
+ *  - cap >= n: n copied, *total = n, ILMAP_OK;
+ *  - total NULL with cap 0: allowed, nothing reported, ILMAP_OK;
+ *  - cap > 0 with total or out NULL: ILMAP_E_INVALID_ARG, nothing copied;
+ *  - m NULL: ILMAP_E_INVALID_ARG.
+ * On failure *total (when total is not NULL) is 0.
+ * Thread-safe, lock-free, allocation-free.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_export(const ilmap_native *m, uint32_t cap, uint32_t *total,
+                                              ilmap_native_entry *out);
+
+/**
+ * The map's entries as stored, with their source bits and stored ends:
+ * list ILMAP_RECORDS_EXPORTED (the entries export returns, same order) or
+ * ILMAP_RECORDS_CALL_SITES (the CALL_INSTRUCTION entries split off by
+ * step 6 of ilmap_native_build(), in the runtime's sorted order; empty
+ * for maps from ilmap_native_from_entries()). Same buffer protocol and
+ * statuses as ilmap_native_export(); an unknown list is
+ * ILMAP_E_INVALID_ARG.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_records(const ilmap_native *m, unsigned list, uint32_t cap,
+                                               uint32_t *total, ilmap_native_record *out);
+
+/**
+ * The call-site entry (split off by the build) starting at native_offset:
+ * the first such one in the call-site list's order. O(log n).
+ * @param out receives it; zeroed when there is none.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no call site starts there);
+ *         ILMAP_E_INVALID_ARG (m or out NULL).
+ * Thread-safe, lock-free, allocation-free, async-signal-safe.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_call_site_at(const ilmap_native *m, uint32_t native_offset,
+                                                    ilmap_native_record *out);
+
+/**
+ * Native offset -> IL offset, exactly MapNativeOffsetToIL (spec §5): the
+ * first exported entry, in sorted order, with native_offset >= start and
+ * either native_offset < end or (end == 0 and the entry is not a PROLOG)
+ * (so the end-unknown entry of a built map matches everything from its
+ * start up, past the code too). Overlaps and duplicates resolve by that
+ * order, not by native distance. Answered without a scan: every start
+ * and non-zero end is a breakpoint, the answer (the first matching
+ * entry) is precomputed for each interval between consecutive
+ * breakpoints, and the interval is found through a bucket table over the
+ * native axis (O(1) where breakpoints are spread out) backed by the rank
+ * index (O(log n) where they crowd).
+ *
+ * | matched entry          | *il_offset | returns                        |
+ * |------------------------|------------|--------------------------------|
+ * | PROLOG                 | 0          | ILMAP_MAPPING_PROLOG           |
+ * | NO_MAPPING             | 0          | ILMAP_MAPPING_UNMAPPED_ADDRESS |
+ * | EPILOG                 | lastIL     | ILMAP_MAPPING_EPILOG           |
+ * | normal, offset == start| il_offset  | ILMAP_MAPPING_EXACT            |
+ * | normal, otherwise      | il_offset  | ILMAP_MAPPING_APPROXIMATE      |
+ * | none, empty or NULL map| 0          | ILMAP_MAPPING_NO_INFO          |
+ *
+ * lastIL follows the flavour (see ilmap_native_build()). il_offset may
+ * be NULL. Every uint32_t input is valid, 0xFFFFFFFF included.
+ * Thread-safe, lock-free, allocation-free, async-signal-safe.
+ */
+ILMAP_EXPORT unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset,
+                                         uint32_t *il_offset);
+
+/**
+ * ilmap_native_to_il() plus where the answer came from.
+ * @param entry optional; the matched entry's index in the exported order
+ *        (as ilmap_native_export() lists it), ILMAP_NO_INDEX when none.
+ * @param which optional; the runtime's `which` out-parameter (handed to
+ *        MapSpecialToNative): how many special entries (PROLOG, EPILOG,
+ *        NO_MAPPING) the scan visited, the matched one included; with no
+ *        match, all the map's special entries (the scan visited them all).
+ * Same guarantees as ilmap_native_to_il().
+ */
+ILMAP_EXPORT unsigned ilmap_native_to_il_ex(const ilmap_native *m, uint32_t native_offset,
+                                            uint32_t *il_offset, size_t *entry, uint32_t *which);
+
+/**
+ * IL offset -> native code, as MapILOffsetToMapEntry (spec §5): the floor
+ * entry, i.e. among the normal (non-special) exported entries the one with
+ * the greatest IL offset <= il_offset, and among entries with that IL
+ * offset (funclets, duplicated code) the one with the lowest native start
+ * (the first in exported order). *exact = 1 when its IL offset equals
+ * il_offset. A special il_offset (ILMAP_PROLOG, ILMAP_EPILOG,
+ * ILMAP_NO_MAPPING) finds only an entry with that value, lowest native
+ * start first, exact. O(log n).
+ *
+ * @param entry optional; the entry as exported (end-unknown: code size).
+ * @param index optional; its index in the exported order.
+ * @param exact optional.
+ * On failure: *entry zeroed, *index = ILMAP_NO_INDEX, *exact = 0.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no normal entry has an IL offset
+ *         <= il_offset, or no entry has the special value);
+ *         ILMAP_E_INVALID_ARG (m NULL).
+ * Thread-safe, lock-free, allocation-free, async-signal-safe.
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                    ilmap_native_entry *entry, size_t *index,
+                                                    int *exact);
+
+/**
+ * All native ranges of one IL offset (exact match, specials allowed): the
+ * exported entries with that IL offset, lowest native start first, as
+ * exported (end-unknown: code size). Several ranges come from EH
+ * funclets, duplicated code (loop cloning, finally cloning), or empty
+ * ranges where boundaries share a start. Same buffer protocol and
+ * statuses as ilmap_native_export(); an IL offset with no entry gives
+ * *total = 0 and ILMAP_OK. O(log n + copied entries).
+ */
+ILMAP_EXPORT ilmap_status ilmap_native_ranges(const ilmap_native *m, uint32_t il_offset,
+                                              uint32_t cap, uint32_t *total,
+                                              ilmap_native_entry *out);
+
+/** The number of exported entries (0 for NULL). */
+ILMAP_EXPORT size_t ilmap_native_count(const ilmap_native *m);
+
+/** The code size the map was built with (0 for NULL). */
+ILMAP_EXPORT uint32_t ilmap_native_code_size(const ilmap_native *m);
+
+/** lastIL, the IL offset an EPILOG match answers (0 for NULL); see
+ *  ilmap_native_build() and ilmap_native_from_entries(). */
+ILMAP_EXPORT uint32_t ilmap_native_last_il(const ilmap_native *m);
+
+/** Non-zero when the map was built with ILMAP_DAC (0 for NULL). */
+ILMAP_EXPORT int ilmap_native_is_dac(const ilmap_native *m);
+
+/** Bytes of memory the map holds, its own struct included (0 for NULL). */
+ILMAP_EXPORT size_t ilmap_native_memory_bytes(const ilmap_native *m);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,11 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_INVALID_ARG: return "invalid argument";
     case ILMAP_E_UNSORTED: return "map is not strictly ascending in both offsets";
     case ILMAP_E_NOMEM: return "out of memory";
+    case ILMAP_E_NOT_FOUND: return "no entry found";
+    case ILMAP_E_NATIVE_ORDER: return "native offsets are not in non-decreasing order";
+    case ILMAP_E_CODE_SIZE: return "native offset beyond the code size";
+    case ILMAP_E_BAD_RANGE: return "native range starts after its end";
+    case ILMAP_E_OVERLAP: return "native ranges overlap";
     }
     return "unknown status";
 }

@@ -1,0 +1,131 @@
+/*
+ * Maps from exported arrays (what GetILToNativeMapping2 returns): the
+ * checks of ilmap_native_validate and ilmap_native_from_entries.
+ */
+#include <stdlib.h>
+
+#include "native/native.h"
+
+/* Spec §5: a PROLOG entry with end 0 matches nothing, so its range is
+ * empty wherever it starts; any other end 0 means "to the end". */
+static int prolog_open(const ilmap_native_entry *e)
+{
+    return e->native_end == 0 && e->il_offset == ILMAP_PROLOG;
+}
+
+static uint32_t repaired_end(const ilmap_native_entry *e, uint32_t code_size)
+{
+    if (e->native_end == 0 && e->il_offset != ILMAP_PROLOG)
+        return code_size;
+    return e->native_end;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void set_index(size_t *p, size_t value)
+{
+    if (p)
+        *p = value;
+}
+
+/* Sweeps the non-empty ranges in native order; the first one starting
+ * below the furthest end seen so far overlaps the entry owning that end. */
+static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n,
+                                   uint32_t code_size, size_t *bad_index, size_t *other_index)
+{
+    uint64_t *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    uint32_t ranges = 0;
+
+    if (!order)
+        return ILMAP_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        if (!prolog_open(&entries[i]) &&
+            entries[i].native_start < repaired_end(&entries[i], code_size))
+            order[ranges++] = (uint64_t)entries[i].native_start << 32 | i;
+    qsort(order, ranges, sizeof *order, compare_u64);
+
+    uint32_t furthest = 0, owner = 0;
+    for (uint32_t r = 0; r < ranges; r++) {
+        uint32_t i = (uint32_t)order[r];
+        uint32_t end = repaired_end(&entries[i], code_size);
+
+        if (r > 0 && entries[i].native_start < furthest) {
+            set_index(bad_index, i);
+            set_index(other_index, owner);
+            free(order);
+            return ILMAP_E_OVERLAP;
+        }
+        if (r == 0 || end > furthest) {
+            furthest = end;
+            owner = i;
+        }
+    }
+    free(order);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_native_validate(const ilmap_native_entry *entries, size_t count,
+                                   uint32_t code_size, size_t *bad_index, size_t *other_index)
+{
+    set_index(bad_index, ILMAP_NO_INDEX);
+    set_index(other_index, ILMAP_NO_INDEX);
+    if ((entries == NULL && count > 0) || count > ILMAP_NATIVE_MAX_ENTRIES)
+        return ILMAP_E_INVALID_ARG;
+
+    for (size_t i = 0; i < count; i++) {
+        const ilmap_native_entry *e = &entries[i];
+        ilmap_status status = ILMAP_OK;
+
+        if (e->native_start > code_size)
+            status = ILMAP_E_CODE_SIZE;
+        else if (!prolog_open(e) && repaired_end(e, code_size) > code_size)
+            status = ILMAP_E_CODE_SIZE;
+        else if (!prolog_open(e) && e->native_start > repaired_end(e, code_size))
+            status = ILMAP_E_BAD_RANGE;
+        if (status != ILMAP_OK) {
+            set_index(bad_index, i);
+            return status;
+        }
+    }
+    return check_overlaps(entries, (uint32_t)count, code_size, bad_index, other_index);
+}
+
+ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t count,
+                                       uint32_t code_size, ilmap_native **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_status status = ilmap_native_validate(entries, count, code_size, NULL, NULL);
+    if (status != ILMAP_OK)
+        return status;
+
+    uint32_t n = (uint32_t)count;
+    ilmap_native_record *records = malloc((size_t)(n ? n : 1) * sizeof *records);
+    if (!records)
+        return ILMAP_E_NOMEM;
+
+    uint32_t last_il = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        records[i].il_offset = entries[i].il_offset;
+        records[i].native_start = entries[i].native_start;
+        records[i].native_end = repaired_end(&entries[i], code_size);
+        records[i].source = 0;
+        last_il = native_signed_max(last_il, entries[i].il_offset);
+    }
+    if (!native_sort(records, n)) {
+        free(records);
+        return ILMAP_E_NOMEM;
+    }
+
+    native_table table = { records, n, 0, code_size, last_il, 0, 0 };
+    status = native_assemble(&table, out);
+    free(records);
+    return status;
+}

@@ -1,0 +1,21 @@
+/* The elementary intervals of the native axis and the runtime's answer
+ * for each (intervals.c). */
+#ifndef ILMAP_NATIVE_INTERVALS_H
+#define ILMAP_NATIVE_INTERVALS_H
+
+#include "native/native.h"
+
+/* The sorted, distinct breakpoints (starts, non-zero ends) of r[0, count)
+ * into bp (2 * count slots); returns how many. */
+uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uint32_t *bp);
+
+/* claim[i] = the first entry of r (sorted order) matching interval i of
+ * the nbreaks + 1, or NATIVE_NONE; next has nbreaks + 2 slots. */
+void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_t *bp,
+                     uint32_t nbreaks, uint32_t *claim, uint32_t *next);
+
+/* The answer of each interval; upto has t->count slots (scratch). */
+void intervals_answers(const native_table *t, const uint32_t *claim, uint32_t nintervals,
+                       uint32_t *upto, struct native_answer *answers);
+
+#endif

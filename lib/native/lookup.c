@@ -1,0 +1,175 @@
+/*
+ * Lookups on a built map: native -> IL (spec §5, MapNativeOffsetToIL),
+ * IL -> native (MapILOffsetToMapEntry's floor), all ranges of an IL
+ * offset, and the call sites. O(1) where keys are spread out (the bucket
+ * tables), O(log n) at worst; no allocation, no locks.
+ */
+#include <string.h>
+
+#include "native/native.h"
+
+/* The elementary interval holding x: as many breakpoints as are <= x. */
+static inline const struct native_answer *answer_for(const ilmap_native *m, uint32_t x)
+{
+    /* 0xFFFFFFFF is no valid rank query; its interval is the last. */
+    uint32_t r = x == 0xFFFFFFFFu ? m->nintervals - 1
+                                  : buckets_count_le(&m->break_buckets, &m->breaks, x);
+    return &m->answers[r];
+}
+
+/* EXACT for a normal entry hit at its start; written without a branch,
+ * which a profiler's random sample offsets would mispredict. */
+static inline unsigned exactness(const struct native_answer *a, uint32_t x)
+{
+    unsigned hit = (x == a->start) & (a->result == ILMAP_MAPPING_APPROXIMATE);
+    return a->result ^ (hit * (ILMAP_MAPPING_APPROXIMATE ^ ILMAP_MAPPING_EXACT));
+}
+
+unsigned ilmap_native_to_il_ex(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset,
+                               size_t *entry, uint32_t *which)
+{
+    if (!m) {
+        if (il_offset)
+            *il_offset = 0;
+        if (entry)
+            *entry = ILMAP_NO_INDEX;
+        if (which)
+            *which = 0;
+        return ILMAP_MAPPING_NO_INFO;
+    }
+
+    const struct native_answer *a = answer_for(m, native_offset);
+    unsigned result = exactness(a, native_offset);
+
+    if (il_offset)
+        *il_offset = a->il;
+    if (entry)
+        *entry = a->entry == NATIVE_NONE ? ILMAP_NO_INDEX : a->entry;
+    if (which)
+        *which = a->which;
+    return result;
+}
+
+unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
+{
+    if (!m) {
+        if (il_offset)
+            *il_offset = 0;
+        return ILMAP_MAPPING_NO_INFO;
+    }
+
+    const struct native_answer *a = answer_for(m, native_offset);
+    unsigned result = exactness(a, native_offset);
+
+    if (il_offset)
+        *il_offset = a->il;
+    return result;
+}
+
+/* The exported entries [*begin, *end) whose IL offset is il exactly. */
+static void entries_of(const ilmap_native *m, uint32_t il, uint32_t *begin, uint32_t *end)
+{
+    switch (il) {
+    case ILMAP_PROLOG:
+        *begin = 0;
+        *end = m->prolog_end;
+        return;
+    case ILMAP_EPILOG:
+        *begin = m->normal_end;
+        *end = m->epilog_end;
+        return;
+    case ILMAP_NO_MAPPING:
+        *begin = m->epilog_end;
+        *end = m->count;
+        return;
+    default:
+        break;
+    }
+    uint32_t g = buckets_count_le(&m->il_buckets, &m->il_keys, il);
+    if (g > 0 && m->records[m->group_first[g - 1]].il_offset == il) {
+        *begin = m->group_first[g - 1];
+        *end = m->group_first[g];
+    } else {
+        *begin = *end = 0;
+    }
+}
+
+ilmap_status ilmap_native_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                       ilmap_native_entry *entry, size_t *index, int *exact)
+{
+    uint32_t k = NATIVE_NONE;
+    int is_exact = 0;
+
+    if (m && native_is_special(il_offset)) {
+        uint32_t begin, end;
+        entries_of(m, il_offset, &begin, &end);
+        if (begin < end) {
+            k = begin;
+            is_exact = 1;
+        }
+    } else if (m) {
+        /* Non-special offsets are below 0xFFFFFFFD: valid rank queries. */
+        uint32_t g = buckets_count_le(&m->il_buckets, &m->il_keys, il_offset);
+        if (g > 0) {
+            k = m->group_first[g - 1];
+            is_exact = m->records[k].il_offset == il_offset;
+        }
+    }
+
+    if (entry) {
+        if (k != NATIVE_NONE)
+            *entry = native_exported(m, k);
+        else
+            memset(entry, 0, sizeof *entry);
+    }
+    if (index)
+        *index = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
+    if (exact)
+        *exact = is_exact;
+    if (!m)
+        return ILMAP_E_INVALID_ARG;
+    return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
+}
+
+ilmap_status ilmap_native_ranges(const ilmap_native *m, uint32_t il_offset, uint32_t cap,
+                                 uint32_t *total, ilmap_native_entry *out)
+{
+    if (!m || (cap > 0 && (!total || !out))) {
+        if (total)
+            *total = 0;
+        return ILMAP_E_INVALID_ARG;
+    }
+
+    uint32_t begin, end;
+    entries_of(m, il_offset, &begin, &end);
+    if (total)
+        *total = end - begin;
+    for (uint32_t k = begin; k < end && k - begin < cap; k++)
+        out[k - begin] = native_exported(m, k);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_native_call_site_at(const ilmap_native *m, uint32_t native_offset,
+                                       ilmap_native_record *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!m || !out)
+        return ILMAP_E_INVALID_ARG;
+
+    /* The first call site in native order whose start is >= the offset;
+     * calls_by_start breaks ties by list order, so it is the first one. */
+    const ilmap_native_record *calls = m->records + m->count;
+    uint32_t lo = 0, hi = m->ncalls;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (calls[m->calls_by_start[mid]].native_start < native_offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == m->ncalls || calls[m->calls_by_start[lo]].native_start != native_offset)
+        return ILMAP_E_NOT_FOUND;
+    *out = calls[m->calls_by_start[lo]];
+    return ILMAP_OK;
+}

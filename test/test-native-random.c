@@ -1,0 +1,756 @@
+/*
+ * Seeded random IL-to-native maps against a brute-force model. The model
+ * below is a plain transcription of runtime-semantics.md: the §1
+ * translators as linear scans, SetBoundaries / the DAC's build step by
+ * step (§3), the comparator's four rules in the order the spec lists them
+ * with an insertion sort, the export, and MapNativeOffsetToIL as the
+ * linear first-match scan (§5). It shares no code with the library.
+ *
+ * Every case builds both flavours with and without a COR_IL_MAP, from JIT
+ * boundaries with specials, repeated IL offsets, equal native offsets,
+ * call instructions and stray source bits, then compares the export, the
+ * stored records, lastIL, native -> IL for every native offset from 0 to
+ * code_size + 8 (and the top of the range), IL -> native and the ranges of
+ * every IL offset, from_entries on the export, and composition.
+ *
+ * Replay a failure with the printed seed: test-native-random SEED.
+ */
+#include <string.h>
+
+#include "ilmap.h"
+#include "test.h"
+
+#define P ILMAP_PROLOG
+#define E ILMAP_EPILOG
+#define NM ILMAP_NO_MAPPING
+#define CALL ILMAP_SOURCE_CALL_INSTRUCTION
+#define UNKNOWN ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN
+#define MAX_JIT 2000 /* the large cases; most have at most 160 */
+#define SMALL_JIT 160
+#define LARGE_CASES 3
+#define MAX_MAP 12
+#define CASES 20000
+
+/* ------------------------------------------------------------------ */
+/* The model                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct mrec {
+    uint32_t il, start, end, source;
+} mrec;
+
+typedef struct model {
+    mrec seq[MAX_JIT];   /* the exported (sequence) map, sorted */
+    size_t nseq;
+    mrec calls[MAX_JIT]; /* the split-off call sites */
+    size_t ncalls;
+    uint32_t last_il;
+    uint32_t code_size;
+} model;
+
+/* §1, in-process TranslateToInstIL, new -> old. */
+static uint32_t model_new_to_old(const ilmap_entry *map, size_t n, uint32_t x)
+{
+    if (n == 0)
+        return x;
+    if (x < map[0].new_offset || x == P)
+        return P;
+    if (x == E || x == NM)
+        return x;
+    for (size_t i = 1; i < n; i++)
+        if (x < map[i].new_offset)
+            return map[i - 1].old_offset;
+    return map[n - 1].old_offset;
+}
+
+/* §1, the DAC's TranslateInstrumentedILOffsetToOriginal. */
+static uint32_t model_new_to_old_dac(const ilmap_entry *map, size_t n, uint32_t x)
+{
+    if (n == 0 || (int32_t)x < 0)
+        return x;
+    for (size_t i = 1; i < n; i++)
+        if (x < map[i].new_offset)
+            return map[i - 1].old_offset;
+    return map[n - 1].old_offset;
+}
+
+static int is_call(const mrec *r)
+{
+    return (r->source & CALL) == CALL;
+}
+
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* §3, the comparator's rules in the order given; ties by native start. */
+static int model_compare(const mrec *a, const mrec *b)
+{
+    if (a->il == P && b->il == P)
+        return cmp_u32(a->start, b->start);
+    if (a->il == P)
+        return -1;
+    if (b->il == P)
+        return 1;
+    if (is_call(a) && is_call(b))
+        return a->il != b->il ? cmp_u32(a->il, b->il) : cmp_u32(a->start, b->start);
+    if (is_call(a))
+        return 1;
+    if (is_call(b))
+        return -1;
+    if (a->il == NM && b->il == NM)
+        return cmp_u32(a->start, b->start);
+    if (a->il == NM)
+        return 1;
+    if (b->il == NM)
+        return -1;
+    if (a->il == E && b->il == E)
+        return cmp_u32(a->start, b->start);
+    if (a->il == E)
+        return 1;
+    if (b->il == E)
+        return -1;
+    return a->il != b->il ? cmp_u32(a->il, b->il) : cmp_u32(a->start, b->start);
+}
+
+/* Insertion sort: stable, so equal entries stay in native order (the
+ * library's documented choice where the runtime's order is open). */
+static void model_sort(mrec *r, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        mrec x = r[i];
+        size_t j = i;
+        while (j > 0 && model_compare(&x, &r[j - 1]) < 0) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
+}
+
+/* §3 steps 2-7 (in-process) or the DAC's build. map NULL or mapn 0 = no
+ * map (§2). */
+static void model_build(const ilmap_boundary *jit, size_t n, const ilmap_entry *map, size_t mapn,
+                        uint32_t code_size, int dac, model *out)
+{
+    static mrec kept[MAX_JIT];
+    size_t k = 0;
+    int have_map = map != NULL && mapn > 0;
+
+    memset(out, 0, sizeof *out);
+    out->code_size = code_size;
+    if (!dac) {
+        uint32_t tracker = (uint32_t)-10;
+        int32_t last = 0;
+        for (size_t i = 0; i < n; i++) {
+            mrec m = { jit[i].il_offset, jit[i].native_offset, 0, jit[i].source };
+            /* step 5: lastIL over the raw offsets, signed */
+            if ((int32_t)jit[i].il_offset > last)
+                last = (int32_t)jit[i].il_offset;
+            /* step 2 */
+            if (have_map) {
+                uint32_t t = model_new_to_old(map, mapn, m.il);
+                if (t == tracker)
+                    continue;
+                m.il = t;
+                tracker = t;
+            }
+            /* step 3 */
+            if (!is_call(&m) && k > 0) {
+                mrec *prev = &kept[k - 1];
+                if (is_call(prev))
+                    prev = k > 1 ? &kept[k - 2] : NULL;
+                if (prev && !is_call(prev) && prev->il == m.il)
+                    continue;
+            }
+            kept[k++] = m;
+        }
+        out->last_il = (uint32_t)last;
+    } else {
+        /* ComposeMapping: mark duplicates with MAX_ILNUM, then compact. */
+        static mrec all[MAX_JIT];
+        for (size_t i = 0; i < n; i++) {
+            mrec m = { jit[i].il_offset, jit[i].native_offset, 0, jit[i].source };
+            all[i] = m;
+        }
+        if (have_map) {
+            uint32_t prev = 0xFFFFFFFCu;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t t = model_new_to_old_dac(map, mapn, all[i].il);
+                if (t == prev) {
+                    all[i].il = 0xFFFFFFFCu;
+                } else {
+                    all[i].il = t;
+                    prev = t;
+                }
+            }
+            for (size_t i = 0; i < n; i++)
+                if (all[i].il != 0xFFFFFFFCu)
+                    kept[k++] = all[i];
+        } else {
+            for (size_t i = 0; i < n; i++)
+                kept[k++] = all[i];
+        }
+        int32_t last = 0;
+        for (size_t i = 0; i < k; i++)
+            if (!is_call(&kept[i]) && (int32_t)kept[i].il > last)
+                last = (int32_t)kept[i].il;
+        out->last_il = (uint32_t)last;
+    }
+    /* step 4 */
+    for (size_t i = 0; i + 1 < k; i++) {
+        size_t j = i + 1;
+        while (is_call(&kept[j]) && j < k - 1)
+            j++;
+        kept[i].end = kept[j].start;
+    }
+    if (k > 0) {
+        kept[k - 1].end = 0;
+        kept[k - 1].source |= UNKNOWN;
+    }
+    /* step 6 */
+    model_sort(kept, k);
+    /* step 7 */
+    size_t nseq = k;
+    while (nseq > 0 && is_call(&kept[nseq - 1]))
+        nseq--;
+    memcpy(out->seq, kept, nseq * sizeof kept[0]);
+    out->nseq = nseq;
+    memcpy(out->calls, kept + nseq, (k - nseq) * sizeof kept[0]);
+    out->ncalls = k - nseq;
+}
+
+static ilmap_native_entry model_export_one(const model *m, const mrec *r)
+{
+    ilmap_native_entry e = { r->il, r->start, (r->source & UNKNOWN) ? m->code_size : r->end };
+    return e;
+}
+
+/* §5, MapNativeOffsetToIL. */
+static unsigned model_to_il(const model *m, uint32_t x, uint32_t *il, size_t *entry,
+                            uint32_t *which)
+{
+    *which = 0;
+    for (size_t i = 0; i < m->nseq; i++) {
+        const mrec *r = &m->seq[i];
+        if (r->il == P || r->il == E || r->il == NM)
+            (*which)++;
+        if (x >= r->start && ((r->end == 0 && r->il != P) || x < r->end)) {
+            *entry = i;
+            if (r->il == P) {
+                *il = 0;
+                return ILMAP_MAPPING_PROLOG;
+            }
+            if (r->il == NM) {
+                *il = 0;
+                return ILMAP_MAPPING_UNMAPPED_ADDRESS;
+            }
+            if (r->il == E) {
+                *il = m->last_il;
+                return ILMAP_MAPPING_EPILOG;
+            }
+            *il = r->il;
+            return x == r->start ? ILMAP_MAPPING_EXACT : ILMAP_MAPPING_APPROXIMATE;
+        }
+    }
+    *il = 0;
+    *entry = ILMAP_NO_INDEX;
+    return ILMAP_MAPPING_NO_INFO;
+}
+
+/* The floor entry: greatest normal IL <= x, lowest start among equals;
+ * a special x finds its first entry. */
+static size_t model_floor(const model *m, uint32_t x, int *exact)
+{
+    size_t best = ILMAP_NO_INDEX;
+    *exact = 0;
+    for (size_t i = 0; i < m->nseq; i++) {
+        const mrec *r = &m->seq[i];
+        if (x >= E) {
+            if (r->il == x) {
+                *exact = 1;
+                return i;
+            }
+            continue;
+        }
+        if (r->il >= E || r->il > x)
+            continue;
+        if (best == ILMAP_NO_INDEX || r->il > m->seq[best].il ||
+            (r->il == m->seq[best].il && r->start < m->seq[best].start))
+            best = i;
+    }
+    if (best != ILMAP_NO_INDEX)
+        *exact = m->seq[best].il == x;
+    return best;
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparing the library with the model                                */
+/* ------------------------------------------------------------------ */
+
+static uint64_t case_seed;
+static int reported;
+
+#define FAIL(...)                                                                      \
+    do {                                                                               \
+        test_failures++;                                                               \
+        if (reported++ < 20) {                                                         \
+            fprintf(stderr, "case seed 0x%016llX: ", (unsigned long long)case_seed);   \
+            fprintf(stderr, __VA_ARGS__);                                              \
+            fputc('\n', stderr);                                                       \
+        }                                                                              \
+    } while (0)
+
+static int same_entry(ilmap_native_entry a, ilmap_native_entry b)
+{
+    return a.il_offset == b.il_offset && a.native_start == b.native_start &&
+           a.native_end == b.native_end;
+}
+
+/* The native offsets worth asking about: all of 0..code_size+8, every
+ * breakpoint and its neighbours, the top of the range. */
+static void check_native_lookups(const char *what, const ilmap_native *lib, const model *m)
+{
+    static uint32_t extra[2 * MAX_JIT * 3 + 4];
+    size_t nextra = 0;
+
+    for (size_t i = 0; i < m->nseq; i++) {
+        uint32_t b[2] = { m->seq[i].start, m->seq[i].end };
+        for (int j = 0; j < 2; j++) {
+            extra[nextra++] = b[j] - 1;
+            extra[nextra++] = b[j];
+            extra[nextra++] = b[j] + 1;
+        }
+    }
+    extra[nextra++] = 0xFFFFFFFFu;
+    extra[nextra++] = 0xFFFFFFFEu;
+    extra[nextra++] = 0x80000000u;
+    extra[nextra++] = 0x7FFFFFFFu;
+
+    uint64_t dense = (uint64_t)m->code_size + 9;
+    for (uint64_t q = 0; q < dense + nextra; q++) {
+        uint32_t x = q < dense ? (uint32_t)q : extra[q - dense];
+        uint32_t want_il, want_which, got_il = 0xDEAD, got_which = 0xDEAD;
+        size_t want_entry, got_entry = 12345;
+        unsigned want = model_to_il(m, x, &want_il, &want_entry, &want_which);
+        unsigned got = ilmap_native_to_il_ex(lib, x, &got_il, &got_entry, &got_which);
+        uint32_t plain_il = 0xDEAD;
+        unsigned plain = ilmap_native_to_il(lib, x, &plain_il);
+
+        test_checks++;
+        if (got != want || got_il != want_il || got_entry != want_entry ||
+            got_which != want_which || plain != want || plain_il != want_il)
+            FAIL("%s: native 0x%X -> (0x%X, IL 0x%X, #%zu, which %u), want (0x%X, 0x%X, #%zu, %u)",
+                 what, x, got, got_il, got_entry, got_which, want, want_il, want_entry,
+                 want_which);
+    }
+}
+
+static void check_il_lookups(const char *what, const ilmap_native *lib, const model *m)
+{
+    static uint32_t queries[3 * MAX_JIT + 8];
+    size_t nq = 0;
+
+    for (size_t i = 0; i < m->nseq; i++) {
+        queries[nq++] = m->seq[i].il - 1;
+        queries[nq++] = m->seq[i].il;
+        queries[nq++] = m->seq[i].il + 1;
+    }
+    queries[nq++] = 0;
+    queries[nq++] = P;
+    queries[nq++] = E;
+    queries[nq++] = NM;
+    queries[nq++] = 0xFFFFFFFCu;
+    queries[nq++] = 0x80000000u;
+
+    for (size_t q = 0; q < nq; q++) {
+        uint32_t x = queries[q];
+        int want_exact, got_exact = -1;
+        size_t want = model_floor(m, x, &want_exact), got = 777;
+        ilmap_native_entry e;
+        ilmap_status st = ilmap_native_il_to_native(lib, x, &e, &got, &got_exact);
+
+        test_checks++;
+        if (want == ILMAP_NO_INDEX) {
+            if (st != ILMAP_E_NOT_FOUND || got != ILMAP_NO_INDEX || got_exact != 0)
+                FAIL("%s: il_to_native(0x%X) = %s #%zu, want not found", what, x,
+                     ilmap_status_str(st), got);
+        } else if (st != ILMAP_OK || got != want || got_exact != want_exact ||
+                   !same_entry(e, model_export_one(m, &m->seq[want]))) {
+            FAIL("%s: il_to_native(0x%X) = %s #%zu exact %d, want #%zu exact %d", what, x,
+                 ilmap_status_str(st), got, got_exact, want, want_exact);
+        }
+
+        /* All ranges of x: the entries with that IL offset, in order. */
+        static ilmap_native_entry ranges[MAX_JIT];
+        uint32_t total = 0;
+        size_t n = 0;
+        st = ilmap_native_ranges(lib, x, MAX_JIT, &total, ranges);
+        test_checks++;
+        if (st != ILMAP_OK) {
+            FAIL("%s: ranges(0x%X) = %s", what, x, ilmap_status_str(st));
+            continue;
+        }
+        for (size_t i = 0; i < m->nseq; i++) {
+            if (m->seq[i].il != x)
+                continue;
+            if (n >= total || !same_entry(ranges[n], model_export_one(m, &m->seq[i])))
+                FAIL("%s: ranges(0x%X)[%zu] differs", what, x, n);
+            n++;
+        }
+        if (n != total)
+            FAIL("%s: ranges(0x%X) total %u, want %zu", what, x, total, n);
+    }
+}
+
+static void check_export(const char *what, const ilmap_native *lib, const model *m)
+{
+    static ilmap_native_entry got[MAX_JIT];
+    static ilmap_native_record rec[MAX_JIT];
+    uint32_t total = 0;
+
+    test_checks++;
+    if (ilmap_native_export(lib, MAX_JIT, &total, got) != ILMAP_OK || total != m->nseq) {
+        FAIL("%s: export total %u, want %zu", what, total, m->nseq);
+        return;
+    }
+    for (size_t i = 0; i < m->nseq; i++)
+        if (!same_entry(got[i], model_export_one(m, &m->seq[i])))
+            FAIL("%s: export[%zu] = (0x%X, %u, %u), want (0x%X, %u, %u)", what, i,
+                 got[i].il_offset, got[i].native_start, got[i].native_end, m->seq[i].il,
+                 m->seq[i].start, model_export_one(m, &m->seq[i]).native_end);
+
+    /* Truncation: the first cap entries, the total reported. */
+    if (m->nseq > 1) {
+        static ilmap_native_entry part[MAX_JIT];
+        uint32_t cap = (uint32_t)(m->nseq / 2), t2 = 0;
+        test_checks++;
+        if (ilmap_native_export(lib, cap, &t2, part) != ILMAP_OK || t2 != m->nseq ||
+            memcmp(part, got, cap * sizeof part[0]) != 0)
+            FAIL("%s: truncated export", what);
+    }
+
+    test_checks++;
+    if (ilmap_native_records(lib, ILMAP_RECORDS_EXPORTED, MAX_JIT, &total, rec) != ILMAP_OK ||
+        total != m->nseq)
+        FAIL("%s: records total %u", what, total);
+    for (size_t i = 0; i < m->nseq && i < total; i++)
+        if (rec[i].il_offset != m->seq[i].il || rec[i].native_start != m->seq[i].start ||
+            rec[i].native_end != m->seq[i].end || rec[i].source != m->seq[i].source)
+            FAIL("%s: record[%zu] differs", what, i);
+
+    test_checks++;
+    if (ilmap_native_records(lib, ILMAP_RECORDS_CALL_SITES, MAX_JIT, &total, rec) != ILMAP_OK ||
+        total != m->ncalls)
+        FAIL("%s: call sites total %u, want %zu", what, total, m->ncalls);
+    for (size_t i = 0; i < m->ncalls && i < total; i++)
+        if (rec[i].il_offset != m->calls[i].il || rec[i].native_start != m->calls[i].start ||
+            rec[i].native_end != m->calls[i].end || rec[i].source != m->calls[i].source)
+            FAIL("%s: call site[%zu] differs", what, i);
+
+    /* call_site_at: the first call site (list order) at each start. */
+    for (size_t i = 0; i < m->ncalls; i++) {
+        ilmap_native_record c;
+        size_t first = i;
+        for (size_t j = 0; j < m->ncalls; j++)
+            if (m->calls[j].start == m->calls[i].start) {
+                first = j;
+                break;
+            }
+        test_checks++;
+        if (ilmap_native_call_site_at(lib, m->calls[i].start, &c) != ILMAP_OK ||
+            c.il_offset != m->calls[first].il || c.native_end != m->calls[first].end)
+            FAIL("%s: call_site_at(%u)", what, m->calls[i].start);
+    }
+    CHECK_EQ_U32(ilmap_native_last_il(lib), m->last_il);
+    CHECK(ilmap_native_count(lib) == m->nseq);
+}
+
+static void check_all(const char *what, const ilmap_native *lib, const model *m)
+{
+    check_export(what, lib, m);
+    check_native_lookups(what, lib, m);
+    check_il_lookups(what, lib, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* from_entries and composition                                        */
+/* ------------------------------------------------------------------ */
+
+/* The model of a map read back from an exported array: end 0 repaired
+ * to the code size except on a PROLOG, no sources, lastIL the signed
+ * maximum of the IL offsets, the runtime's order. */
+static void model_from_entries(const ilmap_native_entry *e, size_t n, uint32_t code_size,
+                               model *out)
+{
+    int32_t last = 0;
+
+    memset(out, 0, sizeof *out);
+    out->code_size = code_size;
+    for (size_t i = 0; i < n; i++) {
+        mrec r = { e[i].il_offset, e[i].native_start, e[i].native_end, 0 };
+        if (r.end == 0 && r.il != P)
+            r.end = code_size;
+        out->seq[i] = r;
+        if ((int32_t)r.il > last)
+            last = (int32_t)r.il;
+    }
+    out->nseq = n;
+    out->last_il = (uint32_t)last;
+    model_sort(out->seq, n);
+}
+
+/* Pairwise: does any pair of non-empty ranges overlap? */
+static int model_has_overlap(const ilmap_native_entry *e, size_t n, uint32_t code_size)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            uint32_t ei = e[i].native_end, ej = e[j].native_end;
+            if (ei == 0 && e[i].il_offset == P)
+                continue;
+            if (ej == 0 && e[j].il_offset == P)
+                continue;
+            ei = ei ? ei : code_size;
+            ej = ej ? ej : code_size;
+            if (e[i].native_start < ei && e[j].native_start < ej &&
+                e[i].native_start < ej && e[j].native_start < ei)
+                return 1;
+        }
+    return 0;
+}
+
+static void check_from_entries(const ilmap_native *lib)
+{
+    static ilmap_native_entry ex[MAX_JIT];
+    static model want;
+    uint32_t total = 0;
+    uint32_t code_size = ilmap_native_code_size(lib);
+
+    ilmap_native_export(lib, MAX_JIT, &total, ex);
+    /* Reverse the order: from_entries takes any order. Then stable
+     * sorting keeps reversed order among equal entries, so compare
+     * against the model built from the same reversed array. */
+    for (size_t i = 0; i < total / 2; i++) {
+        ilmap_native_entry t = ex[i];
+        ex[i] = ex[total - 1 - i];
+        ex[total - 1 - i] = t;
+    }
+    size_t bad = 0, other = 0;
+    ilmap_status st = ilmap_native_validate(ex, total, code_size, &bad, &other);
+    int overlap = model_has_overlap(ex, total, code_size);
+    test_checks++;
+    if (st != (overlap ? ILMAP_E_OVERLAP : ILMAP_OK)) {
+        FAIL("from_entries: validate = %s, model overlap %d", ilmap_status_str(st), overlap);
+        return;
+    }
+    if (st == ILMAP_E_OVERLAP) {
+        /* The two reported entries really overlap. */
+        ilmap_native_entry pair[2] = { ex[bad], ex[other] };
+        test_checks++;
+        if (bad == other || bad >= total || other >= total ||
+            !model_has_overlap(pair, 2, code_size))
+            FAIL("from_entries: reported %zu/%zu do not overlap", bad, other);
+        return;
+    }
+    ilmap_native *m = NULL;
+    CHECK(ilmap_native_from_entries(ex, total, code_size, &m) == ILMAP_OK);
+    if (!m)
+        return;
+    model_from_entries(ex, total, code_size, &want);
+    check_all("from_entries", m, &want);
+    ilmap_native_free(m);
+}
+
+/* Composition: the export made with no map, replayed with the map, is the
+ * export made with it, whenever the JIT reported no call instructions
+ * and the input passes the exactness check. */
+static void check_compose(const ilmap_boundary *jit, size_t n, const ilmap *map,
+                          uint32_t code_size, unsigned flags, long *exact_count)
+{
+    ilmap_native *plain = NULL, *direct = NULL, *composed = NULL;
+    static ilmap_native_entry ex[MAX_JIT], a[MAX_JIT], b[MAX_JIT];
+    uint32_t total = 0;
+    int exact = -1;
+
+    if (ilmap_native_build(jit, n, NULL, code_size, flags, &plain) != ILMAP_OK ||
+        ilmap_native_build(jit, n, map, code_size, flags, &direct) != ILMAP_OK) {
+        FAIL("compose: build failed");
+        goto done;
+    }
+    ilmap_native_export(plain, MAX_JIT, &total, ex);
+    test_checks++;
+    if (ilmap_native_compose(ex, total, code_size, map, flags, &composed, &exact) != ILMAP_OK) {
+        FAIL("compose failed");
+        goto done;
+    }
+    if (!exact)
+        goto done;
+    (*exact_count)++;
+
+    uint32_t na = 0, nb = 0;
+    ilmap_native_export(direct, MAX_JIT, &na, a);
+    ilmap_native_export(composed, MAX_JIT, &nb, b);
+    test_checks++;
+    if (na != nb || memcmp(a, b, na * sizeof a[0]) != 0 ||
+        ilmap_native_last_il(direct) != ilmap_native_last_il(composed)) {
+        FAIL("compose (%s): %u entries, want %u", flags ? "DAC" : "in-process", nb, na);
+        goto done;
+    }
+    for (uint32_t x = 0; x < code_size + 9; x++) {
+        uint32_t il1, il2;
+        unsigned r1 = ilmap_native_to_il(direct, x, &il1);
+        unsigned r2 = ilmap_native_to_il(composed, x, &il2);
+        test_checks++;
+        if (r1 != r2 || il1 != il2)
+            FAIL("compose: native %u differs", x);
+    }
+done:
+    ilmap_native_free(plain);
+    ilmap_native_free(direct);
+    ilmap_native_free(composed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random inputs                                                       */
+/* ------------------------------------------------------------------ */
+
+static uint32_t random_il(test_rng *rng, uint32_t prev, int first)
+{
+    uint32_t r = test_rng_below(rng, 100);
+
+    if (first && r < 40)
+        return P;
+    if (r < 20 && !first)
+        return prev;
+    if (r < 24)
+        return P;
+    if (r < 29)
+        return E;
+    if (r < 33)
+        return NM;
+    if (r < 35) {
+        static const uint32_t odd[] = { 0xFFFFFFFCu, 0xFFFFFFF6u, 0x80000000u, 0x7FFFFFFFu };
+        return odd[test_rng_below(rng, 4)];
+    }
+    return test_rng_below(rng, 48);
+}
+
+/* n boundaries, or a random count when n is 0. */
+static size_t random_jit(test_rng *rng, ilmap_boundary *jit, size_t n, uint32_t *code_size,
+                         int no_calls)
+{
+    if (n == 0)
+        n = test_rng_below(rng, 10) == 0 ? test_rng_below(rng, SMALL_JIT + 1)
+                                         : test_rng_below(rng, 24);
+    uint32_t native = test_rng_below(rng, 3) == 0 ? test_rng_below(rng, 5) : 0;
+    uint32_t il = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && test_rng_below(rng, 4) != 0)
+            native += 1 + test_rng_below(rng, 6);
+        il = random_il(rng, il, i == 0);
+        uint32_t source = test_rng_below(rng, 8) & (ILMAP_SOURCE_SEQUENCE_POINT |
+                                                    ILMAP_SOURCE_STACK_EMPTY |
+                                                    ILMAP_SOURCE_CALL_SITE);
+        if (!no_calls && test_rng_below(rng, 5) == 0)
+            source |= CALL;
+        if (!no_calls && test_rng_below(rng, 40) == 0)
+            source |= UNKNOWN;
+        if (test_rng_below(rng, 20) == 0)
+            source |= ILMAP_SOURCE_ASYNC;
+        jit[i].native_offset = native;
+        jit[i].il_offset = il;
+        jit[i].source = source;
+    }
+    *code_size = native + (test_rng_below(rng, 3) == 0 ? 0 : test_rng_below(rng, 6));
+    return n;
+}
+
+/* A strict COR_IL_MAP (both columns ascending), sometimes empty,
+ * sometimes with old offsets at the top of the range. */
+static size_t random_map(test_rng *rng, ilmap_entry *map)
+{
+    size_t n = test_rng_below(rng, 8) == 0 ? 0 : 1 + test_rng_below(rng, MAX_MAP);
+    uint32_t old_offset = test_rng_below(rng, 4), new_offset = test_rng_below(rng, 6);
+
+    if (test_rng_below(rng, 12) == 0)
+        old_offset = 0xFFFFFFF0u; /* translations reach -10 and MAX_ILNUM */
+    for (size_t i = 0; i < n; i++) {
+        map[i].old_offset = old_offset;
+        map[i].new_offset = new_offset;
+        map[i].accurate = 1;
+        old_offset += 1 + test_rng_below(rng, 3);
+        new_offset += 1 + test_rng_below(rng, 8);
+        if (old_offset < map[i].old_offset) { /* wrapped: stop here */
+            n = i + 1;
+            break;
+        }
+    }
+    return n;
+}
+
+/* One case: both flavours against the model, from_entries on the
+ * in-process export, composition when there are no call instructions. */
+static void run_case(test_rng *sub, size_t n_wanted, long *exact_in_process, long *exact_dac)
+{
+    static const unsigned kernels[] = { 0, ILMAP_NO_AVX2, ILMAP_PORTABLE };
+    static ilmap_boundary jit[MAX_JIT];
+    static model want;
+    ilmap_entry entries[MAX_MAP];
+    uint32_t code_size;
+
+    int no_calls = test_rng_below(sub, 3) == 0;
+    size_t n = random_jit(sub, jit, n_wanted, &code_size, no_calls);
+    size_t mapn = random_map(sub, entries);
+    int use_map = test_rng_below(sub, 4) != 0;
+    ilmap *map = NULL;
+    if (use_map && ilmap_create(entries, mapn, 0, &map) != ILMAP_OK) {
+        FAIL("ilmap_create failed");
+        return;
+    }
+    unsigned kernel = kernels[test_rng_below(sub, 3)];
+
+    for (int dac = 0; dac < 2; dac++) {
+        ilmap_native *lib = NULL;
+        const char *what = dac ? "DAC" : "in-process";
+
+        model_build(jit, n, use_map ? entries : NULL, mapn, code_size, dac, &want);
+        ilmap_status st = ilmap_native_build(jit, n, map, code_size,
+                                             (dac ? ILMAP_DAC : 0) | kernel, &lib);
+        test_checks++;
+        if (st != ILMAP_OK) {
+            FAIL("%s: build = %s", what, ilmap_status_str(st));
+            continue;
+        }
+        check_all(what, lib, &want);
+        if (dac == 0)
+            check_from_entries(lib);
+        ilmap_native_free(lib);
+        if (no_calls && map)
+            check_compose(jit, n, map, code_size, dac ? ILMAP_DAC : 0,
+                          dac ? exact_dac : exact_in_process);
+    }
+    ilmap_free(map);
+}
+
+int main(int argc, char **argv)
+{
+    test_rng rng;
+    long exact_in_process = 0, exact_dac = 0;
+
+    test_rng_seed(&rng, test_seed(argc, argv, 0x6E61746976652121ull));
+    for (int c = 0; c < CASES + LARGE_CASES && reported < 20; c++) {
+        test_rng sub;
+        case_seed = test_rng_next(&rng);
+        test_rng_seed(&sub, case_seed);
+        /* The last few are large: several layers of rank index, crowded
+         * buckets. */
+        run_case(&sub, c < CASES ? 0 : MAX_JIT, &exact_in_process, &exact_dac);
+    }
+    printf("compositions checked as exact: %ld in-process, %ld DAC\n", exact_in_process,
+           exact_dac);
+    CHECK(exact_in_process > CASES / 20);
+    CHECK(exact_dac > CASES / 20);
+    return test_finish("native-random");
+}
