@@ -17,6 +17,18 @@
 /* Below this, huge pages would waste more memory than they save time. */
 #define HUGE_THRESHOLD ((size_t)4 << 20)
 
+size_t block_plan_add(block_plan *plan, size_t count, size_t elem_size)
+{
+    size_t offset = (plan->size + (CACHE_LINE - 1)) & ~(size_t)(CACHE_LINE - 1);
+
+    if (offset < plan->size || (elem_size && count > (SIZE_MAX - offset) / elem_size)) {
+        plan->overflow = 1;
+        return 0;
+    }
+    plan->size = offset + count * elem_size;
+    return offset;
+}
+
 /* Layout: [malloc'd start ... | start pointer][aligned block ...]. The
  * start pointer sits just before the block so block_free can find it. */
 void *block_alloc(size_t size, size_t *held)

@@ -5,26 +5,7 @@
 #include "core/lookup_kernels.h"
 
 #define KNOWN_FLAGS (ILMAP_LENIENT | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
-#define ALIGN 64u
-
 /* Plans one allocation holding the struct and every array. */
-typedef struct plan {
-    size_t size;
-    int overflow;
-} plan;
-
-static size_t plan_add(plan *p, size_t count, size_t elem_size)
-{
-    size_t offset = (p->size + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
-
-    if (offset < p->size || (elem_size && count > (SIZE_MAX - offset) / elem_size)) {
-        p->overflow = 1;
-        return 0;
-    }
-    p->size = offset + count * elem_size;
-    return offset;
-}
-
 static uint32_t key_of(const ilmap_entry *e, int by_new)
 {
     return by_new ? e->new_offset : e->old_offset;
@@ -39,29 +20,6 @@ static uint32_t lookup_identity(const struct ilmap_direction *d, uint32_t x)
 {
     (void)d;
     return x;
-}
-
-static rank_count_fn kernel_for(cpu_level level)
-{
-#ifdef RANK_HAVE_X86
-    if (level == CPU_AVX2)
-        return rank_count_le_avx2;
-    if (level == CPU_SSE2)
-        return rank_count_le_sse2;
-#endif
-    (void)level;
-    return rank_count_le_portable;
-}
-
-static cpu_level level_for(unsigned flags)
-{
-    cpu_level level = cpu_detect();
-
-    if (flags & ILMAP_PORTABLE)
-        return CPU_PORTABLE;
-    if ((flags & ILMAP_NO_AVX2) && level > CPU_SSE2)
-        return CPU_SSE2;
-    return level;
 }
 
 /*
@@ -132,7 +90,7 @@ static void build_direction(struct ilmap_direction *d, const direction_source *s
     int32_t *tree = (int32_t *)(void *)(base + src->tree_offset);
 
     d->first_key = first_key;
-    rank_index_init(&d->index, src->keys, src->nkeys, tree, kernel_for(level));
+    rank_index_init(&d->index, src->keys, src->nkeys, tree, rank_kernel_for(level));
     if (lenient) {
         uint32_t *values = (uint32_t *)(void *)(base + src->values_offset);
         uint32_t *low = (uint32_t *)(void *)(base + src->low_offset);
@@ -166,15 +124,15 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
     uint32_t n = (uint32_t)count;
     direction_source src[2];
     memset(src, 0, sizeof src);
-    plan p = { 0, 0 };
+    block_plan p = { 0, 0 };
     int overflow = 0;
 
     /* Each column is stored after a PROLOG slot: for a strict map the
      * other direction's answers are that slot and the column. */
-    size_t struct_offset = plan_add(&p, 1, sizeof(ilmap)); /* 0: ilmap_free relies on it */
-    size_t old_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
-    size_t new_offset = plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
-    size_t accurate_offset = plan_add(&p, n, sizeof(int32_t));
+    size_t struct_offset = block_plan_add(&p, 1, sizeof(ilmap)); /* 0: ilmap_free relies on it */
+    size_t old_offset = block_plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
+    size_t new_offset = block_plan_add(&p, (size_t)n + 1, sizeof(uint32_t));
+    size_t accurate_offset = block_plan_add(&p, n, sizeof(int32_t));
     for (int by_new = 0; by_new < 2 && n > 0; by_new++) {
         direction_source *d = &src[by_new];
         int slot_overflow = 0;
@@ -184,12 +142,12 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
                 free_sources(src);
                 return ILMAP_E_NOMEM;
             }
-            d->values_offset = plan_add(&p, (size_t)d->nkeys + 1, sizeof(uint32_t));
-            d->low_offset = plan_add(&p, (size_t)d->low_count * 2, sizeof(uint32_t));
+            d->values_offset = block_plan_add(&p, (size_t)d->nkeys + 1, sizeof(uint32_t));
+            d->low_offset = block_plan_add(&p, (size_t)d->low_count * 2, sizeof(uint32_t));
         } else {
             d->nkeys = n;
         }
-        d->tree_offset = plan_add(&p, rank_index_slots(d->nkeys, &slot_overflow), sizeof(int32_t));
+        d->tree_offset = block_plan_add(&p, rank_index_slots(d->nkeys, &slot_overflow), sizeof(int32_t));
         overflow |= slot_overflow;
     }
     if (p.overflow || overflow) {
@@ -219,7 +177,7 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
     }
     map->count = n;
     map->lenient = lenient;
-    map->level = level_for(flags);
+    map->level = cpu_level_for_flags(flags);
     map->old_column = old_storage + 1;
     map->new_column = new_storage + 1;
     map->accurate = accurate;

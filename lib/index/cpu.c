@@ -1,5 +1,7 @@
 #include "index/cpu.h"
 
+#include "ilmap.h"
+
 #include "index/rank_index.h"
 
 cpu_level cpu_detect(void)
@@ -15,6 +17,17 @@ cpu_level cpu_detect(void)
 #else
     return CPU_PORTABLE;
 #endif
+}
+
+cpu_level cpu_level_for_flags(unsigned flags)
+{
+    cpu_level level = cpu_detect();
+
+    if (flags & ILMAP_PORTABLE)
+        return CPU_PORTABLE;
+    if ((flags & ILMAP_NO_AVX2) && level > CPU_SSE2)
+        return CPU_SSE2;
+    return level;
 }
 
 const char *cpu_level_name(cpu_level level)

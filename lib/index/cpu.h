@@ -10,6 +10,10 @@ typedef enum cpu_level {
 } cpu_level;
 
 cpu_level cpu_detect(void);
+
+/* What a map built with these flags uses: ILMAP_PORTABLE and
+ * ILMAP_NO_AVX2 (ilmap.h) cap what the CPU offers. */
+cpu_level cpu_level_for_flags(unsigned flags);
 const char *cpu_level_name(cpu_level level);
 
 #endif

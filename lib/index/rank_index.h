@@ -59,6 +59,10 @@ static inline uint32_t rank_index_count_le(const rank_index *index, uint32_t x)
     return index->count_le(index, x);
 }
 
+/* The generic descent for a CPU level (cpu.h); rank_kernels.c. */
+#include "index/cpu.h"
+rank_count_fn rank_kernel_for(cpu_level level);
+
 /* The descents, one per instruction set; rank_kernels.c. */
 uint32_t rank_count_le_portable(const rank_index *index, uint32_t x);
 #if defined(__x86_64__) || defined(_M_X64)

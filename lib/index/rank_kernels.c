@@ -26,3 +26,15 @@ NODE_TARGET_AVX2 uint32_t rank_count_le_avx2(const rank_index *index, uint32_t x
     NODE_DESCEND(node_count_avx2, index, xb, index->nlayers);
 }
 #endif
+
+rank_count_fn rank_kernel_for(cpu_level level)
+{
+#ifdef RANK_HAVE_X86
+    if (level == CPU_AVX2)
+        return rank_count_le_avx2;
+    if (level == CPU_SSE2)
+        return rank_count_le_sse2;
+#endif
+    (void)level;
+    return rank_count_le_portable;
+}

@@ -6,52 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/block_alloc.h"
 #include "native/intervals.h"
 #include "native/native.h"
-
-#define ALIGN 64u
-
-typedef struct plan {
-    size_t size;
-    int overflow;
-} plan;
-
-/* Reserves count elements at the next 64-byte boundary (the rank
- * kernels load whole aligned nodes); returns their offset. */
-static size_t plan_add(plan *p, size_t count, size_t elem_size)
-{
-    size_t offset = (p->size + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
-
-    if (offset < p->size || (elem_size && count > (SIZE_MAX - offset) / elem_size)) {
-        p->overflow = 1;
-        return 0;
-    }
-    p->size = offset + count * elem_size;
-    return offset;
-}
-
-static rank_count_fn kernel_for(cpu_level level)
-{
-#ifdef RANK_HAVE_X86
-    if (level == CPU_AVX2)
-        return rank_count_le_avx2;
-    if (level == CPU_SSE2)
-        return rank_count_le_sse2;
-#endif
-    (void)level;
-    return rank_count_le_portable;
-}
-
-static cpu_level level_for(unsigned flags)
-{
-    cpu_level level = cpu_detect();
-
-    if (flags & ILMAP_PORTABLE)
-        return CPU_PORTABLE;
-    if ((flags & ILMAP_NO_AVX2) && level > CPU_SSE2)
-        return CPU_SSE2;
-    return level;
-}
 
 static int compare_u64(const void *a, const void *b)
 {
@@ -132,38 +89,33 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
     }
     intervals_claim(t->records, count, s.breakpoints, nbreaks, s.claim, s.next);
 
-    plan p = { 0, 0 };
+    block_plan p = { 0, 0 };
     int overflow1 = 0, overflow2 = 0;
-    size_t struct_off = plan_add(&p, 1, sizeof(ilmap_native));
-    size_t records_off = plan_add(&p, total, sizeof(ilmap_native_record));
-    size_t breaks_off = plan_add(&p, rank_index_slots(tree_keys, &overflow1), sizeof(int32_t));
-    size_t answers_off = plan_add(&p, nintervals, sizeof(struct native_answer));
-    size_t il_off = plan_add(&p, rank_index_slots(ngroups, &overflow2), sizeof(int32_t));
-    size_t groups_off = plan_add(&p, (size_t)ngroups + 1, sizeof(uint32_t));
-    size_t calls_off = plan_add(&p, t->ncalls, sizeof(uint32_t));
+    size_t struct_off = block_plan_add(&p, 1, sizeof(ilmap_native)); /* 0: see free */
+    size_t records_off = block_plan_add(&p, total, sizeof(ilmap_native_record));
+    size_t breaks_off = block_plan_add(&p, rank_index_slots(tree_keys, &overflow1), sizeof(int32_t));
+    size_t answers_off = block_plan_add(&p, nintervals, sizeof(struct native_answer));
+    size_t il_off = block_plan_add(&p, rank_index_slots(ngroups, &overflow2), sizeof(int32_t));
+    size_t groups_off = block_plan_add(&p, (size_t)ngroups + 1, sizeof(uint32_t));
+    size_t calls_off = block_plan_add(&p, t->ncalls, sizeof(uint32_t));
     uint32_t break_nb, break_shift, il_nb, il_shift;
     buckets_plan(s.breakpoints, tree_keys, &break_nb, &break_shift);
     buckets_plan(s.il_keys, ngroups, &il_nb, &il_shift);
-    size_t break_keys_off = plan_add(&p, (size_t)tree_keys + BUCKET_SCAN, sizeof(uint32_t));
-    size_t break_first_off = plan_add(&p, (size_t)break_nb + 1, sizeof(uint32_t));
-    size_t il_keys_off = plan_add(&p, (size_t)ngroups + BUCKET_SCAN, sizeof(uint32_t));
-    size_t il_first_off = plan_add(&p, (size_t)il_nb + 1, sizeof(uint32_t));
-    if (p.overflow || overflow1 || overflow2 || p.size > SIZE_MAX - ALIGN - sizeof(void *)) {
+    size_t break_keys_off = block_plan_add(&p, (size_t)tree_keys + BUCKET_SCAN, sizeof(uint32_t));
+    size_t break_first_off = block_plan_add(&p, (size_t)break_nb + 1, sizeof(uint32_t));
+    size_t il_keys_off = block_plan_add(&p, (size_t)ngroups + BUCKET_SCAN, sizeof(uint32_t));
+    size_t il_first_off = block_plan_add(&p, (size_t)il_nb + 1, sizeof(uint32_t));
+    if (p.overflow || overflow1 || overflow2) {
         scratch_free(&s);
         return ILMAP_E_INVALID_ARG;
     }
 
-    size_t block_size = p.size + ALIGN + sizeof(void *);
-    void *block = malloc(block_size);
-    if (!block) {
+    size_t block_size = 0;
+    unsigned char *base = block_alloc(p.size, &block_size);
+    if (!base) {
         scratch_free(&s);
         return ILMAP_E_NOMEM;
     }
-    /* The struct sits at the first aligned address; the block pointer is
-     * kept just before it for ilmap_native_free. */
-    uintptr_t raw = (uintptr_t)block + sizeof(void *);
-    unsigned char *base = (unsigned char *)((raw + (ALIGN - 1)) & ~(uintptr_t)(ALIGN - 1));
-    memcpy(base - sizeof(void *), &block, sizeof block);
 
     ilmap_native *m = (ilmap_native *)(void *)(base + struct_off);
     ilmap_native_record *records = (ilmap_native_record *)(void *)(base + records_off);
@@ -179,14 +131,14 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
     m->code_size = t->code_size;
     m->last_il = t->last_il;
     m->dac = t->dac;
-    m->level = level_for(t->flags);
+    m->level = cpu_level_for_flags(t->flags);
     m->records = records;
     m->prolog_end = prolog_end;
     m->normal_end = normal_end;
     m->epilog_end = epilog_end;
     m->bytes = block_size;
 
-    rank_count_fn kernel = kernel_for(m->level);
+    rank_count_fn kernel = rank_kernel_for(m->level);
     rank_index_init(&m->breaks, s.breakpoints, tree_keys, (int32_t *)(void *)(base + breaks_off),
                     kernel);
     m->nintervals = nintervals;
@@ -220,10 +172,5 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
 
 void ilmap_native_free(ilmap_native *m)
 {
-    void *block;
-
-    if (!m)
-        return;
-    memcpy(&block, (unsigned char *)m - sizeof(void *), sizeof block);
-    free(block);
+    block_free(m); /* the struct is at the start of its block */
 }
