@@ -26,6 +26,8 @@
 #include "bench.h"
 #include "ilmap.h"
 
+#define JSON_EXAMPLE "{\"op\": \"old_to_new\", \"n\": 4096, \"impl\": \"ilmap\", \"ns\": 3.21}"
+
 #define RANDOM_QUERIES (1u << 16) /* per direction */
 #define SORTED_QUERIES (1u << 20) /* for the sorted batch */
 #define QUERY_SLACK 16u           /* queries reach this far past the last key */
@@ -57,12 +59,6 @@ static volatile uint64_t bench_sink;
 /* Options and reporting                                               */
 /* ------------------------------------------------------------------ */
 
-typedef struct options {
-    int quick;
-    int json;
-    bench_budget budget;
-} options;
-
 #define MAX_MISSES 64
 
 /* What the table's footer summarises. */
@@ -71,42 +67,6 @@ typedef struct tally {
     int miss;
     char misses[MAX_MISSES][96];
 } tally;
-
-static void usage(FILE *to, const char *argv0)
-{
-    fprintf(to,
-            "usage: %s [--quick] [--json] [--help]\n"
-            "  --quick  shorter timed runs (under 10 s in all), noisier numbers\n"
-            "  --json   one JSON object per result line instead of the table:\n"
-            "           {\"op\": \"old_to_new\", \"n\": 4096, \"impl\": \"ilmap\", \"ns\": 3.21}\n"
-            "  --help   this text\n",
-            argv0);
-}
-
-/* Returns 0 and fills opt, or the exit status to leave with. */
-static int parse_options(int argc, char **argv, options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            opt->quick = 1;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            opt->json = 1;
-        } else if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout, argv[0]);
-            return -1;
-        } else {
-            fprintf(stderr, "%s: unknown argument '%s'\n", argv[0], argv[i]);
-            usage(stderr, argv[0]);
-            return 2;
-        }
-    }
-    /* About 5 timed runs of 40 ms per result keeps the full run near 20 s;
-     * quick mode trades stability for a run of a couple of seconds. */
-    opt->budget.min_ns = opt->quick ? 5000000u : 40000000u;
-    opt->budget.reps = opt->quick ? 3 : 5;
-    return 0;
-}
 
 static void emit_json(const char *op, size_t n, const char *impl, double ns)
 {
@@ -496,7 +456,7 @@ static int check_dataset(const dataset *ds)
 /* The sections of the report                                          */
 /* ------------------------------------------------------------------ */
 
-static void section_build(const options *opt, const dataset *all)
+static void section_build(const bench_options *opt, const dataset *all)
 {
     if (!opt->json)
         printf("\nilmap_create (strict map), memory vs the input array (n x 12 bytes)\n"
@@ -527,7 +487,7 @@ static void section_build(const options *opt, const dataset *all)
 /* The cost of the cheapest call into the shared library, a NULL map
  * (the input comes back at the first test): the floor under every single
  * lookup, which no lookup through this API can beat. */
-static void measure_call_overhead(const options *opt)
+static void measure_call_overhead(const bench_options *opt)
 {
     bench_rng rng = bench_rng_seed(1);
     uint32_t *queries = make_queries(RANDOM_QUERIES, 1u << 20, &rng);
@@ -553,7 +513,7 @@ static const direction_runners directions[] = {
     { "new_to_old", 1, run_ilmap_n2o, run_linear_n2o, run_bsearch_n2o },
 };
 
-static void lookup_row(const options *opt, tally *t, const dataset *ds,
+static void lookup_row(const bench_options *opt, tally *t, const dataset *ds,
                        const direction_runners *d)
 {
     lookup_job job = { ds->map, ds->entries, ds->n,
@@ -584,7 +544,7 @@ static void lookup_row(const options *opt, tally *t, const dataset *ds,
            linear_ns, bsearch_ns, vs_linear, linear_mark, vs_bsearch, bsearch_mark);
 }
 
-static void section_lookups(const options *opt, tally *t, const dataset *all)
+static void section_lookups(const bench_options *opt, tally *t, const dataset *all)
 {
     if (!opt->json)
         printf("\nsingle lookups, ns per lookup (%u random queries, uniform over [0, last key + %u))\n"
@@ -598,7 +558,7 @@ static void section_lookups(const options *opt, tally *t, const dataset *all)
             lookup_row(opt, t, &all[s], &directions[d]);
 }
 
-static void sorted_batch_row(const options *opt, tally *t, const dataset *ds, uint32_t *out)
+static void sorted_batch_row(const bench_options *opt, tally *t, const dataset *ds, uint32_t *out)
 {
     batch_job job = { ds->map, ds->sorted_queries, out, SORTED_QUERIES };
     bench_case cases[] = {
@@ -626,7 +586,7 @@ static void sorted_batch_row(const options *opt, tally *t, const dataset *ds, ui
 /* The single lookups are timed again beside the batch rather than taken
  * from the lookup table, so that both see the same machine conditions;
  * JSON already has them under "old_to_new". */
-static void random_batch_row(const options *opt, const dataset *ds, uint32_t *out)
+static void random_batch_row(const bench_options *opt, const dataset *ds, uint32_t *out)
 {
     batch_job batch = { ds->map, ds->old_queries, out, RANDOM_QUERIES };
     lookup_job single = { ds->map, ds->entries, ds->n, ds->old_queries, RANDOM_QUERIES };
@@ -646,7 +606,7 @@ static void random_batch_row(const options *opt, const dataset *ds, uint32_t *ou
            single_ns, batch_ns / single_ns);
 }
 
-static void section_batch(const options *opt, tally *t, const dataset *all)
+static void section_batch(const bench_options *opt, tally *t, const dataset *all)
 {
     uint32_t *out = xmalloc(SORTED_QUERIES * sizeof *out);
 
@@ -668,7 +628,7 @@ static void section_batch(const options *opt, tally *t, const dataset *all)
     free(out);
 }
 
-static void print_header(const options *opt, const dataset *all)
+static void print_header(const bench_options *opt, const dataset *all)
 {
     printf("libilmap %s lookup benchmark, %s run: best of %d timed runs of >= %.0f ms each\n"
            "lookup code: %s (ilmap_implementation); maps: old gaps 1..8, new gaps >= old "
@@ -687,8 +647,8 @@ static void print_footer(const tally *t, double seconds)
 
 int main(int argc, char **argv)
 {
-    options opt;
-    int status = parse_options(argc, argv, &opt);
+    bench_options opt;
+    int status = bench_parse_options(argc, argv, JSON_EXAMPLE, &opt);
     if (status != 0)
         return status < 0 ? 0 : status;
 

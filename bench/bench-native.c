@@ -29,6 +29,8 @@
 #include "bench.h"
 #include "ilmap.h"
 
+#define JSON_EXAMPLE "{\"op\": \"native_to_il\", \"n\": 64, \"impl\": \"ilmap\", \"ns\": 1.23}"
+
 #define QUERIES (1u << 14) /* per op and size; a power of two */
 #define TARGET_SPEEDUP 5.0
 #define TARGET_MIN_N 64u
@@ -37,45 +39,6 @@ static const size_t sizes[] = { 8, 64, 512, 4096 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static volatile uint64_t bench_sink;
-
-typedef struct options {
-    int quick;
-    int json;
-    bench_budget budget;
-} options;
-
-static void usage(FILE *to, const char *argv0)
-{
-    fprintf(to,
-            "usage: %s [--quick] [--json] [--help]\n"
-            "  --quick  shorter timed runs, noisier numbers\n"
-            "  --json   one JSON object per result line instead of the table:\n"
-            "           {\"op\": \"native_to_il\", \"n\": 64, \"impl\": \"ilmap\", \"ns\": 1.23}\n"
-            "  --help   this text\n",
-            argv0);
-}
-
-static int parse_options(int argc, char **argv, options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            opt->quick = 1;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            opt->json = 1;
-        } else if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout, argv[0]);
-            return -1;
-        } else {
-            fprintf(stderr, "%s: unknown argument '%s'\n", argv[0], argv[i]);
-            usage(stderr, argv[0]);
-            return 2;
-        }
-    }
-    opt->budget.min_ns = opt->quick ? 5000000u : 40000000u;
-    opt->budget.reps = opt->quick ? 3 : 5;
-    return 0;
-}
 
 static void *xmalloc(size_t size)
 {
@@ -294,8 +257,8 @@ static void emit_json(const char *op, size_t n, const char *impl, double ns)
 
 int main(int argc, char **argv)
 {
-    options opt;
-    int rc = parse_options(argc, argv, &opt);
+    bench_options opt;
+    int rc = bench_parse_options(argc, argv, JSON_EXAMPLE, &opt);
     static const struct {
         const char *op;
         bench_run_fn ilmap, linear;
