@@ -82,7 +82,30 @@ typedef enum ilmap_status {
     /** A native range starts after its end. */
     ILMAP_E_BAD_RANGE = 7,
     /** Two native ranges overlap; ilmap_native_validate() says which. */
-    ILMAP_E_OVERLAP = 8
+    ILMAP_E_OVERLAP = 8,
+    /** IL code holds a byte that starts no ECMA-335 opcode (ilmap-il.h). */
+    ILMAP_E_IL_OPCODE = 9,
+    /** IL code, a method header, an EH section or an operand runs past
+     *  the end of the bytes given (ilmap-il.h). */
+    ILMAP_E_IL_TRUNCATED = 10,
+    /** A branch or switch target is outside the code or not at an
+     *  instruction start (ilmap-il.h). */
+    ILMAP_E_IL_BRANCH = 11,
+    /** A method header or data section is malformed or unsupported
+     *  (ilmap-il.h). */
+    ILMAP_E_IL_HEADER = 12,
+    /** An EH clause lies outside the code or not on instruction starts
+     *  (ilmap-il.h). */
+    ILMAP_E_IL_EH = 13,
+    /** An edit or insertion is not at an instruction start, deletes or
+     *  duplicates original IL, or is malformed itself (ilmap-il.h). */
+    ILMAP_E_EDIT = 14,
+    /** A result would exceed a format's limit: code size, max stack, EH
+     *  section size, 32-bit offsets (ilmap-il.h, ilmap-serial.h). */
+    ILMAP_E_LIMIT = 15,
+    /** Serialized data was refused; the ilmap_serial_error says why
+     *  (ilmap-serial.h). */
+    ILMAP_E_FORMAT = 16
 } ilmap_status;
 
 /**

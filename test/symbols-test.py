@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """The exported symbols, the version script and the header agree.
 
-Every function declared with ILMAP_EXPORT in include/ilmap.h must be listed in
-lib/ilmap.map and exported by the shared library, and the library must export
-nothing else (a leak would be an internal helper made public by accident).
+Every function declared with ILMAP_EXPORT in the public headers
+(include/ilmap*.h; the first argument is that directory, or one header) must
+be listed in lib/ilmap.map and exported by the shared library, and the library
+must export nothing else (a leak would be an internal helper made public by
+accident).
 """
+import glob
+import os
 import re
 import subprocess
 import sys
 
 header, mapfile, library = sys.argv[1:4]
+headers = sorted(glob.glob(os.path.join(header, 'ilmap*.h'))) if os.path.isdir(header) else [header]
+if not headers:
+    sys.exit(f'no public headers found in {header}')
 
-declared = set(re.findall(r'ILMAP_EXPORT[^;{]*?\b(ilmap_\w+)\s*\(', open(header).read(), re.S))
+declared = set()
+for h in headers:
+    declared |= set(re.findall(r'ILMAP_EXPORT[^;{]*?\b(ilmap_\w+)\s*\(', open(h).read(), re.S))
 listed = set(re.findall(r'^\s*(ilmap_\w+);', open(mapfile).read(), re.M))
 nm = subprocess.run(['nm', '-D', '--defined-only', library], capture_output=True, text=True,
                     check=True).stdout

@@ -20,6 +20,14 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_CODE_SIZE: return "native offset beyond the code size";
     case ILMAP_E_BAD_RANGE: return "native range starts after its end";
     case ILMAP_E_OVERLAP: return "native ranges overlap";
+    case ILMAP_E_IL_OPCODE: return "invalid IL opcode";
+    case ILMAP_E_IL_TRUNCATED: return "IL body or instruction runs past the end of the bytes";
+    case ILMAP_E_IL_BRANCH: return "branch target is not an instruction start in the code";
+    case ILMAP_E_IL_HEADER: return "malformed or unsupported IL method header or section";
+    case ILMAP_E_IL_EH: return "EH clause outside the code or not on instruction starts";
+    case ILMAP_E_EDIT: return "edit is not at an instruction start or deletes original IL";
+    case ILMAP_E_LIMIT: return "result exceeds a format limit";
+    case ILMAP_E_FORMAT: return "serialized data refused";
     }
     return "unknown status";
 }

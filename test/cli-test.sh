@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The ilmap tool: each command's output and every documented exit code
+# (0 ok, 1 invalid map, 2 usage, 3 I/O, 4 inexact composition).
+# usage: cli-test.sh PATH/TO/ilmap
+set -u
+tool=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+
+# expect CODE DESCRIPTION -- COMMAND...: runs it, keeps stdout+stderr in $out
+expect() {
+    local want=$1 what=$2
+    shift 3
+    out=$("$@" 2>&1)
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        printf 'FAIL: %s: exit %s, want %s\n%s\n' "$what" "$got" "$want" "$out"
+    fi
+}
+
+# contains TEXT DESCRIPTION: checks the last command's output
+contains() {
+    if printf '%s' "$out" | grep -qF -- "$1"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        printf 'FAIL: %s: output lacks "%s":\n%s\n' "$2" "$1" "$out"
+    fi
+}
+
+cat > "$dir/seed.txt" <<'MAP'
+# the documentation's example
+0 0
+5 10
+9 20   # trailing comment
+MAP
+printf '0 0\n4 4\n10 10\n12 15\n20 23\n' > "$dir/pass2.txt"
+printf '0 0\n6 36\n4 50\n' > "$dir/unsorted.txt"
+printf '0 0\n5 ten\n' > "$dir/bad.txt"
+printf '2 10\n6 36\n' > "$dir/late.txt"
+printf '0 0\n100 PROLOG\n' > "$dir/special.txt"
+
+expect 0 "help" -- "$tool" --help
+contains "exit status" "help lists exit codes"
+expect 0 "version" -- "$tool" --version
+expect 2 "no arguments" -- "$tool"
+expect 2 "unknown command" -- "$tool" frobnicate x
+expect 2 "translate without a direction" -- "$tool" translate "$dir/seed.txt"
+expect 2 "compose without -o" -- "$tool" compose "$dir/seed.txt" "$dir/pass2.txt"
+expect 2 "unknown option" -- "$tool" show "$dir/seed.txt" --bogus
+expect 2 "bad offset" -- "$tool" translate "$dir/seed.txt" --old -3
+
+expect 0 "show text" -- "$tool" show "$dir/seed.txt"
+contains "3 entries, strict, text" "show header"
+contains "9 20 1" "show entry"
+expect 0 "validate text" -- "$tool" validate "$dir/seed.txt"
+contains "valid strict COR_IL_MAP, 3 entries" "validate message"
+expect 1 "validate unsorted" -- "$tool" validate "$dir/unsorted.txt"
+contains "entry 2 (4 -> 50)" "names the entry"
+expect 0 "validate --lenient" -- "$tool" validate "$dir/unsorted.txt" --lenient
+contains "valid lenient" "lenient accepted"
+expect 1 "malformed line" -- "$tool" show "$dir/bad.txt"
+contains "bad.txt:2:" "names the line"
+expect 3 "missing file" -- "$tool" show "$dir/nope.txt"
+
+# translate: the documentation's answers and the DAC difference (spec §1).
+expect 0 "old 7" -- "$tool" translate "$dir/seed.txt" --old 7
+[ "$out" = 10 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: old 7 -> $out"; }
+expect 0 "new 19" -- "$tool" translate "$dir/seed.txt" --new 19
+[ "$out" = 5 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: new 19 -> $out"; }
+expect 0 "new 5 in-process" -- "$tool" translate "$dir/late.txt" --new 5
+[ "$out" = PROLOG ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: new 5 -> $out"; }
+expect 0 "new 5 DAC" -- "$tool" translate "$dir/late.txt" --new-dac 5
+[ "$out" = 2 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: dac 5 -> $out"; }
+expect 0 "special names" -- "$tool" translate "$dir/seed.txt" --old EPILOG
+[ "$out" = EPILOG ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: EPILOG -> $out"; }
+
+# compose: serialized and text output, both readable again.
+expect 0 "compose" -- "$tool" compose "$dir/seed.txt" "$dir/pass2.txt" -o "$dir/c.ilmap" --require-exact
+contains "3 entries, strict; exact: old->new new->old new->old(DAC)" "compose summary"
+expect 0 "show serialized" -- "$tool" show "$dir/c.ilmap"
+contains "3 entries, strict, serialized" "serialized header"
+contains "9 23 1" "composed entry"
+expect 0 "validate serialized" -- "$tool" validate "$dir/c.ilmap"
+expect 0 "translate serialized" -- "$tool" translate "$dir/c.ilmap" --old 9
+[ "$out" = 23 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: composed 9 -> $out"; }
+expect 0 "compose --text" -- "$tool" compose "$dir/c.ilmap" "$dir/seed.txt" -o "$dir/c2.txt" --text
+expect 0 "text output loads" -- "$tool" show "$dir/c2.txt"
+contains "5 20 1" "twice composed"
+contains "2 entries" "equal answers merged"
+expect 4 "inexact with --require-exact" -- "$tool" compose "$dir/seed.txt" "$dir/late.txt" -o "$dir/x.ilmap" --require-exact
+contains "not exact" "inexact message"
+expect 1 "compose of an unsorted map" -- "$tool" compose "$dir/unsorted.txt" "$dir/seed.txt" -o "$dir/x.ilmap"
+expect 3 "unwritable output" -- "$tool" compose "$dir/seed.txt" "$dir/pass2.txt" -o "$dir/no/such/dir/c.ilmap"
+expect 0 "specials as values" -- "$tool" show "$dir/special.txt"
+contains "100 PROLOG 1" "special printed by name"
+
+# Damaged serialized files: a flipped byte, a cut, a foreign byte order.
+cp "$dir/c.ilmap" "$dir/flip.ilmap"
+printf '\x07' | dd of="$dir/flip.ilmap" bs=1 seek=40 conv=notrunc 2>/dev/null
+expect 1 "flipped byte" -- "$tool" validate "$dir/flip.ilmap"
+contains "CRC-32C mismatch" "checksum named"
+head -c 50 "$dir/c.ilmap" > "$dir/cut.ilmap"
+expect 1 "truncated" -- "$tool" show "$dir/cut.ilmap"
+contains "ends before" "truncation named"
+cp "$dir/c.ilmap" "$dir/swapped.ilmap"
+printf '\x4D\x4C\x49\x89' | dd of="$dir/swapped.ilmap" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect 1 "byte-swapped magic" -- "$tool" validate "$dir/swapped.ilmap"
+contains "other byte order" "byte order named"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,480 @@
+/*
+ * ilmap: look at, check, translate through and compose COR_IL_MAP files.
+ *
+ * A map file is either libilmap's serialized form (ilmap-serial.h, told
+ * apart by its magic) or text: one entry per line, "OLD NEW [ACCURATE]",
+ * numbers in decimal or 0x hex or the names PROLOG, EPILOG, NO_MAPPING,
+ * '#' starting a comment. See usage() for commands and exit codes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ilmap-algebra.h"
+#include "ilmap-serial.h"
+
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_INVALID = 1, /* a map is invalid or malformed */
+    EXIT_USAGE = 2,   /* bad command line */
+    EXIT_IO = 3,      /* a file could not be read or written */
+    EXIT_INEXACT = 4, /* compose --require-exact: not exact in every direction */
+    EXIT_INTERNAL = 5 /* out of memory or another library failure */
+};
+
+static const char *prog = "ilmap";
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ilmap show FILE [--lenient]\n"
+                "       ilmap validate FILE [--lenient]\n"
+                "       ilmap translate FILE (--old N | --new N | --new-dac N) [--lenient]\n"
+                "       ilmap compose A B -o OUT [--text] [--lenient] [--require-exact]\n"
+                "       ilmap --help | --version\n"
+                "\n"
+                "FILE is a serialized map (libilmap's binary form, IL or native) or text:\n"
+                "one entry per line, \"OLD NEW [ACCURATE]\", numbers decimal or 0x hex or\n"
+                "PROLOG / EPILOG / NO_MAPPING, '#' starts a comment.\n"
+                "\n"
+                "  show       print the entries (text form, loadable again)\n"
+                "  validate   check the map: strictly ascending in both offsets (text),\n"
+                "             or every header field, the CRC-32C and the entries (serialized)\n"
+                "  translate  one offset through the runtime's rules: --old N original ->\n"
+                "             instrumented, --new N back (in-process debugger), --new-dac N\n"
+                "             back with the ICorDebug/DAC rules\n"
+                "  compose    A maps original -> v1, B maps v1 -> v2 (a second rewriter);\n"
+                "             write original -> v2 to OUT, serialized unless --text, and\n"
+                "             say in which directions it is exact\n"
+                "\n"
+                "  --lenient        accept maps that are not strictly ascending, answering\n"
+                "                   as the runtime's linear scan does\n"
+                "  --require-exact  compose fails (exit 4) unless exact in every direction\n"
+                "\n"
+                "exit status: 0 success; 1 invalid or malformed map; 2 usage error;\n"
+                "3 file not readable or writable; 4 composition not exact (with\n"
+                "--require-exact); 5 out of memory or internal error\n");
+}
+
+static int fail(int code, const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return code;
+}
+
+/* The whole file; NULL with errno on failure. */
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = n;
+    return buf;
+}
+
+static int parse_number(const char *s, uint32_t *out)
+{
+    if (strcmp(s, "PROLOG") == 0)
+        return *out = ILMAP_PROLOG, 1;
+    if (strcmp(s, "EPILOG") == 0)
+        return *out = ILMAP_EPILOG, 1;
+    if (strcmp(s, "NO_MAPPING") == 0)
+        return *out = ILMAP_NO_MAPPING, 1;
+    if (*s == '-' || *s == '+' || *s == '\0')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || v > 0xFFFFFFFFull)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static void print_offset(FILE *to, uint32_t v)
+{
+    if (v == ILMAP_PROLOG)
+        fputs("PROLOG", to);
+    else if (v == ILMAP_EPILOG)
+        fputs("EPILOG", to);
+    else if (v == ILMAP_NO_MAPPING)
+        fputs("NO_MAPPING", to);
+    else
+        fprintf(to, "%lu", (unsigned long)v);
+}
+
+/* A loaded file: an IL map's entries (text or kind 1) or a native view. */
+typedef struct loaded {
+    ilmap_entry *entries;
+    size_t count;
+    int serialized;
+    int lenient_header; /* kind 1 written from a lenient map */
+    uint8_t *bytes;     /* the file, kept for native views */
+    ilmap_view view;    /* kind 2 */
+} loaded;
+
+static void loaded_free(loaded *l)
+{
+    free(l->entries);
+    free(l->bytes);
+}
+
+static int is_serialized(const uint8_t *b, size_t n)
+{
+    if (n < 4)
+        return 0;
+    uint32_t magic =
+        (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return magic == ILMAP_SERIAL_MAGIC || magic == ILMAP_SERIAL_MAGIC_SWAPPED;
+}
+
+static int parse_text(const char *path, const uint8_t *b, size_t n, loaded *l)
+{
+    size_t cap = 64, line = 0;
+    const char *p = (const char *)b, *end = p + n;
+    l->entries = malloc(cap * sizeof *l->entries);
+    if (!l->entries)
+        return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        char text[256];
+        line++;
+        if (len >= sizeof text) {
+            fprintf(stderr, "%s: %s:%zu: line too long\n", prog, path, line);
+            return EXIT_INVALID;
+        }
+        memcpy(text, p, len);
+        text[len] = '\0';
+        p += len + (nl ? 1 : 0);
+        char *hash = strchr(text, '#');
+        if (hash)
+            *hash = '\0';
+        char *fields[4];
+        int nf = 0;
+        for (char *tok = strtok(text, " \t\r,"); tok; tok = strtok(NULL, " \t\r,"))
+            if (nf < 4)
+                fields[nf++] = tok;
+            else
+                nf = 5;
+        if (nf == 0)
+            continue;
+        uint32_t o, v, acc = 1;
+        if (nf < 2 || nf > 3 || !parse_number(fields[0], &o) || !parse_number(fields[1], &v) ||
+            (nf == 3 && !parse_number(fields[2], &acc))) {
+            fprintf(stderr,
+                    "%s: %s:%zu: expected \"OLD NEW [ACCURATE]\" with 32-bit unsigned "
+                    "numbers or PROLOG/EPILOG/NO_MAPPING\n",
+                    prog, path, line);
+            return EXIT_INVALID;
+        }
+        if (l->count == cap) {
+            ilmap_entry *bigger = realloc(l->entries, 2 * cap * sizeof *bigger);
+            if (!bigger)
+                return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+            l->entries = bigger;
+            cap *= 2;
+        }
+        l->entries[l->count++] = (ilmap_entry){o, v, (int32_t)acc};
+    }
+    return EXIT_OK;
+}
+
+static int load(const char *path, loaded *l)
+{
+    memset(l, 0, sizeof *l);
+    size_t n;
+    l->bytes = read_file(path, &n);
+    if (!l->bytes)
+        return fail(EXIT_IO, "cannot read %s: %s", path, strerror(errno));
+    if (!is_serialized(l->bytes, n))
+        return parse_text(path, l->bytes, n, l);
+
+    l->serialized = 1;
+    ilmap_serial_error err;
+    ilmap_status st = ilmap_view_open(l->bytes, n, 0, &l->view, &err);
+    if (st == ILMAP_E_NOMEM)
+        return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    if (st != ILMAP_OK) {
+        fprintf(stderr, "%s: %s: refused: %s", prog, path, ilmap_serial_defect_str(err.defect));
+        if (err.index != ILMAP_NO_INDEX)
+            fprintf(stderr, " (entry %zu", err.index);
+        else
+            fprintf(stderr, " (byte %zu", err.offset);
+        if (err.cause != ILMAP_E_FORMAT && err.cause != ILMAP_OK)
+            fprintf(stderr, ": %s", ilmap_status_str(err.cause));
+        fprintf(stderr, ")\n");
+        return EXIT_INVALID;
+    }
+    if (l->view.kind == ILMAP_SERIAL_KIND_IL) {
+        l->count = l->view.count;
+        l->lenient_header = (l->view.flags & ILMAP_SERIAL_FLAG_LENIENT) != 0;
+        l->entries = malloc((l->count ? l->count : 1) * sizeof *l->entries);
+        if (!l->entries)
+            return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+        for (size_t i = 0; i < l->count; i++)
+            ilmap_view_entry(&l->view, i, &l->entries[i]);
+    }
+    return EXIT_OK;
+}
+
+/* An indexed IL map from a loaded file; strict unless allowed. */
+static int build(const char *path, const loaded *l, int lenient, ilmap **out)
+{
+    *out = NULL;
+    if (l->serialized && l->view.kind != ILMAP_SERIAL_KIND_IL)
+        return fail(EXIT_INVALID, "%s: an IL-to-native map; this command needs a COR_IL_MAP%s",
+                    path, "");
+    size_t bad;
+    ilmap_defect d = ilmap_diagnose(l->entries, l->count, &bad);
+    if (d != ILMAP_DEFECT_NONE && !lenient && !l->lenient_header) {
+        fprintf(stderr, "%s: %s: entry %zu (%lu -> %lu): %s (use --lenient to accept it)\n", prog,
+                path, bad, (unsigned long)l->entries[bad].old_offset,
+                (unsigned long)l->entries[bad].new_offset, ilmap_defect_str(d));
+        return EXIT_INVALID;
+    }
+    unsigned flags = d != ILMAP_DEFECT_NONE ? ILMAP_LENIENT : 0;
+    ilmap_status st = ilmap_create(l->entries, l->count, flags, out);
+    if (st != ILMAP_OK)
+        return fail(st == ILMAP_E_NOMEM ? EXIT_INTERNAL : EXIT_INVALID, "%s: %s", path,
+                    ilmap_status_str(st));
+    return EXIT_OK;
+}
+
+static void print_entries(FILE *to, const ilmap_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        print_offset(to, e[i].old_offset);
+        fputc(' ', to);
+        print_offset(to, e[i].new_offset);
+        fprintf(to, " %ld\n", (long)e[i].accurate);
+    }
+}
+
+static int cmd_show(const char *path, int lenient)
+{
+    loaded l;
+    int rc = load(path, &l);
+    if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+        printf(
+            "# IL-to-native map: %lu entries, code size %lu (il_offset native_start native_end)\n",
+            (unsigned long)l.view.count, (unsigned long)l.view.code_size);
+        for (uint32_t i = 0; i < l.view.count; i++) {
+            ilmap_native_entry e;
+            ilmap_view_native_entry(&l.view, i, &e);
+            print_offset(stdout, e.il_offset);
+            printf(" %lu %lu\n", (unsigned long)e.native_start, (unsigned long)e.native_end);
+        }
+    } else if (rc == EXIT_OK) {
+        ilmap *m;
+        rc = build(path, &l, lenient, &m);
+        if (rc == EXIT_OK) {
+            printf("# COR_IL_MAP: %zu entries, %s, %s (old new accurate)\n", l.count,
+                   ilmap_is_lenient(m) ? "lenient" : "strict",
+                   l.serialized ? "serialized" : "text");
+            print_entries(stdout, l.entries, l.count);
+            ilmap_free(m);
+        }
+    }
+    loaded_free(&l);
+    return rc;
+}
+
+static int cmd_validate(const char *path, int lenient)
+{
+    loaded l;
+    int rc = load(path, &l);
+    if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+        printf("%s: valid IL-to-native map, %lu entries, code size %lu\n", path,
+               (unsigned long)l.view.count, (unsigned long)l.view.code_size);
+    } else if (rc == EXIT_OK) {
+        ilmap *m;
+        rc = build(path, &l, lenient, &m);
+        if (rc == EXIT_OK)
+            printf("%s: valid %s COR_IL_MAP, %zu entries\n", path,
+                   ilmap_is_lenient(m) ? "lenient" : "strict", l.count);
+        ilmap_free(m);
+    }
+    loaded_free(&l);
+    return rc;
+}
+
+static int cmd_translate(const char *path, const char *how, const char *value, int lenient)
+{
+    uint32_t x;
+    if (!parse_number(value, &x))
+        return fail(EXIT_USAGE, "%s %s: not a 32-bit unsigned offset", how, value);
+    loaded l;
+    ilmap *m = NULL;
+    int rc = load(path, &l);
+    if (rc == EXIT_OK)
+        rc = build(path, &l, lenient, &m);
+    if (rc == EXIT_OK) {
+        uint32_t y = strcmp(how, "--old") == 0   ? ilmap_old_to_new(m, x)
+                     : strcmp(how, "--new") == 0 ? ilmap_new_to_old(m, x)
+                                                 : ilmap_new_to_old_dac(m, x);
+        print_offset(stdout, y);
+        fputc('\n', stdout);
+    }
+    ilmap_free(m);
+    loaded_free(&l);
+    return rc;
+}
+
+static int write_out(const char *path, const ilmap *c, int text)
+{
+    FILE *f = fopen(path, text ? "w" : "wb");
+    if (!f)
+        return fail(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+    int ok = 1;
+    size_t n = ilmap_count(c);
+    if (text) {
+        ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);
+        if (!e) {
+            fclose(f);
+            return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+        }
+        ilmap_entries(c, n, &n, e);
+        fprintf(f, "# COR_IL_MAP composed by ilmap: %zu entries (old new accurate)\n", n);
+        print_entries(f, e, n);
+        free(e);
+    } else {
+        size_t size;
+        ilmap_serialize(c, NULL, 0, &size);
+        uint8_t *buf = malloc(size);
+        if (!buf || ilmap_serialize(c, buf, size, &size) != ILMAP_OK) {
+            free(buf);
+            fclose(f);
+            return fail(EXIT_INTERNAL, "%s: cannot serialize%s", path, "");
+        }
+        ok = fwrite(buf, 1, size, f) == size;
+        free(buf);
+    }
+    ok = !ferror(f) && ok;
+    if (fclose(f) != 0 || !ok)
+        return fail(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+    return EXIT_OK;
+}
+
+static int cmd_compose(const char *pa, const char *pb, const char *out, int text, int lenient,
+                       int require_exact)
+{
+    loaded la, lb;
+    ilmap *a = NULL, *b = NULL, *c = NULL;
+    int rc = load(pa, &la);
+    if (rc == EXIT_OK)
+        rc = build(pa, &la, lenient, &a);
+    int rc_b = load(pb, &lb);
+    if (rc == EXIT_OK && rc_b != EXIT_OK)
+        rc = rc_b;
+    if (rc == EXIT_OK)
+        rc = build(pb, &lb, lenient, &b);
+    unsigned exact = 0;
+    if (rc == EXIT_OK) {
+        ilmap_status st = ilmap_compose(a, b, lenient ? ILMAP_LENIENT : 0, &c, &exact);
+        if (st == ILMAP_E_UNSORTED)
+            rc = fail(EXIT_INVALID,
+                      "the composition of %s and %s is not a strict map (use --lenient)", pa, pb);
+        else if (st != ILMAP_OK)
+            rc = fail(EXIT_INTERNAL, "compose: %s%s", ilmap_status_str(st), "");
+    }
+    if (rc == EXIT_OK)
+        rc = write_out(out, c, text);
+    if (rc == EXIT_OK) {
+        printf("%s: %zu entries, %s; exact: %s%s%s%s\n", out, ilmap_count(c),
+               ilmap_is_lenient(c) ? "lenient" : "strict",
+               exact & ILMAP_DIR_OLD_TO_NEW ? "old->new " : "",
+               exact & ILMAP_DIR_NEW_TO_OLD ? "new->old " : "",
+               exact & ILMAP_DIR_NEW_TO_OLD_DAC ? "new->old(DAC)" : "", exact ? "" : "none");
+        if (require_exact && exact != ILMAP_DIR_ALL)
+            rc = fail(EXIT_INEXACT, "%s: not exact in every direction%s", out, "");
+    }
+    ilmap_free(a);
+    ilmap_free(b);
+    ilmap_free(c);
+    loaded_free(&la);
+    loaded_free(&lb);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *pos[3] = {NULL, NULL, NULL}, *out = NULL, *how = NULL, *value = NULL;
+    int npos = 0, lenient = 0, text = 0, require_exact = 0;
+
+    if (argc < 2)
+        return usage(stderr), EXIT_USAGE;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return usage(stdout), EXIT_OK;
+    if (strcmp(argv[1], "--version") == 0)
+        return printf("ilmap (libilmap) %s\n", ilmap_version()), EXIT_OK;
+    const char *cmd = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--lenient") == 0) {
+            lenient = 1;
+        } else if (strcmp(a, "--text") == 0) {
+            text = 1;
+        } else if (strcmp(a, "--require-exact") == 0) {
+            require_exact = 1;
+        } else if (strcmp(a, "-o") == 0 && i + 1 < argc && !out) {
+            out = argv[++i];
+        } else if ((strcmp(a, "--old") == 0 || strcmp(a, "--new") == 0 ||
+                    strcmp(a, "--new-dac") == 0) &&
+                   i + 1 < argc && !how) {
+            how = a;
+            value = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog, a);
+            return usage(stderr), EXIT_USAGE;
+        } else if (npos < 3) {
+            pos[npos++] = a;
+        } else {
+            fprintf(stderr, "%s: too many arguments\n", prog);
+            return EXIT_USAGE;
+        }
+    }
+    int fits = 0;
+    if (strcmp(cmd, "show") == 0 || strcmp(cmd, "validate") == 0)
+        fits = npos == 1 && !out && !how && !text && !require_exact;
+    else if (strcmp(cmd, "translate") == 0)
+        fits = npos == 1 && how && !out && !text && !require_exact;
+    else if (strcmp(cmd, "compose") == 0)
+        fits = npos == 2 && out && !how;
+    else
+        return fail(EXIT_USAGE, "unknown command '%s' (try --help)%s", cmd, "");
+    if (!fits) {
+        fprintf(stderr, "%s: wrong arguments for '%s'\n", prog, cmd);
+        return usage(stderr), EXIT_USAGE;
+    }
+    if (strcmp(cmd, "show") == 0)
+        return cmd_show(pos[0], lenient);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_validate(pos[0], lenient);
+    if (strcmp(cmd, "translate") == 0)
+        return cmd_translate(pos[0], how, value, lenient);
+    return cmd_compose(pos[0], pos[1], out, text, lenient, require_exact);
+}
