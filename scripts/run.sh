@@ -2,8 +2,10 @@
 # One entry point for the two jobs README.md documents:
 #   bash scripts/run.sh bench   build optimized, run the bench suite on its built-in data
 #   bash scripts/run.sh test    build and run every test suite, plain and under
-#                               AddressSanitizer + UndefinedBehaviorSanitizer
-# Installs what is missing (meson, ninja, a C compiler, pkg-config) with apt-get first,
+#                               AddressSanitizer + UndefinedBehaviorSanitizer, then the
+#                               libFuzzer targets for a bounded time in a clang build
+# Installs what is missing (meson, ninja, a C compiler, pkg-config; for the tests also
+# clang with its libFuzzer runtime) with apt-get first,
 # saying so. Extra arguments after the job go to the bench program.
 set -euo pipefail
 
@@ -65,6 +67,18 @@ job_bench() {
     done
 }
 
+# libFuzzer needs clang and its runtime library (Debian: libclang-rt-dev).
+ensure_fuzzer() {
+    local probe
+    probe=$(mktemp -d)
+    printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' > "$probe/f.c"
+    if ! command -v clang >/dev/null 2>&1 ||
+       ! clang -fsanitize=fuzzer "$probe/f.c" -o "$probe/f" >/dev/null 2>&1; then
+        apt_install clang libclang-rt-dev
+    fi
+    rm -rf "$probe"
+}
+
 job_test() {
     configure build -Dbench=true -Dexamples=true
     ninja -C build
@@ -79,12 +93,19 @@ job_test() {
     ninja -C build-asan
     say "test suites, -Db_sanitize=address,undefined"
     meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+
+    # The fuzz targets exist only in a clang build; the rest of that build
+    # doubles as the clang -Werror check.
+    CC=clang configure build-fuzz -Dbench=false -Dexamples=false
+    ninja -C build-fuzz
+    say "libFuzzer targets (bounded time), clang build"
+    meson test -C build-fuzz --print-errorlogs --suite fuzz
 }
 
 job=${1:-}
 shift || true
 case "$job" in
     bench) ensure_tools; job_bench "$@" ;;
-    test) ensure_tools; job_test ;;
+    test) ensure_tools; ensure_fuzzer; job_test ;;
     *) echo "usage: bash scripts/run.sh bench [bench options] | test" >&2; exit 2 ;;
 esac
