@@ -1,0 +1,35 @@
+/*
+ * Event-mask flags and other constants of the profiling API that the shim
+ * uses (values from clr-abi.md §5).
+ */
+#ifndef SHIM_COM_FLAGS_H
+#define SHIM_COM_FLAGS_H
+
+/* COR_PRF_MONITOR (ICorProfilerInfo::SetEventMask) */
+#define COR_PRF_MONITOR_NONE 0x00000000u
+#define COR_PRF_MONITOR_MODULE_LOADS 0x00000004u
+#define COR_PRF_MONITOR_JIT_COMPILATION 0x00000020u
+#define COR_PRF_ENABLE_REJIT 0x00040000u
+#define COR_PRF_DISABLE_INLINING 0x00200000u
+#define COR_PRF_DISABLE_OPTIMIZATIONS 0x00400000u
+#define COR_PRF_DISABLE_ALL_NGEN_IMAGES 0x80000000u
+
+/* COR_PRF_HIGH_MONITOR (ICorProfilerInfo5::SetEventMask2); immutable
+ * after Initialize. */
+#define COR_PRF_HIGH_DISABLE_TIERED_COMPILATION 0x00000008u
+
+/* ICorProfilerFunctionControl::SetCodegenFlags */
+#define COR_PRF_CODEGEN_DISABLE_INLINING 0x1u
+#define COR_PRF_CODEGEN_DISABLE_ALL_OPTIMIZATIONS 0x2u
+
+/* IMetaDataImport / GetModuleMetaData */
+#define CLR_OF_READ 0x00000000u
+#define CLR_MD_TOKEN_NIL 0x00000000u
+#define CLR_MD_TOKEN_TYPE_MASK 0xFF000000u
+#define CLR_MD_METHOD_DEF 0x06000000u
+
+/* COR_PRF_RUNTIME_TYPE */
+#define COR_PRF_DESKTOP_CLR 1
+#define COR_PRF_CORE_CLR 2
+
+#endif

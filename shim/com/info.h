@@ -1,0 +1,207 @@
+/*
+ * ICorProfilerInfo .. ICorProfilerInfo9, the runtime's side (clr-abi.md §2;
+ * Info6..Info9 are not in clr-abi.md: their order and parameter lists were
+ * read from the runtime's IDL as mirrored by three independent public
+ * bindings, see /work/notes/shim-findings.md).
+ * Every slot is present in order; the ones the shim calls have their real
+ * signatures, the others are opaque clr_slot entries whose only job is to
+ * keep the positions right. One vtable struct covers the whole chain
+ * because each version appends to the previous one.
+ */
+#ifndef SHIM_COM_INFO_H
+#define SHIM_COM_INFO_H
+
+#include "unknown.h"
+
+typedef struct COR_IL_MAP {
+    ULONG32 oldOffset;
+    ULONG32 newOffset;
+    BOOL fAccurate;
+} COR_IL_MAP;
+
+typedef struct COR_DEBUG_IL_TO_NATIVE_MAP {
+    ULONG32 ilOffset;
+    ULONG32 nativeStartOffset;
+    ULONG32 nativeEndOffset;
+} COR_DEBUG_IL_TO_NATIVE_MAP;
+
+typedef struct COR_PRF_CODE_INFO {
+    UINT_PTR startAddress;
+    SIZE_T size;
+} COR_PRF_CODE_INFO;
+
+_Static_assert(sizeof(COR_IL_MAP) == 12, "COR_IL_MAP is 12 bytes");
+_Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
+
+/* Special ilOffset values (CorDebugIlToNativeMappingTypes). */
+#define CLR_NO_MAPPING 0xFFFFFFFFu
+#define CLR_PROLOG 0xFFFFFFFEu
+#define CLR_EPILOG 0xFFFFFFFDu
+
+typedef struct ICorProfilerInfo9 ICorProfilerInfo9;
+/* The shim asks for Info4 and, optionally, Info5 and Info9; all share this
+ * layout, because each version only appends slots. A slot past Info4 is
+ * called only after QueryInterface succeeded for its version. */
+typedef ICorProfilerInfo9 ICorProfilerInfo4;
+
+#define PI ICorProfilerInfo9 *self
+typedef struct ICorProfilerInfo9Vtbl {
+    /* IUnknown */
+    HRESULT(CLR_STDCALL *QueryInterface)(PI, const IID *riid, void **ppv); /* 0 */
+    ULONG(CLR_STDCALL *AddRef)(PI);                                         /* 1 */
+    ULONG(CLR_STDCALL *Release)(PI);                                        /* 2 */
+    /* ICorProfilerInfo */
+    clr_slot GetClassFromObject;                                            /* 3 */
+    clr_slot GetClassFromToken;                                             /* 4 */
+    clr_slot GetCodeInfo;                                                   /* 5 */
+    HRESULT(CLR_STDCALL *GetEventMask)(PI, DWORD *events);                  /* 6 */
+    clr_slot GetFunctionFromIP;                                             /* 7 */
+    clr_slot GetFunctionFromToken;                                          /* 8 */
+    clr_slot GetHandleFromThread;                                           /* 9 */
+    clr_slot GetObjectSize;                                                 /* 10 */
+    clr_slot IsArrayClass;                                                  /* 11 */
+    clr_slot GetThreadInfo;                                                 /* 12 */
+    clr_slot GetCurrentThreadID;                                            /* 13 */
+    clr_slot GetClassIDInfo;                                                /* 14 */
+    HRESULT(CLR_STDCALL *GetFunctionInfo)(PI, FunctionID, ClassID *cls, ModuleID *module,
+                                          mdToken *token);                  /* 15 */
+    HRESULT(CLR_STDCALL *SetEventMask)(PI, DWORD events);                   /* 16 */
+    clr_slot SetEnterLeaveFunctionHooks;                                    /* 17 */
+    clr_slot SetFunctionIDMapper;                                           /* 18 */
+    clr_slot GetTokenAndMetaDataFromFunction;                               /* 19 */
+    HRESULT(CLR_STDCALL *GetModuleInfo)(PI, ModuleID, LPCBYTE *base, ULONG cch_name,
+                                        ULONG *pcch_name, WCHAR name[],
+                                        AssemblyID *assembly);              /* 20 */
+    HRESULT(CLR_STDCALL *GetModuleMetaData)(PI, ModuleID, DWORD open_flags, const IID *riid,
+                                            IUnknown **out);                /* 21 */
+    HRESULT(CLR_STDCALL *GetILFunctionBody)(PI, ModuleID, mdMethodDef, LPCBYTE *header,
+                                            ULONG *size);                   /* 22 */
+    clr_slot GetILFunctionBodyAllocator;                                    /* 23 */
+    clr_slot SetILFunctionBody;                                             /* 24 */
+    clr_slot GetAppDomainInfo;                                              /* 25 */
+    clr_slot GetAssemblyInfo;                                               /* 26 */
+    clr_slot SetFunctionReJIT;                                              /* 27 */
+    clr_slot ForceGC;                                                       /* 28 */
+    clr_slot SetILInstrumentedCodeMap;                                      /* 29 */
+    clr_slot GetInprocInspectionInterface;                                  /* 30 */
+    clr_slot GetInprocInspectionIThisThread;                                /* 31 */
+    clr_slot GetThreadContext;                                              /* 32 */
+    clr_slot BeginInprocDebugging;                                          /* 33 */
+    clr_slot EndInprocDebugging;                                            /* 34 */
+    HRESULT(CLR_STDCALL *GetILToNativeMapping)(PI, FunctionID, ULONG32 cap, ULONG32 *total,
+                                               COR_DEBUG_IL_TO_NATIVE_MAP map[]); /* 35 */
+    /* ICorProfilerInfo2 */
+    clr_slot DoStackSnapshot;                                               /* 36 */
+    clr_slot SetEnterLeaveFunctionHooks2;                                   /* 37 */
+    clr_slot GetFunctionInfo2;                                              /* 38 */
+    clr_slot GetStringLayout;                                               /* 39 */
+    clr_slot GetClassLayout;                                                /* 40 */
+    clr_slot GetClassIDInfo2;                                               /* 41 */
+    clr_slot GetCodeInfo2;                                                  /* 42 */
+    clr_slot GetClassFromTokenAndTypeArgs;                                  /* 43 */
+    clr_slot GetFunctionFromTokenAndTypeArgs;                               /* 44 */
+    clr_slot EnumModuleFrozenObjects;                                       /* 45 */
+    clr_slot GetArrayObjectInfo;                                            /* 46 */
+    clr_slot GetBoxClassLayout;                                             /* 47 */
+    clr_slot GetThreadAppDomain;                                            /* 48 */
+    clr_slot GetRVAStaticAddress;                                           /* 49 */
+    clr_slot GetAppDomainStaticAddress;                                     /* 50 */
+    clr_slot GetThreadStaticAddress;                                        /* 51 */
+    clr_slot GetContextStaticAddress;                                       /* 52 */
+    clr_slot GetStaticFieldInfo;                                            /* 53 */
+    clr_slot GetGenerationBounds;                                           /* 54 */
+    clr_slot GetObjectGeneration;                                           /* 55 */
+    clr_slot GetNotifiedExceptionClauseInfo;                                /* 56 */
+    /* ICorProfilerInfo3 */
+    clr_slot EnumJITedFunctions;                                            /* 57 */
+    clr_slot RequestProfilerDetach;                                         /* 58 */
+    clr_slot SetFunctionIDMapper2;                                          /* 59 */
+    clr_slot GetStringLayout2;                                              /* 60 */
+    clr_slot SetEnterLeaveFunctionHooks3;                                   /* 61 */
+    clr_slot SetEnterLeaveFunctionHooks3WithInfo;                           /* 62 */
+    clr_slot GetFunctionEnter3Info;                                         /* 63 */
+    clr_slot GetFunctionLeave3Info;                                         /* 64 */
+    clr_slot GetFunctionTailcall3Info;                                      /* 65 */
+    clr_slot EnumModules;                                                   /* 66 */
+    HRESULT(CLR_STDCALL *GetRuntimeInformation)(PI, USHORT *instance,
+                                                COR_PRF_RUNTIME_TYPE *type, USHORT *major,
+                                                USHORT *minor, USHORT *build, USHORT *qfe,
+                                                ULONG cch_version, ULONG *pcch_version,
+                                                WCHAR version[]);           /* 67 */
+    clr_slot GetThreadStaticAddress2;                                       /* 68 */
+    clr_slot GetAppDomainsContainingModule;                                 /* 69 */
+    clr_slot GetModuleInfo2;                                                /* 70 */
+    /* ICorProfilerInfo4 */
+    clr_slot EnumThreads;                                                   /* 71 */
+    clr_slot InitializeCurrentThread;                                       /* 72 */
+    HRESULT(CLR_STDCALL *RequestReJIT)(PI, ULONG count, ModuleID modules[],
+                                       mdMethodDef methods[]);              /* 73 */
+    clr_slot RequestRevert;                                                 /* 74 */
+    HRESULT(CLR_STDCALL *GetCodeInfo3)(PI, FunctionID, ReJITID, ULONG32 cap, ULONG32 *total,
+                                       COR_PRF_CODE_INFO infos[]);          /* 75 */
+    clr_slot GetFunctionFromIP2;                                            /* 76 */
+    HRESULT(CLR_STDCALL *GetReJITIDs)(PI, FunctionID, ULONG cap, ULONG *total,
+                                      ReJITID ids[]);                       /* 77 */
+    HRESULT(CLR_STDCALL *GetILToNativeMapping2)(PI, FunctionID, ReJITID, ULONG32 cap,
+                                                ULONG32 *total,
+                                                COR_DEBUG_IL_TO_NATIVE_MAP map[]); /* 78 */
+    clr_slot EnumJITedFunctions2;                                           /* 79 */
+    clr_slot GetObjectSize2;                                                /* 80 */
+    /* ICorProfilerInfo5: valid only on a pointer obtained for IID_ICorProfilerInfo5 */
+    HRESULT(CLR_STDCALL *GetEventMask2)(PI, DWORD *low, DWORD *high);       /* 81 */
+    HRESULT(CLR_STDCALL *SetEventMask2)(PI, DWORD low, DWORD high);         /* 82 */
+    /* ICorProfilerInfo6 */
+    clr_slot EnumNgenModuleMethodsInliningThisMethod;                       /* 83 */
+    /* ICorProfilerInfo7 */
+    clr_slot ApplyMetaData;                                                 /* 84 */
+    clr_slot GetInMemorySymbolsLength;                                      /* 85 */
+    clr_slot ReadInMemorySymbols;                                           /* 86 */
+    /* ICorProfilerInfo8 */
+    clr_slot IsFunctionDynamic;                                             /* 87 */
+    clr_slot GetFunctionFromIP3;                                            /* 88 */
+    clr_slot GetDynamicFunctionInfo;                                        /* 89 */
+    /* ICorProfilerInfo9: valid only on a pointer obtained for IID_ICorProfilerInfo9 */
+    HRESULT(CLR_STDCALL *GetNativeCodeStartAddresses)(PI, FunctionID, ReJITID, ULONG32 cap,
+                                                      ULONG32 *total,
+                                                      UINT_PTR starts[]);   /* 90 */
+    HRESULT(CLR_STDCALL *GetILToNativeMapping3)(PI, UINT_PTR code_start, ULONG32 cap,
+                                                ULONG32 *total,
+                                                COR_DEBUG_IL_TO_NATIVE_MAP map[]); /* 91 */
+    HRESULT(CLR_STDCALL *GetCodeInfo4)(PI, UINT_PTR code_start, ULONG32 cap, ULONG32 *total,
+                                       COR_PRF_CODE_INFO infos[]);          /* 92 */
+} ICorProfilerInfo9Vtbl;
+#undef PI
+
+struct ICorProfilerInfo9 {
+    const ICorProfilerInfo9Vtbl *lpVtbl;
+};
+
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromObject, 3);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetEventMask, 6);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo, 15);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEventMask, 16);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo, 20);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleMetaData, 21);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILFunctionBody, 22);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetILInstrumentedCodeMap, 29);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping, 35);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, DoStackSnapshot, 36);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetNotifiedExceptionClauseInfo, 56);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumJITedFunctions, 57);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, RequestReJIT, 73);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCodeInfo3, 75);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetReJITIDs, 77);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping2, 78);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetObjectSize2, 80);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEventMask2, 82);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumNgenModuleMethodsInliningThisMethod, 83);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, IsFunctionDynamic, 87);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetNativeCodeStartAddresses, 90);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping3, 91);
+_Static_assert(sizeof(ICorProfilerInfo9Vtbl) == 93 * sizeof(void (*)(void)),
+               "ICorProfilerInfo9 ends at slot 92");
+
+#endif

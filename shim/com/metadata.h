@@ -1,0 +1,104 @@
+/*
+ * IMetaDataImport (clr-abi.md §4, "Bonus: metadata vtable order"): the
+ * shim resolves "Namespace.Type::Method" to methodDef tokens with it. Only
+ * the called slots are typed; the order of all 62 is kept.
+ */
+#ifndef SHIM_COM_METADATA_H
+#define SHIM_COM_METADATA_H
+
+#include "unknown.h"
+
+typedef struct IMetaDataImport IMetaDataImport;
+#define MI IMetaDataImport *self
+typedef struct IMetaDataImportVtbl {
+    HRESULT(CLR_STDCALL *QueryInterface)(MI, const IID *riid, void **ppv);   /* 0 */
+    ULONG(CLR_STDCALL *AddRef)(MI);                                           /* 1 */
+    ULONG(CLR_STDCALL *Release)(MI);                                          /* 2 */
+    void(CLR_STDCALL *CloseEnum)(MI, HCORENUM e);                             /* 3 */
+    clr_slot CountEnum;                                                       /* 4 */
+    clr_slot ResetEnum;                                                       /* 5 */
+    clr_slot EnumTypeDefs;                                                    /* 6 */
+    clr_slot EnumInterfaceImpls;                                              /* 7 */
+    clr_slot EnumTypeRefs;                                                    /* 8 */
+    HRESULT(CLR_STDCALL *FindTypeDefByName)(MI, const WCHAR *name, mdToken enclosing,
+                                            mdTypeDef *out);                  /* 9 */
+    clr_slot GetScopeProps;                                                   /* 10 */
+    clr_slot GetModuleFromScope;                                              /* 11 */
+    clr_slot GetTypeDefProps;                                                 /* 12 */
+    clr_slot GetInterfaceImplProps;                                           /* 13 */
+    clr_slot GetTypeRefProps;                                                 /* 14 */
+    clr_slot ResolveTypeRef;                                                  /* 15 */
+    clr_slot EnumMembers;                                                     /* 16 */
+    clr_slot EnumMembersWithName;                                             /* 17 */
+    HRESULT(CLR_STDCALL *EnumMethods)(MI, HCORENUM *e, mdTypeDef cls, mdMethodDef out[],
+                                      ULONG cap, ULONG *count);               /* 18 */
+    HRESULT(CLR_STDCALL *EnumMethodsWithName)(MI, HCORENUM *e, mdTypeDef cls,
+                                              const WCHAR *name, mdMethodDef out[],
+                                              ULONG cap, ULONG *count);       /* 19 */
+    clr_slot EnumFields;                                                      /* 20 */
+    clr_slot EnumFieldsWithName;                                              /* 21 */
+    clr_slot EnumParams;                                                      /* 22 */
+    clr_slot EnumMemberRefs;                                                  /* 23 */
+    clr_slot EnumMethodImpls;                                                 /* 24 */
+    clr_slot EnumPermissionSets;                                              /* 25 */
+    clr_slot FindMember;                                                      /* 26 */
+    HRESULT(CLR_STDCALL *FindMethod)(MI, mdTypeDef cls, const WCHAR *name,
+                                     PCCOR_SIGNATURE sig, ULONG sig_size,
+                                     mdMethodDef *out);                       /* 27 */
+    clr_slot FindField;                                                       /* 28 */
+    clr_slot FindMemberRef;                                                   /* 29 */
+    HRESULT(CLR_STDCALL *GetMethodProps)(MI, mdMethodDef, mdTypeDef *cls, WCHAR *name,
+                                         ULONG cch_name, ULONG *pcch_name, DWORD *attr,
+                                         PCCOR_SIGNATURE *sig, ULONG *sig_size,
+                                         ULONG *code_rva, DWORD *impl_flags); /* 30 */
+    clr_slot GetMemberRefProps;                                               /* 31 */
+    clr_slot EnumProperties;                                                  /* 32 */
+    clr_slot EnumEvents;                                                      /* 33 */
+    clr_slot GetEventProps;                                                   /* 34 */
+    clr_slot EnumMethodSemantics;                                             /* 35 */
+    clr_slot GetMethodSemantics;                                              /* 36 */
+    clr_slot GetClassLayout;                                                  /* 37 */
+    clr_slot GetFieldMarshal;                                                 /* 38 */
+    clr_slot GetRVA;                                                          /* 39 */
+    clr_slot GetPermissionSetProps;                                           /* 40 */
+    clr_slot GetSigFromToken;                                                 /* 41 */
+    clr_slot GetModuleRefProps;                                               /* 42 */
+    clr_slot EnumModuleRefs;                                                  /* 43 */
+    clr_slot GetTypeSpecFromToken;                                            /* 44 */
+    clr_slot GetNameFromToken;                                                /* 45 */
+    clr_slot EnumUnresolvedMethods;                                           /* 46 */
+    clr_slot GetUserString;                                                   /* 47 */
+    clr_slot GetPinvokeMap;                                                   /* 48 */
+    clr_slot EnumSignatures;                                                  /* 49 */
+    clr_slot EnumTypeSpecs;                                                   /* 50 */
+    clr_slot EnumUserStrings;                                                 /* 51 */
+    clr_slot GetParamForMethodIndex;                                          /* 52 */
+    clr_slot EnumCustomAttributes;                                            /* 53 */
+    clr_slot GetCustomAttributeProps;                                         /* 54 */
+    clr_slot FindTypeRef;                                                     /* 55 */
+    clr_slot GetMemberProps;                                                  /* 56 */
+    clr_slot GetFieldProps;                                                   /* 57 */
+    clr_slot GetPropertyProps;                                                /* 58 */
+    clr_slot GetParamProps;                                                   /* 59 */
+    clr_slot GetCustomAttributeByName;                                        /* 60 */
+    clr_slot IsValidToken;                                                    /* 61 */
+    clr_slot GetNestedClassProps;                                             /* 62 */
+    clr_slot GetNativeCallConvFromSig;                                        /* 63 */
+    clr_slot IsGlobal;                                                        /* 64 */
+} IMetaDataImportVtbl;
+#undef MI
+
+struct IMetaDataImport {
+    const IMetaDataImportVtbl *lpVtbl;
+};
+
+CLR_SLOT_AT(IMetaDataImportVtbl, FindTypeDefByName, 9);
+CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethods, 18);
+CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethodsWithName, 19);
+CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetMethodProps, 30);
+CLR_SLOT_AT(IMetaDataImportVtbl, IsGlobal, 64);
+_Static_assert(sizeof(IMetaDataImportVtbl) == 65 * sizeof(void (*)(void)),
+               "IMetaDataImport has 65 slots");
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * Diagnostics go to stderr with the "[ilmap-shim]" prefix, one write per
+ * line so that lines from several runtime threads do not interleave.
+ */
+#ifndef SHIM_LOG_H
+#define SHIM_LOG_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define SHIM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define SHIM_PRINTF(f, a)
+#endif
+
+void shim_log(const char *fmt, ...) SHIM_PRINTF(1, 2);
+
+#endif

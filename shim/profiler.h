@@ -1,0 +1,121 @@
+/*
+ * The profiler object and what its callbacks share.
+ *
+ * Global state: exactly one shim_profiler exists, a static in profiler.c.
+ * The runtime creates one main profiler per process and talks to it only
+ * through the COM pointer, but the class factory must hand out an object
+ * that outlives every callback and the shim's own ReJIT thread, and the
+ * runtime's Release calls give no reliable end of life; so the instance
+ * is static, created once, and never freed. Everything else hangs off it.
+ */
+#ifndef SHIM_PROFILER_H
+#define SHIM_PROFILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "com/callback.h"
+#include "com/info.h"
+#include "ilmap.h"
+#include "platform/thread.h"
+#include "rejit_thread.h"
+#include "report.h"
+#include "selection.h"
+
+#define SHIM_MAX_VERSIONS 8
+#define SHIM_NO_TWIN ((size_t)-1)
+
+/* One native code version of an instrumented method, as the runtime
+ * reported it after ReJITCompilationFinished. */
+typedef struct shim_version {
+    FunctionID function;
+    ReJITID rejit;
+    UINT_PTR code_start;
+    uint32_t code_size;             /* hot + cold */
+    ilmap_native_entry *exported;   /* GetILToNativeMapping2, runtime order */
+    uint32_t exported_count;
+} shim_version;
+
+/* One selected method: (module, methodDef) as ReJIT identifies it. */
+typedef struct shim_method {
+    ModuleID module;
+    mdMethodDef token;
+    size_t selector;           /* index in profiler.selection.items */
+    int role;                  /* enum shim_role */
+    size_t twin;               /* index in methods, SHIM_NO_TWIN */
+    uint32_t probe_token;      /* 0: nop probe */
+    char name[320];            /* "Ns.Type::Method", JSON-safe, for the report */
+    int late;                  /* ReJIT only after the first JIT compilation */
+    int requested;             /* ReJIT requested */
+    /* Set once, in GetReJITParameters, then read-only. */
+    int instrumented;
+    ilmap *map;                /* the map built for the new body */
+    uint32_t *new_starts;      /* instruction starts of the new body */
+    size_t new_start_count;
+    /* Appended in ReJITCompilationFinished. */
+    shim_version versions[SHIM_MAX_VERSIONS];
+    size_t version_count;
+    int twin_checked;
+} shim_method;
+
+typedef struct shim_profiler {
+    ICorProfilerCallback4 iface; /* first: the COM pointer is &iface */
+    ICorProfilerInfo4 *info;
+    int has_info5;
+    int has_info9; /* GetILToNativeMapping3: maps of one native code version */
+    shim_mutex lock; /* guards methods and counters; never held across runtime calls */
+    int lock_ready;
+    shim_selection selection;
+    shim_method *methods;
+    size_t method_count, method_cap;
+    shim_rejit_worker rejit;
+    shim_report report;
+    char *frames_path;
+    uint32_t wait_ms;
+    uint32_t probe_every;
+    int verbose;
+    int initialized;
+    /* counters for the summary line */
+    size_t late_waiting; /* late methods whose first JIT compilation is still to come */
+    uint64_t modules_loaded, jit_started, jit_finished, rejit_requested, rejit_params,
+        rejit_started, rejit_finished, rejit_errors, instrumented_bodies;
+} shim_profiler;
+
+/* The single instance, created on first use (see above). *ppv gets the
+ * callback interface for riid, or NULL with E_NOINTERFACE. */
+HRESULT shim_profiler_create(const IID *riid, void **ppv);
+
+/* The callbacks with real bodies (profiler.c); callbacks.c puts them and
+ * the S_OK stubs into the vtable. */
+HRESULT CLR_STDCALL shim_cb_query_interface(ICorProfilerCallback4 *self, const IID *riid,
+                                            void **ppv);
+ULONG CLR_STDCALL shim_cb_add_ref(ICorProfilerCallback4 *self);
+ULONG CLR_STDCALL shim_cb_release(ICorProfilerCallback4 *self);
+HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *info);
+HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
+HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
+                                                 HRESULT status);
+HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
+                                        BOOL safe_to_block);
+HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
+                                         HRESULT status, BOOL safe_to_block);
+HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
+                                          ReJITID rejit, BOOL safe_to_block);
+HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, ModuleID module,
+                                                 mdMethodDef token,
+                                                 ICorProfilerFunctionControl *control);
+HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, FunctionID function,
+                                           ReJITID rejit, HRESULT status, BOOL safe_to_block);
+HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID module,
+                                        mdMethodDef token, FunctionID function, HRESULT status);
+
+/* The vtable (callbacks.c). */
+extern const ICorProfilerCallback4Vtbl shim_callback_vtbl;
+
+/* Registry helpers (profiler.c); the caller holds p->lock. */
+shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token);
+
+/* Method name for the report (JSON-safe; static storage in selection). */
+const char *shim_method_name(const shim_profiler *p, const shim_method *m);
+
+#endif

@@ -1,0 +1,149 @@
+#include "rejit_thread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct shim_rejit_batch {
+    shim_rejit_batch *next;
+    uint64_t seq;
+    ULONG count;
+    ModuleID *modules;
+    mdMethodDef *methods;
+};
+
+static void batch_free(shim_rejit_batch *b)
+{
+    if (b) {
+        free(b->modules);
+        free(b->methods);
+        free(b);
+    }
+}
+
+static void worker_main(void *arg)
+{
+    shim_rejit_worker *w = arg;
+    shim_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->head && !w->stop)
+            shim_cond_timedwait(&w->cond, &w->lock, 1000);
+        if (w->stop && !w->head)
+            break;
+        shim_rejit_batch *b = w->head;
+        w->head = b->next;
+        if (!w->head)
+            w->tail = NULL;
+        /* Never call into the runtime with our lock held: RequestReJIT
+         * suspends the runtime, and a callback thread may be waiting for
+         * this lock. */
+        shim_mutex_unlock(&w->lock);
+        HRESULT hr = w->info->lpVtbl->RequestReJIT(w->info, b->count, b->modules, b->methods);
+        if (FAILED(hr))
+            shim_log("RequestReJIT(%u methods) failed: 0x%08X", (unsigned)b->count,
+                     (unsigned)hr);
+        shim_mutex_lock(&w->lock);
+        w->last_hr = hr;
+        w->done = b->seq;
+        batch_free(b);
+        shim_cond_broadcast(&w->cond);
+    }
+    w->exited = 1;
+    shim_cond_broadcast(&w->cond);
+    shim_mutex_unlock(&w->lock);
+}
+
+int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info)
+{
+    if (!w || !info)
+        return 1;
+    memset(w, 0, sizeof *w);
+    w->info = info;
+    if (shim_mutex_init(&w->lock))
+        return 1;
+    if (shim_cond_init(&w->cond)) {
+        shim_mutex_destroy(&w->lock);
+        return 1;
+    }
+    if (shim_thread_start(&w->thread, worker_main, w)) {
+        shim_log("cannot start the ReJIT thread; methods will not be instrumented");
+        shim_cond_destroy(&w->cond);
+        shim_mutex_destroy(&w->lock);
+        return 1;
+    }
+    w->running = 1;
+    return 0;
+}
+
+HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
+                           const mdMethodDef *methods, ULONG count, uint32_t timeout_ms)
+{
+    if (!w || !modules || !methods || count == 0)
+        return E_INVALIDARG;
+    if (!w->running)
+        return E_UNEXPECTED;
+    shim_rejit_batch *b = calloc(1, sizeof *b);
+    if (b) {
+        b->modules = malloc(count * sizeof *b->modules);
+        b->methods = malloc(count * sizeof *b->methods);
+    }
+    if (!b || !b->modules || !b->methods) {
+        batch_free(b);
+        return E_OUTOFMEMORY;
+    }
+    memcpy(b->modules, modules, count * sizeof *modules);
+    memcpy(b->methods, methods, count * sizeof *methods);
+    b->count = count;
+
+    shim_mutex_lock(&w->lock);
+    if (w->stop) {
+        shim_mutex_unlock(&w->lock);
+        batch_free(b);
+        return E_UNEXPECTED;
+    }
+    uint64_t seq = b->seq = ++w->queued;
+    if (w->tail)
+        w->tail->next = b;
+    else
+        w->head = b;
+    w->tail = b;
+    shim_cond_broadcast(&w->cond);
+    HRESULT hr = S_OK;
+    /* Wait in slices so that one lost wake-up cannot cost the whole
+     * timeout. */
+    uint32_t waited = 0;
+    while (w->done < seq && !w->exited && waited < timeout_ms) {
+        uint32_t slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+        shim_cond_timedwait(&w->cond, &w->lock, slice);
+        waited += slice;
+    }
+    if (w->done >= seq)
+        hr = w->last_hr;
+    else
+        hr = S_FALSE;
+    shim_mutex_unlock(&w->lock);
+    return hr;
+}
+
+void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms)
+{
+    if (!w || !w->running)
+        return;
+    shim_mutex_lock(&w->lock);
+    w->stop = 1;
+    shim_cond_broadcast(&w->cond);
+    uint32_t waited = 0;
+    while (!w->exited && waited < timeout_ms) {
+        shim_cond_timedwait(&w->cond, &w->lock, 100);
+        waited += 100;
+    }
+    int exited = w->exited;
+    shim_mutex_unlock(&w->lock);
+    if (exited) {
+        shim_thread_join(&w->thread);
+        w->running = 0;
+    } else {
+        shim_log("the ReJIT thread did not stop within %u ms; leaving it", (unsigned)timeout_ms);
+    }
+}

@@ -1,0 +1,50 @@
+/*
+ * The shim's own ReJIT thread. RequestReJIT is legal from a thread the
+ * profiler created that never runs managed code (clr-abi.md §2 and §6),
+ * so callbacks hand it batches and wait, with a timeout, for the request
+ * to be made. The thread only ever calls RequestReJIT.
+ */
+#ifndef SHIM_REJIT_THREAD_H
+#define SHIM_REJIT_THREAD_H
+
+#include <stdint.h>
+
+#include "com/info.h"
+#include "platform/thread.h"
+
+typedef struct shim_rejit_batch shim_rejit_batch;
+
+typedef struct shim_rejit_worker {
+    ICorProfilerInfo4 *info;
+    shim_thread thread;
+    shim_mutex lock;
+    shim_cond cond;
+    int running;             /* the thread is up */
+    int stop;                /* asks the thread to finish */
+    int exited;              /* the thread has left its loop */
+    shim_rejit_batch *head;  /* pending batches, oldest first */
+    shim_rejit_batch *tail;
+    uint64_t queued;         /* batches handed in so far */
+    uint64_t done;           /* batches whose RequestReJIT returned */
+    HRESULT last_hr;         /* result of the most recent request */
+} shim_rejit_worker;
+
+/* Starts the thread. Returns non-zero (logged) on failure; then
+ * shim_rejit_request() fails too and the shim carries on unrejitted. */
+int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info);
+
+/*
+ * Queues RequestReJIT(count, modules, methods) (the arrays are copied) and
+ * waits up to timeout_ms for it to be made. Returns RequestReJIT's
+ * HRESULT; S_FALSE when the wait timed out (the request still happens
+ * later); a failure HRESULT when nothing was queued.
+ */
+HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
+                           const mdMethodDef *methods, ULONG count, uint32_t timeout_ms);
+
+/* Asks the thread to stop and waits up to timeout_ms; the thread is
+ * joined only if it has exited, so a thread stuck inside the runtime at
+ * shutdown cannot hang the process. */
+void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * The machine-readable report: JSON lines, one object per line, flushed as
+ * written so that a crash still leaves everything up to it. Three line
+ * types: {"type":"check",...} (one per check, "ok" true/false),
+ * {"type":"event",...} (what happened, no verdict) and one final
+ * {"type":"summary",...}. Safe to use from any thread.
+ */
+#ifndef SHIM_REPORT_H
+#define SHIM_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "platform/thread.h"
+
+#define SHIM_REPORT_MAX_KINDS 48
+
+typedef struct shim_report_kind {
+    char name[48];
+    uint64_t passed;
+    uint64_t failed;
+} shim_report_kind;
+
+typedef struct shim_report {
+    FILE *file; /* NULL: counting only */
+    shim_mutex lock;
+    int lock_ready;
+    shim_report_kind kinds[SHIM_REPORT_MAX_KINDS];
+    size_t kind_count;
+    uint64_t passed, failed, events;
+    int summarized;
+} shim_report;
+
+/* path NULL or empty: no file, counts only. Returns non-zero if the file
+ * cannot be opened (the report then counts only). */
+int shim_report_open(shim_report *r, const char *path);
+
+/* `fields` is a printf format producing the rest of the JSON object
+ * (comma-separated members, no braces), e.g. "\"il\":%u". Strings placed
+ * in it must already be JSON-safe (see shim_json_escape). */
+void shim_report_check(shim_report *r, const char *kind, int ok, const char *fields, ...)
+    SHIM_PRINTF(4, 5);
+void shim_report_event(shim_report *r, const char *event, const char *fields, ...)
+    SHIM_PRINTF(3, 4);
+
+/* Writes the summary line once (later calls do nothing); `fields` as above,
+ * may be NULL. */
+void shim_report_summary(shim_report *r, const char *fields, ...) SHIM_PRINTF(2, 3);
+
+void shim_report_close(shim_report *r);
+
+/* Copies `in` into out[0..cap) with JSON string escaping, always
+ * NUL-terminated, truncating if needed. */
+void shim_json_escape(char *out, size_t cap, const char *in);
+
+#endif

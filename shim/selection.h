@@ -1,0 +1,52 @@
+/*
+ * Which methods to instrument, from the environment:
+ *   ILMAP_SHIM_METHODS  "Ns.Type::Method;Ns.Type::*;Ns.Outer+Inner::M"
+ *                       (every overload of Method; * = every method)
+ *   ILMAP_SHIM_TWINS    "Ns.T::Mapped=Ns.T::Unmapped;..." twin methods with
+ *                       identical IL: both get the same instrumentation,
+ *                       only the first gets the COR_IL_MAP; check (b)
+ *                       compares them. Each side must name one method,
+ *                       both in one module.
+ *   ILMAP_SHIM_LATE     "Ns.Type::Method;...": like ILMAP_SHIM_METHODS, but
+ *                       ReJIT is requested only after the method's first
+ *                       JIT compilation, so that it has an original native
+ *                       version besides the ReJIT one.
+ *   ILMAP_SHIM_PROBE    "Ns.Type::Method": a static void() method called by
+ *                       the probe (in the instrumented method's module);
+ *                       without it the probe is a nop.
+ * Pure parsing, no runtime calls.
+ */
+#ifndef SHIM_SELECTION_H
+#define SHIM_SELECTION_H
+
+#include <stddef.h>
+
+enum shim_role {
+    SHIM_ROLE_PLAIN = 0,       /* instrumented, map set */
+    SHIM_ROLE_TWIN_MAPPED = 1, /* twin instrumented with the map */
+    SHIM_ROLE_TWIN_UNMAPPED = 2 /* twin instrumented without a map */
+};
+
+typedef struct shim_selector {
+    char *type_name;   /* "Ns.Type", nested parts joined by '+' */
+    char *method_name; /* "Method" or "*" */
+    char *json_name;   /* "Ns.Type::Method", JSON-escaped for the report */
+    int role;          /* enum shim_role */
+    size_t twin;       /* index of the other twin (twin roles only) */
+    int late;          /* from ILMAP_SHIM_LATE */
+} shim_selector;
+
+typedef struct shim_selection {
+    shim_selector *items;
+    size_t count;
+    shim_selector probe; /* type_name NULL when no probe */
+} shim_selection;
+
+/* Parses the three strings (each may be NULL). Malformed items are logged
+ * and skipped; returns non-zero only when memory runs out. */
+int shim_selection_parse(const char *methods, const char *twins, const char *late,
+                         const char *probe, shim_selection *out);
+
+void shim_selection_free(shim_selection *s);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * Loads libilmap_clr.so as the runtime does (dlopen + DllGetClassObject)
+ * and checks what it exports: the COM entry point only, none of the
+ * statically linked libilmap or shim internals.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "com/guids.h"
+#include "com/unknown.h"
+
+#include "../test.h"
+
+typedef HRESULT (*get_class_object_fn)(const CLSID *, const IID *, void **);
+
+/* A CLSID different from the shim's. */
+static const CLSID other = {0x12345678u, 1, 2, {1, 2, 3, 4, 5, 6, 7, 8}};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s libilmap_clr.so\n", argv[0]);
+        return TEST_EXIT_SETUP_FAILURE;
+    }
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return TEST_EXIT_SETUP_FAILURE;
+    }
+    void *sym = dlsym(lib, "DllGetClassObject");
+    CHECK(sym != NULL);
+    static const char *const hidden[] = {"ilmap_create", "ilmap_native_compose",
+                                         "ilmap_rewrite_body", "shim_instrument",
+                                         "shim_profiler_create", "IID_IUnknown"};
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+        void *h = dlsym(lib, hidden[i]);
+        if (h)
+            fprintf(stderr, "exported by mistake: %s\n", hidden[i]);
+        CHECK(h == NULL);
+    }
+    if (sym) {
+        get_class_object_fn get;
+        *(void **)&get = sym;
+        /* The CLSID and IIDs are written out here (not taken from the
+         * library) so that the test also proves the values. */
+        const CLSID shim = {0x1A6B2C3Du, 0x0E4F, 0x4A5B,
+                            {0x9C, 0x8D, 0x7E, 0x6F, 0x5A, 0x4B, 0x3C, 0x2D}};
+        const IID factory_iid = {0x00000001u, 0, 0, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+        const IID callback2 = {0x8A8CC829u, 0xCCF2, 0x49FE,
+                               {0xBB, 0xAE, 0x0F, 0x02, 0x22, 0x28, 0x07, 0x1A}};
+        void *obj = (void *)1;
+        CHECK(get(&other, &factory_iid, &obj) == CLASS_E_CLASSNOTAVAILABLE);
+        CHECK(obj == NULL);
+        CHECK(get(&shim, &factory_iid, NULL) == E_POINTER);
+        IClassFactory *f = NULL;
+        CHECK(get(&shim, &factory_iid, (void **)&f) == S_OK);
+        CHECK(f != NULL);
+        if (f) {
+            IUnknown *outer = (IUnknown *)(void *)f;
+            void *p = (void *)1;
+            CHECK(f->lpVtbl->CreateInstance(f, outer, &callback2, &p) == CLASS_E_NOAGGREGATION);
+            CHECK(p == NULL);
+            /* CreateInstance itself is exercised by test-shim-unit (it
+             * creates the process's one profiler). */
+            f->lpVtbl->Release(f);
+        }
+    }
+    dlclose(lib);
+    return test_finish("shim-dlopen");
+}

@@ -1,0 +1,764 @@
+/*
+ * The profiler shim without a runtime: its vtable and QueryInterface rules,
+ * the pure parts (selection, UTF-16, instrumentation), and a whole ReJIT
+ * session against a fake runtime (ICorProfilerInfo, IMetaDataImport and
+ * ICorProfilerFunctionControl written here), ending with the report.
+ * This is the test that runs under the sanitizers, where the real runtime
+ * cannot host an instrumented .so.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "com/callback.h"
+#include "com/flags.h"
+#include "com/function_control.h"
+#include "com/guids.h"
+#include "com/info.h"
+#include "com/metadata.h"
+#include "ilmap-il.h"
+#include "instrument.h"
+#include "profiler.h"
+#include "selection.h"
+#include "utf16.h"
+
+#include "../test.h"
+
+/* ------------------------------------------------------------------ */
+/* The vtable and QueryInterface                                        */
+
+static void vtable_complete(void)
+{
+    typedef void (*slot)(void);
+    slot slots[ICORPROFILERCALLBACK4_SLOTS];
+    CHECK(sizeof slots == sizeof shim_callback_vtbl);
+    memcpy(slots, &shim_callback_vtbl, sizeof slots);
+    for (size_t i = 0; i < ICORPROFILERCALLBACK4_SLOTS; i++) {
+        if (!slots[i])
+            fprintf(stderr, "vtable slot %zu is empty\n", i);
+        CHECK(slots[i] != NULL);
+    }
+}
+
+static ICorProfilerCallback4 *create_profiler(void)
+{
+    void *obj = (void *)1;
+    /* Not a callback interface: refused before the instance is taken. */
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback5, &obj) == E_NOINTERFACE);
+    CHECK(obj == NULL);
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, NULL) == E_POINTER);
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &obj) == S_OK);
+    ICorProfilerCallback4 *cb = obj;
+    CHECK(cb != NULL);
+    void *again = (void *)1;
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &again) ==
+          CORPROF_E_PROFILER_ALREADY_ACTIVE);
+    CHECK(again == NULL);
+    return cb;
+}
+
+static void query_interface(ICorProfilerCallback4 *cb)
+{
+    const IID *yes[] = {&IID_IUnknown, &IID_ICorProfilerCallback, &IID_ICorProfilerCallback2,
+                        &IID_ICorProfilerCallback3, &IID_ICorProfilerCallback4};
+    const IID *no[] = {&IID_ICorProfilerCallback5,  &IID_ICorProfilerCallback6,
+                       &IID_ICorProfilerCallback7,  &IID_ICorProfilerCallback8,
+                       &IID_ICorProfilerCallback9,  &IID_ICorProfilerCallback10,
+                       &IID_ICorProfilerCallback11, &IID_IClassFactory,
+                       &IID_ICorProfilerInfo4};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        void *p = NULL;
+        CHECK(cb->lpVtbl->QueryInterface(cb, yes[i], &p) == S_OK);
+        CHECK(p == cb);
+        cb->lpVtbl->Release(cb);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        void *p = (void *)1;
+        CHECK(cb->lpVtbl->QueryInterface(cb, no[i], &p) == E_NOINTERFACE);
+        CHECK(p == NULL);
+    }
+    CHECK(cb->lpVtbl->QueryInterface(cb, &IID_IUnknown, NULL) == E_POINTER);
+    void *p = (void *)1;
+    CHECK(cb->lpVtbl->QueryInterface(cb, NULL, &p) == E_INVALIDARG);
+    CHECK(p == NULL);
+    /* A foreign `this` is refused, not dereferenced. */
+    ICorProfilerCallback4 other = {&shim_callback_vtbl};
+    CHECK(cb->lpVtbl->QueryInterface(&other, &IID_IUnknown, &p) == E_INVALIDARG);
+    ULONG r1 = cb->lpVtbl->AddRef(cb);
+    CHECK(cb->lpVtbl->Release(cb) == r1 - 1);
+
+    /* Callbacks before Initialize do nothing and fail nothing. */
+    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, 0x1000, S_OK) == S_OK);
+    CHECK(cb->lpVtbl->GetReJITParameters(cb, 0x1000, 0x06000001, NULL) == S_OK);
+    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 1, 2, S_OK, 1) == S_OK);
+    CHECK(cb->lpVtbl->AppDomainCreationStarted(cb, 1) == S_OK);
+    CHECK(cb->lpVtbl->RootReferences2(cb, 0, NULL, NULL, NULL, NULL) == S_OK);
+    CHECK(cb->lpVtbl->SurvivingReferences2(cb, 0, NULL, NULL) == S_OK);
+    CHECK(cb->lpVtbl->Initialize(cb, NULL) == E_INVALIDARG);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pure parts                                                           */
+
+static void selection(void)
+{
+    shim_selection s;
+    CHECK(shim_selection_parse(" A.B::C ; bad;X::*;;D.E+F::G", "T::A=T::B;T::*=T::C;broken",
+                               "L::M", "P::Hit", &s) == 0);
+    CHECK(s.count == 6);
+    if (s.count == 6) {
+        CHECK(strcmp(s.items[0].type_name, "A.B") == 0);
+        CHECK(strcmp(s.items[0].method_name, "C") == 0);
+        CHECK(strcmp(s.items[1].method_name, "*") == 0);
+        CHECK(strcmp(s.items[2].type_name, "D.E+F") == 0);
+        CHECK(s.items[3].role == SHIM_ROLE_TWIN_MAPPED && s.items[3].twin == 4);
+        CHECK(s.items[4].role == SHIM_ROLE_TWIN_UNMAPPED && s.items[4].twin == 3);
+        CHECK(s.items[5].late == 1 && strcmp(s.items[5].type_name, "L") == 0);
+    }
+    CHECK(s.probe.type_name && strcmp(s.probe.method_name, "Hit") == 0);
+    shim_selection_free(&s);
+    CHECK(shim_selection_parse(NULL, NULL, NULL, NULL, &s) == 0 && s.count == 0);
+    shim_selection_free(&s);
+    CHECK(shim_selection_parse("a\"b::c", NULL, NULL, NULL, &s) == 0 && s.count == 1);
+    if (s.count == 1)
+        CHECK(strcmp(s.items[0].json_name, "a\\\"b::c") == 0);
+    shim_selection_free(&s);
+}
+
+static void utf16(void)
+{
+    WCHAR w[16];
+    CHECK(shim_utf8_to_utf16("Ab\xC3\xA9\xF0\x9F\x98\x80", w, 16) == 0);
+    CHECK(w[0] == 'A' && w[1] == 'b' && w[2] == 0xE9 && w[3] == 0xD83D && w[4] == 0xDE00 &&
+          w[5] == 0);
+    char back[32];
+    shim_utf16_to_utf8(w, 16, back, sizeof back);
+    CHECK(strcmp(back, "Ab\xC3\xA9\xF0\x9F\x98\x80") == 0);
+    CHECK(shim_utf8_to_utf16("\xC3", w, 16) != 0);        /* truncated sequence */
+    CHECK(shim_utf8_to_utf16("abcdef", w, 4) != 0);       /* does not fit */
+    const WCHAR lone[] = {0xD800, 'x', 0};
+    shim_utf16_to_utf8(lone, 3, back, sizeof back);
+    CHECK(strcmp(back, "\xEF\xBF\xBDx") == 0);
+}
+
+/* ldarg.0; brtrue.s +2; ldc.i4.0; ret; ldc.i4.1; ret (7 bytes, tiny) */
+static const uint8_t tiny_body[] = {0x1E, 0x02, 0x2D, 0x02, 0x16, 0x2A, 0x17, 0x2A};
+
+static void instrument(void)
+{
+    shim_probe probe = {0x06000009u, 1};
+    shim_instrumented out;
+    const char *why = NULL;
+    CHECK(shim_instrument(tiny_body, sizeof tiny_body, &probe, &out, &why) == 0);
+    CHECK(why == NULL);
+    CHECK(out.map_count == 6);
+    CHECK(out.probes == 6);
+    CHECK(ilmap_validate(out.map, out.map_count, NULL) == ILMAP_OK);
+    ilmap_il_body b;
+    CHECK(ilmap_il_body_parse(out.body, out.body_size, &b) == ILMAP_OK);
+    /* Every original instruction got a probe: the byte at each entry's new
+     * offset is `call 0x06000009`, and the instruction follows it. */
+    for (size_t i = 0; i < out.map_count && b.code; i++) {
+        uint32_t at = out.map[i].new_offset;
+        CHECK(at + 5 < b.code_size);
+        CHECK(b.code[at] == 0x28 && b.code[at + 4] == 0x06 && b.code[at + 1] == 0x09);
+        CHECK(b.code[at + 5] == tiny_body[1 + out.map[i].old_offset]);
+    }
+    CHECK(out.new_start_count == 12);
+    shim_instrumented_free(&out);
+
+    /* Probes only where they must go (offset 0 and the branch target). */
+    probe.every = 0;
+    probe.call_token = 0; /* nop probes */
+    CHECK(shim_instrument(tiny_body, sizeof tiny_body, &probe, &out, &why) == 0);
+    CHECK(out.probes == 2);
+    CHECK(out.map_count == 6 && out.map[0].new_offset == 0 && out.map[1].new_offset == 2 &&
+          out.map[4].old_offset == 5 && out.map[4].new_offset == 6);
+    shim_instrumented_free(&out);
+
+    /* Nothing goes between a prefix and its instruction. */
+    static const uint8_t prefixed[] = {(9 << 2) | 2, 0x02, 0xFE, 0x13, 0x4A, 0x26, 0x16, 0x2A,
+                                       0x00, 0x00};
+    probe.every = 1;
+    CHECK(shim_instrument(prefixed, sizeof prefixed, &probe, &out, &why) == 0);
+    CHECK(out.probes == 7); /* 8 instructions, none before ldind.i4 */
+    shim_instrumented_free(&out);
+
+    /* Bad input is refused with a reason, never read past its end. */
+    CHECK(shim_instrument(tiny_body, 3, &probe, &out, &why) != 0 && why != NULL);
+    static const uint8_t bad_op[] = {(1 << 2) | 2, 0x24};
+    CHECK(shim_instrument(bad_op, sizeof bad_op, &probe, &out, &why) != 0);
+    CHECK(shim_instrument(NULL, 4, &probe, &out, &why) != 0);
+    CHECK(shim_instrument(tiny_body, sizeof tiny_body, NULL, &out, &why) != 0);
+    CHECK(out.body == NULL && out.map == NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* A fake runtime                                                       */
+
+#define MODULE ((ModuleID)0x1000)
+#define TD_T 0x02000002u
+#define TD_P 0x02000003u
+#define TOK_M 0x06000001u
+#define TOK_A 0x06000002u
+#define TOK_B 0x06000003u
+#define TOK_L 0x06000004u
+#define TOK_HIT 0x06000009u
+
+typedef struct fake_version {
+    mdMethodDef token;
+    FunctionID function;
+    ReJITID rejit;
+    UINT_PTR start;
+    uint32_t code_size;
+    COR_DEBUG_IL_TO_NATIVE_MAP map[32];
+    uint32_t count;
+} fake_version;
+
+static struct fake {
+    ICorProfilerInfo9 info;
+    IMetaDataImport md;
+    DWORD mask, mask_high;
+    atomic_int rejit_calls;
+    ULONG rejit_tokens;
+    mdMethodDef requested[8];
+    fake_version versions[4];
+    /* what GetReJITParameters handed to the control */
+    uint8_t body[256];
+    size_t body_size;
+    COR_IL_MAP il_map[64];
+    ULONG il_map_count;
+    int map_set;
+} fake;
+
+static HRESULT CLR_STDCALL info_qi(ICorProfilerInfo9 *self, const IID *riid, void **ppv)
+{
+    *ppv = NULL;
+    if (shim_guid_equal(riid, &IID_ICorProfilerInfo4) ||
+        shim_guid_equal(riid, &IID_ICorProfilerInfo5) ||
+        shim_guid_equal(riid, &IID_ICorProfilerInfo9)) {
+        *ppv = self;
+        return S_OK;
+    }
+    return E_NOINTERFACE;
+}
+
+static ULONG CLR_STDCALL info_ref(ICorProfilerInfo9 *self)
+{
+    (void)self;
+    return 1;
+}
+
+static HRESULT CLR_STDCALL info_set_mask(ICorProfilerInfo9 *self, DWORD mask)
+{
+    (void)self;
+    fake.mask = mask;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_set_mask2(ICorProfilerInfo9 *self, DWORD low, DWORD high)
+{
+    (void)self;
+    fake.mask = low;
+    fake.mask_high = high;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_runtime(ICorProfilerInfo9 *self, USHORT *instance,
+                                        COR_PRF_RUNTIME_TYPE *type, USHORT *major,
+                                        USHORT *minor, USHORT *build, USHORT *qfe, ULONG cch,
+                                        ULONG *pcch, WCHAR version[])
+{
+    (void)self;
+    *instance = 0;
+    *type = COR_PRF_CORE_CLR;
+    *major = 10;
+    *minor = *build = *qfe = 0;
+    *pcch = 5;
+    if (cch >= 5)
+        shim_utf8_to_utf16("fake", version, cch);
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_module_info(ICorProfilerInfo9 *self, ModuleID module,
+                                            LPCBYTE *base, ULONG cch, ULONG *pcch,
+                                            WCHAR name[], AssemblyID *assembly)
+{
+    (void)self;
+    (void)module;
+    *base = NULL;
+    *assembly = 0;
+    *pcch = 9;
+    return cch >= 9 && !shim_utf8_to_utf16("fake.dll", name, cch) ? S_OK : E_FAIL;
+}
+
+static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID module, DWORD flags,
+                                         const IID *riid, IUnknown **out)
+{
+    (void)self;
+    *out = NULL;
+    if (module != MODULE || flags != CLR_OF_READ || !shim_guid_equal(riid, &IID_IMetaDataImport))
+        return E_INVALIDARG;
+    *out = (IUnknown *)(void *)&fake.md;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_body(ICorProfilerInfo9 *self, ModuleID module, mdMethodDef t,
+                                     LPCBYTE *header, ULONG *size)
+{
+    (void)self;
+    (void)t;
+    if (module != MODULE)
+        return E_INVALIDARG;
+    *header = tiny_body;
+    *size = sizeof tiny_body;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionID f,
+                                              ClassID *cls, ModuleID *module, mdToken *token)
+{
+    (void)self;
+    *cls = 0;
+    *module = MODULE;
+    if (f < 0x5001 || f > 0x5004)
+        return E_INVALIDARG;
+    *token = (mdToken)(0x06000000u + (f - 0x5000));
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_request_rejit(ICorProfilerInfo9 *self, ULONG n,
+                                              ModuleID modules[], mdMethodDef methods[])
+{
+    (void)self;
+    for (ULONG i = 0; i < n && fake.rejit_tokens < 8; i++)
+        if (modules[i] == MODULE)
+            fake.requested[fake.rejit_tokens++] = methods[i];
+    atomic_fetch_add(&fake.rejit_calls, 1);
+    return S_OK;
+}
+
+static fake_version *version_of(FunctionID f, UINT_PTR start)
+{
+    for (size_t i = 0; i < 4; i++) {
+        const fake_version *v = &fake.versions[i];
+        if (v->function && (v->function == f || v->start == start))
+            return &fake.versions[i];
+    }
+    return NULL;
+}
+
+static HRESULT CLR_STDCALL info_code_info3(ICorProfilerInfo9 *self, FunctionID f, ReJITID r,
+                                           ULONG32 cap, ULONG32 *total, COR_PRF_CODE_INFO out[])
+{
+    (void)self;
+    fake_version *v = version_of(f, 0);
+    if (!v || v->rejit != r)
+        return CORPROF_E_FUNCTION_NOT_COMPILED;
+    *total = 1;
+    if (cap >= 1) {
+        out[0].startAddress = v->start;
+        out[0].size = v->code_size;
+    }
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_starts(ICorProfilerInfo9 *self, FunctionID f, ReJITID r,
+                                       ULONG32 cap, ULONG32 *total, UINT_PTR starts[])
+{
+    (void)self;
+    fake_version *v = version_of(f, 0);
+    if (!v || v->rejit != r)
+        return E_INVALIDARG;
+    *total = 1;
+    if (cap >= 1)
+        starts[0] = v->start;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_rejit_ids(ICorProfilerInfo9 *self, FunctionID f, ULONG cap,
+                                          ULONG *total, ReJITID ids[])
+{
+    (void)self;
+    fake_version *v = version_of(f, 0);
+    *total = v ? 1 : 0;
+    if (v && cap >= 1)
+        ids[0] = v->rejit;
+    return S_OK;
+}
+
+/* The buffer protocol of runtime-semantics §4. */
+static HRESULT protocol(const fake_version *v, ULONG32 cap, ULONG32 *total,
+                        COR_DEBUG_IL_TO_NATIVE_MAP map[])
+{
+    if (cap > 0 && (!total || !map))
+        return E_INVALIDARG;
+    if (total)
+        *total = v->count;
+    for (ULONG32 i = 0; i < cap && i < v->count; i++)
+        map[i] = v->map[i];
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_map2(ICorProfilerInfo9 *self, FunctionID f, ReJITID r,
+                                     ULONG32 cap, ULONG32 *total,
+                                     COR_DEBUG_IL_TO_NATIVE_MAP map[])
+{
+    /* As the real runtime for a method rejitted before its first call:
+     * the ReJITID is ignored, the default version has no code. */
+    (void)self;
+    (void)f;
+    (void)r;
+    (void)cap;
+    (void)total;
+    (void)map;
+    return E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_map3(ICorProfilerInfo9 *self, UINT_PTR start, ULONG32 cap,
+                                     ULONG32 *total, COR_DEBUG_IL_TO_NATIVE_MAP map[])
+{
+    (void)self;
+    fake_version *v = version_of(0, start);
+    return v ? protocol(v, cap, total, map) : E_INVALIDARG;
+}
+
+static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
+    .QueryInterface = info_qi,
+    .AddRef = info_ref,
+    .Release = info_ref,
+    .GetFunctionInfo = info_function_info,
+    .SetEventMask = info_set_mask,
+    .GetModuleInfo = info_module_info,
+    .GetModuleMetaData = info_metadata,
+    .GetILFunctionBody = info_body,
+    .GetRuntimeInformation = info_runtime,
+    .RequestReJIT = info_request_rejit,
+    .GetCodeInfo3 = info_code_info3,
+    .GetReJITIDs = info_rejit_ids,
+    .GetILToNativeMapping2 = info_map2,
+    .SetEventMask2 = info_set_mask2,
+    .GetNativeCodeStartAddresses = info_starts,
+    .GetILToNativeMapping3 = info_map3,
+};
+
+/* An IUnknown that has no ICorProfilerInfo4. */
+static HRESULT CLR_STDCALL old_qi(IUnknown *self, const IID *riid, void **ppv)
+{
+    (void)self;
+    (void)riid;
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG CLR_STDCALL old_ref(IUnknown *self)
+{
+    (void)self;
+    return 1;
+}
+
+static const IUnknownVtbl old_runtime_vtbl = {old_qi, old_ref, old_ref};
+
+/* IMetaDataImport: type Ns.T with methods M, A, B, L; type Ns.P with Hit. */
+static int wide_is(const WCHAR *w, const char *s)
+{
+    while (*s && *w == (WCHAR)(unsigned char)*s) {
+        w++;
+        s++;
+    }
+    return *w == 0 && *s == 0;
+}
+
+static HRESULT CLR_STDCALL md_qi(IMetaDataImport *self, const IID *riid, void **ppv)
+{
+    (void)riid;
+    *ppv = self;
+    return S_OK;
+}
+
+static ULONG CLR_STDCALL md_ref(IMetaDataImport *self)
+{
+    (void)self;
+    return 1;
+}
+
+static void CLR_STDCALL md_close(IMetaDataImport *self, HCORENUM e)
+{
+    (void)self;
+    free(e);
+}
+
+static HRESULT CLR_STDCALL md_find_type(IMetaDataImport *self, const WCHAR *name, mdToken outer,
+                                        mdTypeDef *out)
+{
+    (void)self;
+    *out = 0;
+    if (outer != 0)
+        return E_FAIL;
+    if (wide_is(name, "Ns.T"))
+        *out = TD_T;
+    else if (wide_is(name, "Ns.P"))
+        *out = TD_P;
+    return *out ? S_OK : E_FAIL;
+}
+
+static HRESULT CLR_STDCALL md_enum_named(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                         const WCHAR *name, mdMethodDef out[], ULONG cap,
+                                         ULONG *count)
+{
+    (void)self;
+    *count = 0;
+    if (*e) /* one batch per enumeration */
+        return S_FALSE;
+    *e = malloc(1); /* the shim must close what it opened (LeakSanitizer) */
+    if (cls != TD_T || cap == 0)
+        return S_FALSE;
+    static const char *const names[] = {"M", "A", "B", "L"};
+    for (int i = 0; i < 4; i++)
+        if (wide_is(name, names[i])) {
+            out[0] = 0x06000001u + (mdMethodDef)i;
+            *count = 1;
+            return S_OK;
+        }
+    return S_FALSE;
+}
+
+static HRESULT CLR_STDCALL md_find_method(IMetaDataImport *self, mdTypeDef cls,
+                                          const WCHAR *name, PCCOR_SIGNATURE sig, ULONG size,
+                                          mdMethodDef *out)
+{
+    (void)self;
+    *out = 0;
+    if (cls == TD_P && wide_is(name, "Hit") && size == 3 && sig[0] == 0 && sig[1] == 0 &&
+        sig[2] == 1) {
+        *out = TOK_HIT;
+        return S_OK;
+    }
+    return E_FAIL;
+}
+
+static HRESULT CLR_STDCALL md_method_props(IMetaDataImport *self, mdMethodDef token,
+                                           mdTypeDef *cls, WCHAR *name, ULONG cch, ULONG *pcch,
+                                           DWORD *attr, PCCOR_SIGNATURE *sig, ULONG *sig_size,
+                                           ULONG *rva, DWORD *impl)
+{
+    (void)self;
+    static const char *const names[] = {"M", "A", "B", "L"};
+    if (token < TOK_M || token > TOK_L)
+        return E_INVALIDARG;
+    *cls = TD_T;
+    *attr = *impl = 0;
+    *sig = NULL;
+    *sig_size = *rva = 0;
+    *pcch = 2;
+    return cch >= 2 && !shim_utf8_to_utf16(names[token - TOK_M], name, cch) ? S_OK : E_FAIL;
+}
+
+static const IMetaDataImportVtbl fake_md_vtbl = {
+    .QueryInterface = md_qi,
+    .AddRef = md_ref,
+    .Release = md_ref,
+    .CloseEnum = md_close,
+    .FindTypeDefByName = md_find_type,
+    .EnumMethodsWithName = md_enum_named,
+    .FindMethod = md_find_method,
+    .GetMethodProps = md_method_props,
+};
+
+/* ICorProfilerFunctionControl: records what the shim sets. */
+static HRESULT CLR_STDCALL fc_qi(ICorProfilerFunctionControl *self, const IID *riid, void **ppv)
+{
+    (void)self;
+    (void)riid;
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG CLR_STDCALL fc_ref(ICorProfilerFunctionControl *self)
+{
+    (void)self;
+    return 1;
+}
+
+static HRESULT CLR_STDCALL fc_flags(ICorProfilerFunctionControl *self, DWORD flags)
+{
+    (void)self;
+    (void)flags;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL fc_body(ICorProfilerFunctionControl *self, ULONG size, LPCBYTE body)
+{
+    (void)self;
+    if (!size || !body || size > sizeof fake.body)
+        return E_INVALIDARG;
+    memcpy(fake.body, body, size); /* it copies, as the runtime does */
+    fake.body_size = size;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL fc_map(ICorProfilerFunctionControl *self, ULONG n, COR_IL_MAP map[])
+{
+    (void)self;
+    if (n > 64)
+        return E_INVALIDARG;
+    memcpy(fake.il_map, map, n * sizeof *map);
+    fake.il_map_count = n;
+    fake.map_set = 1;
+    return S_OK;
+}
+
+static const ICorProfilerFunctionControlVtbl fake_fc_vtbl = {fc_qi, fc_ref, fc_ref, fc_flags,
+                                                             fc_body, fc_map};
+
+/* The export the runtime would give for a body with `count` instructions:
+ * a prolog, one range per instruction at IL il[i], an epilog. */
+static void make_version(fake_version *v, mdMethodDef token, ReJITID rejit,
+                         const uint32_t *il, size_t count)
+{
+    memset(v, 0, sizeof *v);
+    v->token = token;
+    v->function = 0x5000 + (token - 0x06000000u);
+    v->rejit = rejit;
+    v->start = 0x100000u * (token - 0x06000000u);
+    uint32_t at = 0;
+    v->map[v->count++] = (COR_DEBUG_IL_TO_NATIVE_MAP){CLR_PROLOG, 0, 4};
+    at = 4;
+    for (size_t i = 0; i < count && v->count < 31; i++, at += 8)
+        v->map[v->count++] = (COR_DEBUG_IL_TO_NATIVE_MAP){il[i], at, at + 8};
+    v->map[v->count++] = (COR_DEBUG_IL_TO_NATIVE_MAP){CLR_EPILOG, at, at + 4};
+    v->code_size = at + 4;
+}
+
+static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const char *frames)
+{
+    IUnknown old = {&old_runtime_vtbl};
+    CHECK(cb->lpVtbl->Initialize(cb, &old) == E_FAIL); /* no Info4: not profiling */
+
+    fake.info.lpVtbl = &fake_info_vtbl;
+    fake.md.lpVtbl = &fake_md_vtbl;
+    setenv("ILMAP_SHIM_METHODS", "Ns.T::M;Ns.Missing::X", 1);
+    setenv("ILMAP_SHIM_TWINS", "Ns.T::A=Ns.T::B", 1);
+    setenv("ILMAP_SHIM_LATE", "Ns.T::L", 1);
+    setenv("ILMAP_SHIM_PROBE", "Ns.P::Hit", 1);
+    setenv("ILMAP_SHIM_REPORT", report, 1);
+    setenv("ILMAP_SHIM_FRAMES", frames, 1);
+    CHECK(cb->lpVtbl->Initialize(cb, (IUnknown *)(void *)&fake.info) == S_OK);
+    DWORD want = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |
+                 COR_PRF_ENABLE_REJIT | COR_PRF_DISABLE_INLINING;
+    CHECK((fake.mask & want) == want);
+    CHECK(fake.mask_high == COR_PRF_HIGH_DISABLE_TIERED_COMPILATION);
+
+    /* Module load: M, A, B requested at once (L waits for its first JIT). */
+    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE, S_OK) == S_OK);
+    CHECK(atomic_load(&fake.rejit_calls) == 1);
+    CHECK(fake.rejit_tokens == 3);
+    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
+    CHECK(atomic_load(&fake.rejit_calls) == 2);
+    CHECK(fake.rejit_tokens == 4 && fake.requested[3] == TOK_L);
+    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
+    CHECK(atomic_load(&fake.rejit_calls) == 2); /* once only */
+
+    ICorProfilerFunctionControl control = {&fake_fc_vtbl};
+    uint32_t old_il[16], new_il[16];
+    size_t n = 0;
+    const mdMethodDef order[] = {TOK_M, TOK_A, TOK_B};
+    for (size_t k = 0; k < 3; k++) {
+        memset(&fake.body, 0, sizeof fake.body);
+        fake.map_set = 0;
+        CHECK(cb->lpVtbl->GetReJITParameters(cb, MODULE, order[k], &control) == S_OK);
+        CHECK(fake.body_size > sizeof tiny_body);
+        CHECK(fake.map_set == (order[k] != TOK_B)); /* the unmapped twin gets no map */
+        if (order[k] == TOK_A) {
+            n = fake.il_map_count < 16 ? fake.il_map_count : 16;
+            for (size_t i = 0; i < n; i++) {
+                old_il[i] = fake.il_map[i].oldOffset;
+                new_il[i] = fake.il_map[i].newOffset;
+            }
+        }
+    }
+    CHECK(n == 6);
+    /* The runtime's exports: original coordinates with a map, instrumented
+     * ones without; same native layout for the twins. */
+    make_version(&fake.versions[0], TOK_M, 2, old_il, n);
+    make_version(&fake.versions[1], TOK_A, 3, old_il, n);
+    make_version(&fake.versions[2], TOK_B, 4, new_il, n);
+    CHECK(cb->lpVtbl->ReJITCompilationStarted(cb, 0x5001, 2, 1) == S_OK);
+    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5001, 2, S_OK, 1) == S_OK);
+    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5002, 3, S_OK, 1) == S_OK);
+    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5003, 4, S_OK, 1) == S_OK);
+    /* A function that is not ours, and a failed compilation: ignored. */
+    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x9999, 5, S_OK, 1) == S_OK);
+
+    /* Frames as the program records them: M's instruction 2 covers native
+     * [20, 28); a return address of 25 is looked up at 24. */
+    FILE *f = fopen(frames, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "06000001 25 %u Ns.T::M\n", old_il[2]);
+        fprintf(f, "06000001 5 %u Ns.T::M\n", old_il[0]);
+        fprintf(f, "06000077 5 0 Other::Method\n"); /* not ours: skipped */
+        fprintf(f, "garbage\n");
+        fclose(f);
+    }
+    CHECK(cb->lpVtbl->Shutdown(cb) == S_OK);
+    return 0;
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void check_report(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    CHECK(count_of(text, "\"ok\":false") == 0);
+    if (count_of(text, "\"ok\":false"))
+        fprintf(stderr, "%s\n", text);
+    CHECK(count_of(text, "\"type\":\"summary\"") == 1);
+    CHECK(count_of(text, "\"check\":\"a\",") == 2 * 6);          /* M and A */
+    CHECK(count_of(text, "\"check\":\"a_unmapped\",") == 6);     /* B */
+    CHECK(count_of(text, "\"check\":\"b\",") == 8);              /* prolog, 6, epilog */
+    CHECK(count_of(text, "\"check\":\"c\",") == 2);
+    CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 3);
+    CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
+    CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
+    CHECK(count_of(text, "\"methods_selected\":4") == 1);
+    CHECK(count_of(text, "Ns.T::A") > 0);
+}
+
+int main(void)
+{
+    vtable_complete();
+    selection();
+    utf16();
+    instrument();
+
+    char report[128], frames[128];
+    snprintf(report, sizeof report, "/tmp/ilmap-shim-unit-%ld.jsonl", (long)getpid());
+    snprintf(frames, sizeof frames, "/tmp/ilmap-shim-unit-%ld.frames", (long)getpid());
+    ICorProfilerCallback4 *cb = create_profiler();
+    if (cb) {
+        query_interface(cb);
+        rejit_session(cb, report, frames);
+        check_report(report);
+    }
+    remove(report);
+    remove(frames);
+    return test_finish("shim-unit");
+}
