@@ -105,7 +105,13 @@ typedef enum ilmap_status {
     ILMAP_E_LIMIT = 15,
     /** Serialized data was refused; the ilmap_serial_error says why
      *  (ilmap-serial.h). */
-    ILMAP_E_FORMAT = 16
+    ILMAP_E_FORMAT = 16,
+    /** The key is taken already: a version or FunctionID registered
+     *  before, differently (ilmap-versions.h). */
+    ILMAP_E_EXISTS = 17,
+    /** A fixed capacity is exhausted: reader slots, FunctionIDMapper
+     *  entries (ilmap-versions.h). */
+    ILMAP_E_FULL = 18
 } ilmap_status;
 
 /**

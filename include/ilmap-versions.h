@@ -1,0 +1,700 @@
+/*
+ * libilmap, code versions: which map applies to which code, safe to ask
+ * from a sampler's signal handler while other threads install ReJIT
+ * versions; and a ready FunctionIDMapper.
+ *
+ * Two independent objects:
+ *
+ *  - ilmap_store, the version store. It holds what a profiler learns
+ *    about code versions (spec §2, §4, §6) and answers, for an
+ *    instruction pointer, which function, ReJIT version and native body
+ *    it is in, at which IL offset, and at which original IL offset:
+ *      * IL-level maps keyed by (module, methodDef), as
+ *        SetILInstrumentedCodeMap stores them: shared by every generic
+ *        instance of the method, the last call wins, an empty map clears;
+ *      * function instances (FunctionID), each with its versions keyed by
+ *        ReJITID. ReJITID 0 is the original version and uses the
+ *        method's IL-level map; every other version carries its own
+ *        COR_IL_MAP (or none), with no fallback to the method's;
+ *      * native bodies: each version may have several (tiering), each one
+ *        or more code ranges (hot, cold: GetCodeInfo2) with its
+ *        IL-to-native map;
+ *      * which version of each instance is current; revert makes the
+ *        original current again, and old versions stay readable because
+ *        code may still run in them.
+ *
+ *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2 (spec §7): a
+ *    thread-safe, idempotent FunctionID -> client ID map whose callbacks
+ *    can be passed to SetFunctionIDMapper / SetFunctionIDMapper2 as they
+ *    are.
+ *
+ * Concurrency contract of the store, in one paragraph. Writers (every
+ * function that changes the store) may be called from any threads; they
+ * serialize among themselves on one mutex, allocate, and are NOT
+ * async-signal-safe. Readers never block and never allocate: a reader
+ * thread registers once (ilmap_store_reader_register()), then brackets
+ * its queries with ilmap_store_read_begin() / ilmap_store_read_end(),
+ * which give it an immutable snapshot (an ilmap_store_view) of the whole
+ * store. Those two calls and every query on a view take no lock, make no
+ * system call and allocate nothing, so they are async-signal-safe: a
+ * signal handler may use them, even one that interrupted the same thread
+ * inside a read or inside a writer. Writers publish a new snapshot with one
+ * atomic pointer swap and never wait for readers: what they replace is
+ * freed later, once every reader that could still see it has left its
+ * read (epoch-based reclamation; see ilmap_store_read_begin()). A view
+ * and every pointer obtained through it stay valid until the matching
+ * ilmap_store_read_end().
+ *
+ * The conventions of ilmap.h hold: functions return an ilmap_status, check
+ * every argument, never abort, and write every output on failure too.
+ */
+#ifndef ILMAP_VERSIONS_H
+#define ILMAP_VERSIONS_H
+
+#include "ilmap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The profiling API's calling convention for callbacks: __stdcall on
+ * Windows (it matters on 32-bit x86), the platform's default elsewhere. */
+#if defined(_WIN32)
+#  define ILMAP_STDCALL __stdcall
+#else
+#  define ILMAP_STDCALL
+#endif
+
+/** FunctionID, ModuleID and ReJITID are UINT_PTR in the profiling API. */
+typedef uintptr_t ilmap_function_id;
+typedef uintptr_t ilmap_module_id;
+typedef uintptr_t ilmap_rejit_id;
+
+/* ---------------------------------------------------------------------
+ * The version store
+ * ------------------------------------------------------------------ */
+
+typedef struct ilmap_store ilmap_store;
+/** A reader slot: one per reading thread, see ilmap_store_reader_register(). */
+typedef struct ilmap_store_reader ilmap_store_reader;
+/** An immutable snapshot of a store, valid inside one read. */
+typedef struct ilmap_store_view ilmap_store_view;
+
+/** One code range, byte for byte COR_PRF_CODE_INFO (startAddress, size):
+ *  the array GetCodeInfo2 fills can be passed as it is. */
+typedef struct ilmap_code_range {
+    uintptr_t start; /**< startAddress */
+    size_t size;     /**< size in bytes */
+} ilmap_code_range;
+
+/** Reader slots when ilmap_store_create() is given 0, and the most it
+ *  accepts. */
+#define ILMAP_STORE_DEFAULT_READERS 64u
+#define ILMAP_STORE_MAX_READERS 4096u
+
+/** The most code ranges one native body may have (GetCodeInfo2 reports
+ *  two: hot and cold). */
+#define ILMAP_STORE_MAX_RANGES 8u
+
+/**
+ * Creates an empty store.
+ *
+ * @param max_readers reader slots (threads that may read at once, counted
+ *        by registration): 0 for ILMAP_STORE_DEFAULT_READERS, at most
+ *        ILMAP_STORE_MAX_READERS. Fixed for the store's life, so that
+ *        registering never allocates; each slot costs 64 bytes and one
+ *        step of every reclamation scan.
+ * @param flags 0 (no flags are defined yet).
+ * @param out receives the store, or NULL on failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, max_readers too large,
+ *         unknown flag); ILMAP_E_NOMEM (also when the mutex cannot be
+ *         initialised).
+ * Thread-safe (no shared state).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags,
+                                             ilmap_store **out);
+
+/**
+ * Frees the store and everything it owns: the maps handed to it, every
+ * snapshot, and the reader slots (handles from
+ * ilmap_store_reader_register() become invalid). NULL is a no-op. No other
+ * call on the store, and no read, may be in progress or follow.
+ */
+ILMAP_EXPORT void ilmap_store_free(ilmap_store *store);
+
+/* ---- Writers ------------------------------------------------------
+ *
+ * Common to every writer below:
+ *  - Thread-safe: writers serialize on the store's mutex. Not
+ *    async-signal-safe (they lock and allocate); never call one from a
+ *    signal handler. A thread may call a writer while it is inside a
+ *    read: writers never wait for readers.
+ *  - Atomic: on success the change is visible to every read that begins
+ *    after the call returns, all at once; on failure nothing changed.
+ *  - Ownership: a map handed to a writer (ilmap *, ilmap_native *) belongs
+ *    to the store when the writer returns ILMAP_OK, which frees it when
+ *    it is replaced or removed and no read can still see it, or in
+ *    ilmap_store_free(). The caller must not use or free it after that
+ *    (reads reach it through views). On any failure the caller still owns
+ *    it. A map must not be handed over twice.
+ *  - A call that changes nothing (setting what is already set) returns
+ *    ILMAP_OK and publishes nothing.
+ */
+
+/**
+ * SetILInstrumentedCodeMap's store (spec §2): sets the IL-level map of
+ * (module, method_def), replacing any earlier one (the last call wins).
+ * It applies to every generic instance of the method, and to the original
+ * version (ReJITID 0) only: ReJIT versions carry their own map (spec §6).
+ * A map with 0 entries, or NULL, clears the method's map (the runtime
+ * treats an empty map as no map: identity); an empty map handed over is
+ * freed at once.
+ *
+ * Native bodies keep the map their version had when they were attached
+ * (ilmap_store_add_body()): as in the runtime, where the debugger reads
+ * the map once per code body, a later call changes what
+ * ilmap_store_view_il_map() answers and what bodies attached later use,
+ * not the translation of code already attached.
+ *
+ * @param module ModuleID, not 0.
+ * @param method_def a methodDef token: table 0x06 in the top byte, row
+ *        not 0.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, module 0, not a
+ *         methodDef token); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_set_il_map(ilmap_store *store, ilmap_module_id module,
+                                                 uint32_t method_def, ilmap *map);
+
+/**
+ * ilmap_store_set_il_map() for the method of a registered function
+ * instance: the profiling API's own entry point takes a FunctionID and
+ * stores under its (module, methodDef), so the map reaches every instance
+ * of the method (spec §2).
+ * @return as ilmap_store_set_il_map(); ILMAP_E_NOT_FOUND (function not
+ *         registered); ILMAP_E_INVALID_ARG also for function_id 0.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
+                                                              ilmap_function_id function_id,
+                                                              ilmap *map);
+
+/**
+ * Registers a function instance (a FunctionID, e.g. from
+ * JITCompilationStarted) as an instance of (module, method_def). Its
+ * original version, ReJITID 0, exists from then on and is current.
+ * Registering again with the same method is a no-op (ILMAP_OK): the
+ * runtime reports one FunctionID several times (tiers, racing JITs).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0,
+ *         module 0, not a methodDef token); ILMAP_E_EXISTS (registered
+ *         with another method); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_add_function(ilmap_store *store,
+                                                   ilmap_function_id function_id,
+                                                   ilmap_module_id module, uint32_t method_def);
+
+/** Flag for ilmap_store_add_version(): make the new version current in
+ *  the same publication (what ReJITCompilationFinished means). */
+#define ILMAP_VERSION_CURRENT (1u << 0)
+
+/**
+ * Adds a ReJIT version (FunctionID, ReJITID), e.g. at
+ * ReJITCompilationStarted, with its own COR_IL_MAP: the one
+ * ICorProfilerFunctionControl::SetILInstrumentedCodeMap set in
+ * GetReJITParameters (spec §2, §6). NULL or a map with 0 entries means the
+ * version has no map (identity), which is what the runtime does when
+ * GetReJITParameters set none or failed; there is no fallback to the
+ * method's IL-level map. The runtime sets one map per method for all
+ * instances; the store needs one ilmap per version (ilmap_create() it
+ * again from the same entries for each instance).
+ *
+ * @param rejit_id not 0 (0 is the original version, which always exists).
+ * @param flags 0 or ILMAP_VERSION_CURRENT.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0,
+ *         rejit_id 0, unknown flag); ILMAP_E_NOT_FOUND (function not
+ *         registered); ILMAP_E_EXISTS (the version exists already; its
+ *         map is not replaced, and the caller keeps map); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_add_version(ilmap_store *store,
+                                                  ilmap_function_id function_id,
+                                                  ilmap_rejit_id rejit_id, ilmap *map,
+                                                  unsigned flags);
+
+/**
+ * Makes (function_id, rejit_id) the instance's current version: the one
+ * new calls run (spec §6). rejit_id 0 reverts this one instance.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0);
+ *         ILMAP_E_NOT_FOUND (unknown function or version); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_set_current(ilmap_store *store,
+                                                  ilmap_function_id function_id,
+                                                  ilmap_rejit_id rejit_id);
+
+/**
+ * RequestRevert (spec §6): makes the original version (ReJITID 0) current
+ * for every registered instance of (module, method_def), as the runtime
+ * reverts per method, all instantiations at once. ReJIT versions, their
+ * maps and their native bodies stay: code may still be running in them,
+ * and address lookups keep answering for them. Reverting a method with
+ * no registered instance, or one already reverted, is ILMAP_OK.
+ * @param reverted optional; receives how many instances changed (0 on
+ *        failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, module 0, not a
+ *         methodDef token); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id module,
+                                             uint32_t method_def, size_t *reverted);
+
+/** Flag for ilmap_store_add_body(): the native map's IL offsets are
+ *  original already, as GetILToNativeMapping2 exports them for code
+ *  compiled under a map (spec §3 step 1); the body's IL map is then not
+ *  applied again. Without it, the native map answers in the IL the body
+ *  was compiled from (e.g. built from the JIT's boundaries with no map),
+ *  and lookups translate through the version's map. */
+#define ILMAP_BODY_ORIGINAL_IL (1u << 0)
+
+/**
+ * Attaches a native body to a version (e.g. at JITCompilationFinished or
+ * ReJITCompilationFinished; tiering attaches several to one version).
+ *
+ * @param ranges the body's code, as GetCodeInfo2 returns it: hot range
+ *        first, then cold. Native offsets run across the ranges laid end
+ *        to end (an address in range i has offset sum of the earlier
+ *        sizes + (address - ranges[i].start)), as the runtime counts them
+ *        (code size = hot + cold). The body is identified by
+ *        ranges[0].start, its code start. Copied.
+ * @param map its IL-to-native map, or NULL (then lookups find the function
+ *        and version but answer ILMAP_MAPPING_NO_INFO). Its code size, if
+ *        not 0, must equal the ranges' total size.
+ * @param flags 0 or ILMAP_BODY_ORIGINAL_IL.
+ *
+ * The body captures, now, the IL map its version has: for ReJITID 0 the
+ * method's IL-level map, otherwise the version's own (see
+ * ilmap_store_set_il_map()).
+ *
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0,
+ *         ranges NULL, nranges 0 or above ILMAP_STORE_MAX_RANGES, unknown
+ *         flag); ILMAP_E_BAD_RANGE (a range of size 0, or one that wraps
+ *         around the address space); ILMAP_E_LIMIT (total size above
+ *         0xFFFFFFFF: native offsets are 32-bit); ILMAP_E_CODE_SIZE (the
+ *         map's code size differs from the total); ILMAP_E_OVERLAP (a
+ *         range overlaps another of this body or of a body in the store:
+ *         remove the old one first, see ilmap_store_remove_body());
+ *         ILMAP_E_NOT_FOUND (unknown function or version); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function_id,
+                                               ilmap_rejit_id rejit_id,
+                                               const ilmap_code_range *ranges, size_t nranges,
+                                               ilmap_native *map, unsigned flags);
+
+/**
+ * Removes the native body whose code starts at code_start (its first
+ * range), for code the runtime has freed (collectible assemblies,
+ * unloaded modules), so that its addresses can be attached again. Its
+ * native map is freed once no read can see it.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL); ILMAP_E_NOT_FOUND
+ *         (no body starts there); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start);
+
+/**
+ * Frees now whatever no read can still see (every writer does this after
+ * publishing; call it when writes stop but memory should come back).
+ * Locks the writers' mutex.
+ * @param pending optional; receives how many retired objects are still
+ *        waiting for readers (0 on failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_reclaim(ilmap_store *store, size_t *pending);
+
+/** Counters of a store (ilmap_store_get_stats()). */
+typedef struct ilmap_store_stats {
+    uint64_t generation;  /**< snapshots published so far */
+    uint64_t retired;     /**< objects waiting for readers to leave */
+    uint64_t reclaimed;   /**< objects freed after their grace period */
+    uint32_t readers;     /**< registered reader slots */
+    uint32_t max_readers; /**< reader slots in all */
+    size_t functions;     /**< registered function instances */
+    size_t versions;      /**< versions, the original ones included */
+    size_t bodies;        /**< native bodies */
+    size_t il_maps;       /**< (module, methodDef) with an IL-level map */
+} ilmap_store_stats;
+
+/**
+ * The store's counters, under the writers' mutex (not async-signal-safe).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store or out NULL; *out zeroed
+ *         when out is not NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out);
+
+/* ---- Readers --------------------------------------------------------
+ *
+ * How reclamation works (epoch-based). The store keeps a global epoch,
+ * and each reader slot an announced epoch (0 = not reading). A read
+ * begins by announcing the epoch it reads from the global one, then
+ * loading the current snapshot; it ends by announcing 0. A writer
+ * publishes by swapping the snapshot pointer, then advances the global
+ * epoch and tags what it replaced with the new epoch: a reader that
+ * announced that epoch or a later one began after the swap and cannot see
+ * the replaced objects. After each publication the writer scans the slots
+ * and frees every retired batch whose tag is at most the smallest epoch
+ * announced. Besides bookkeeping on its own slot's cache line, a read
+ * costs one sequentially consistent store and two loads of lines that
+ * change only when a writer publishes. A stalled reader delays freeing
+ * (memory grows) but never blocks anyone.
+ */
+
+/**
+ * Claims a reader slot for the calling thread. Do it once per thread
+ * (e.g. when a sampler thread starts or when the profiler sees a thread
+ * created), before its first read, and keep the handle in thread-local
+ * storage. Lock-free, allocation-free (the slots were allocated by
+ * ilmap_store_create()), async-signal-safe.
+ *
+ * A slot must be used by one thread at a time. A signal handler running
+ * on that thread may use the same slot, even while the interrupted code is
+ * inside a read: reads nest (see ilmap_store_read_begin()).
+ *
+ * @param out receives the slot, or NULL on failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store or out NULL); ILMAP_E_FULL
+ *         (every slot is taken: create the store with more).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_reader_register(ilmap_store *store,
+                                                      ilmap_store_reader **out);
+
+/**
+ * Gives a slot back (e.g. when its thread exits). Lock-free,
+ * async-signal-safe. NULL is ILMAP_E_INVALID_ARG.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader NULL, or inside a read:
+ *         end it first; the slot stays registered).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *reader);
+
+/**
+ * Begins a read: *view receives the store's current snapshot, which no
+ * writer will change or free until the matching ilmap_store_read_end().
+ * Every query on it answers from that one consistent state.
+ *
+ * Wait-free, lock-free, allocation-free, async-signal-safe. Reads on one
+ * slot nest: a begin inside a read (a signal handler that interrupted
+ * it, or plain nesting) needs its own end, and only the outermost end
+ * releases the snapshots; a nested begin returns the current snapshot,
+ * which may be newer than the outer one's.
+ *
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader or view NULL; *view NULL);
+ *         ILMAP_E_LIMIT (nesting deeper than 2^31).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_read_begin(ilmap_store_reader *reader,
+                                                 const ilmap_store_view **view);
+
+/**
+ * Ends the innermost read begun on the slot. The views and pointers it
+ * gave must not be used afterwards. Same guarantees as
+ * ilmap_store_read_begin().
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader NULL, or not inside a
+ *         read).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_read_end(ilmap_store_reader *reader);
+
+/* ---- Queries on a view ----------------------------------------------
+ *
+ * Common to every query below: lock-free, allocation-free,
+ * async-signal-safe, O(log n) unless said otherwise; pointers they give
+ * (maps) are valid until the read ends and must not be freed. A NULL
+ * view is ILMAP_E_INVALID_ARG.
+ */
+
+/** Where an address is (ilmap_store_view_lookup()). */
+typedef struct ilmap_store_location {
+    ilmap_function_id function_id;
+    ilmap_rejit_id rejit_id;   /**< the version the code belongs to */
+    ilmap_module_id module_id;
+    uint32_t method_def;
+    uintptr_t code_start;      /**< the body's code start (first range) */
+    uint32_t range_index;      /**< 0 = hot, 1 = cold, ... */
+    uint32_t native_offset;    /**< offset in the body, ranges end to end */
+    /** ilmap_native_to_il()'s answer on the body's native map: one
+     *  ILMAP_MAPPING_* value; ILMAP_MAPPING_NO_INFO when it has none. */
+    unsigned mapping;
+    /** ilmap_native_to_il()'s IL offset (0 for PROLOG, NO_MAPPING,
+     *  NO_INFO; lastIL for EPILOG): in the IL the body was compiled
+     *  from, unless the body has ILMAP_BODY_ORIGINAL_IL. */
+    uint32_t il_offset;
+    /** The original IL offset: for EXACT, APPROXIMATE and EPILOG answers
+     *  of a body without ILMAP_BODY_ORIGINAL_IL, ilmap_new_to_old()
+     *  through the IL map the body captured (spec §1; no map: unchanged,
+     *  so il_offset); otherwise il_offset as it is. */
+    uint32_t original_il_offset;
+} ilmap_store_location;
+
+/**
+ * An instruction pointer -> function, version, body, IL offset, original
+ * IL offset: the body whose ranges hold address (a binary search over
+ * every body's ranges), then ilmap_native_to_il() on its native map at
+ * the native offset, then ilmap_new_to_old() through its captured IL map.
+ * Bodies of old and reverted versions answer too; whether rejit_id is the
+ * current version is ilmap_store_view_function()'s answer (left out here:
+ * it costs a second search, and a sampler rarely needs it).
+ * @param out receives the location; zeroed (mapping NO_INFO) on failure.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no body holds address);
+ *         ILMAP_E_INVALID_ARG (view or out NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_lookup(const ilmap_store_view *view, uintptr_t address,
+                                                  ilmap_store_location *out);
+
+/**
+ * ilmap_store_view_lookup() in one call: begins a read on reader, looks
+ * up, ends the read. out holds only values, so it stays valid. What a
+ * sampler calls from its signal handler. Same guarantees.
+ * @return as ilmap_store_view_lookup(); ILMAP_E_INVALID_ARG also for
+ *         reader NULL; ILMAP_E_LIMIT (nesting too deep).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
+                                             ilmap_store_location *out);
+
+/**
+ * The IL map of a version (spec §6): for rejit_id 0, the method's current
+ * IL-level map (ilmap_store_set_il_map()); otherwise the version's own.
+ * *map is NULL when there is none (translation is the identity).
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (unknown function or version; *map
+ *         NULL); ILMAP_E_INVALID_ARG (view or map NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_il_map(const ilmap_store_view *view,
+                                                  ilmap_function_id function_id,
+                                                  ilmap_rejit_id rejit_id, const ilmap **map);
+
+/**
+ * The IL-level map of (module, method_def); *map NULL when none is set
+ * (or it was cleared).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (view or map NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_method_map(const ilmap_store_view *view,
+                                                      ilmap_module_id module, uint32_t method_def,
+                                                      const ilmap **map);
+
+/** What the store knows of a function instance. */
+typedef struct ilmap_store_function_info {
+    ilmap_module_id module_id;
+    uint32_t method_def;
+    ilmap_rejit_id current_rejit_id; /**< 0 = the original version */
+} ilmap_store_function_info;
+
+/**
+ * A function instance's method and current version.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (not registered; *out zeroed);
+ *         ILMAP_E_INVALID_ARG (view or out NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_function(const ilmap_store_view *view,
+                                                    ilmap_function_id function_id,
+                                                    ilmap_store_function_info *out);
+
+/**
+ * A function instance's versions, ReJITIDs ascending (0 first), with the
+ * two-call protocol of ilmap_entries(): *total = the count, min(cap,
+ * count) copied; a size query is (cap 0, out NULL). O(log n + count).
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (not registered; *total 0);
+ *         ILMAP_E_INVALID_ARG (view NULL, or cap > 0 with out or total
+ *         NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_versions(const ilmap_store_view *view,
+                                                    ilmap_function_id function_id, size_t cap,
+                                                    size_t *total, ilmap_rejit_id *out);
+
+/**
+ * The code starts of a version's native bodies, ascending, with the same
+ * protocol (GetNativeCodeStartAddresses' question). O(log n + count).
+ * @return ILMAP_OK (a version with no body: *total 0);
+ *         ILMAP_E_NOT_FOUND (unknown function or version);
+ *         ILMAP_E_INVALID_ARG as ilmap_store_view_versions().
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_bodies(const ilmap_store_view *view,
+                                                  ilmap_function_id function_id,
+                                                  ilmap_rejit_id rejit_id, size_t cap,
+                                                  size_t *total, uintptr_t *out);
+
+/** A native body (ilmap_store_view_body()). */
+typedef struct ilmap_store_body_info {
+    ilmap_function_id function_id;
+    ilmap_rejit_id rejit_id;
+    ilmap_module_id module_id;
+    uint32_t method_def;
+    unsigned flags;                 /**< as given: ILMAP_BODY_ORIGINAL_IL */
+    uint32_t code_size;             /**< the ranges' total size */
+    size_t range_count;
+    ilmap_code_range ranges[ILMAP_STORE_MAX_RANGES]; /**< as given */
+    const ilmap_native *native_map; /**< NULL when attached without one */
+    const ilmap *il_map;            /**< the IL map captured when attached */
+} ilmap_store_body_info;
+
+/**
+ * The native body holding address (its code start or any address in its
+ * ranges), e.g. to answer GetILToNativeMapping3's question from
+ * native_map.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (*out zeroed); ILMAP_E_INVALID_ARG
+ *         (view or out NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_view_body(const ilmap_store_view *view, uintptr_t address,
+                                                ilmap_store_body_info *out);
+
+/**
+ * The view's generation: how many snapshots the store had published when
+ * this one was (0 for a new store). Equal generations mean equal
+ * contents, so a reader can cache answers and check the generation.
+ * Returns 0 for NULL.
+ */
+ILMAP_EXPORT uint64_t ilmap_store_view_generation(const ilmap_store_view *view);
+
+/* ---------------------------------------------------------------------
+ * The FunctionIDMapper
+ * ------------------------------------------------------------------ */
+
+typedef struct ilmap_fid_mapper ilmap_fid_mapper;
+
+/** The runtime's callbacks (corprof.idl: FunctionIDMapper,
+ *  FunctionIDMapper2), with BOOL as int32_t and UINT_PTR/FunctionID as
+ *  uintptr_t. */
+typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper_fn)(uintptr_t function_id,
+                                                             int32_t *hook_function);
+typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper2_fn)(uintptr_t function_id,
+                                                              void *client_data,
+                                                              int32_t *hook_function);
+
+/**
+ * The caller's decision for a FunctionID seen for the first time:
+ * non-zero to hook it (enter/leave/tailcall probes), 0 not to. It runs on
+ * the JIT's thread, possibly with runtime locks held (spec §7): keep it
+ * short and do not block on other threads. It may run more than once for
+ * one FunctionID when threads race to map it (the mapper never makes a
+ * thread wait for another, which could deadlock on those locks); only the
+ * first published decision counts.
+ */
+typedef int (*ilmap_fid_filter_fn)(void *context, uintptr_t function_id);
+
+/**
+ * Creates a mapper for at most max_functions distinct FunctionIDs.
+ *
+ * Client IDs: a hooked FunctionID gets a dense index + 1 (1, 2, 3, ... in
+ * the order first seen; never 0), so a profiler's hooks can index an
+ * array of max_functions per-function records by client ID - 1. Every
+ * later call for the same FunctionID answers the same (spec §7: racing
+ * JITs, re-JIT and each tier call it again). The numbering has no holes,
+ * even when threads race to map new FunctionIDs: client IDs 1..n are
+ * exactly the n hooked FunctionIDs.
+ *
+ * The table has a fixed capacity (twice max_functions, a power of two),
+ * allocated here: it never grows, so lookups need no reclamation.
+ *
+ * @param filter NULL hooks every function.
+ * @param context passed to filter.
+ * @param out receives the mapper, or NULL on failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, max_functions 0 or
+ *         above 2^24); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_create(size_t max_functions, ilmap_fid_filter_fn filter,
+                                                  void *context, ilmap_fid_mapper **out);
+
+/**
+ * Frees the mapper; NULL is a no-op. If it is the global mapper
+ * (ilmap_fid_mapper_set_global()) it is uninstalled first. The runtime
+ * must no longer call its callbacks (it keeps calling the mapper for the
+ * life of the process: free at shutdown only), and no other call may be
+ * in progress.
+ */
+ILMAP_EXPORT void ilmap_fid_mapper_free(ilmap_fid_mapper *mapper);
+
+/**
+ * Maps a FunctionID, deciding on first sight (the filter) and answering the
+ * same ever after. Lock-free: no thread waits for another (a thread that
+ * finds a client ID being assigned helps assign it); an existing mapping
+ * is found by probing the table, no write. Allocation-free.
+ * Async-signal-safe if the filter is.
+ *
+ * @param client_id receives the client ID when hooked, 0 when not.
+ * @param hook receives 1 to hook, 0 not to.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (mapper, client_id or hook NULL,
+ *         function_id 0); ILMAP_E_FULL (max_functions distinct FunctionIDs
+ *         already mapped: the FunctionID is not mapped, and later calls
+ *         answer ILMAP_E_FULL too. Racers reserve room before they claim,
+ *         so within the last few places a FunctionID can be refused while
+ *         others are being claimed at that instant; leave as much
+ *         headroom as there are JIT threads). On failure *client_id = 0,
+ *         *hook = 0.
+ */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper,
+                                               uintptr_t function_id, uintptr_t *client_id,
+                                               int *hook);
+
+/**
+ * The mapping of a FunctionID already mapped, never deciding: what an
+ * enter/leave hook may call. Wait-free (a bounded probe), allocation-free,
+ * async-signal-safe.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (not mapped yet, or being mapped
+ *         right now; also for a FunctionID refused with ILMAP_E_FULL);
+ *         ILMAP_E_INVALID_ARG (mapper, client_id or hook NULL). On failure
+ *         *client_id = 0, *hook = 0.
+ */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper,
+                                                  uintptr_t function_id, uintptr_t *client_id,
+                                                  int *hook);
+
+/**
+ * The FunctionID of a client ID (reverse of a hooked mapping): what an
+ * ELT3 hook, given the client ID, needs to call back into the profiling
+ * API. Wait-free, allocation-free, async-signal-safe.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (0, or an index not handed out;
+ *         *function_id 0); ILMAP_E_INVALID_ARG (mapper or function_id
+ *         NULL).
+ */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_function(const ilmap_fid_mapper *mapper,
+                                                    uintptr_t client_id,
+                                                    uintptr_t *function_id);
+
+/** Counters of a mapper, read atomically one by one (not a snapshot). */
+typedef struct ilmap_fid_mapper_stats {
+    size_t max_functions;
+    size_t mapped;   /**< distinct FunctionIDs with a published decision */
+    size_t hooked;   /**< of which hooked with a client ID: IDs 1..hooked */
+    size_t refused;  /**< calls answered ILMAP_E_FULL */
+} ilmap_fid_mapper_stats;
+
+/** The mapper's counters. Lock-free.
+ *  @return ILMAP_OK; ILMAP_E_INVALID_ARG (mapper or out NULL; *out zeroed
+ *          when out is not NULL). */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_get_stats(const ilmap_fid_mapper *mapper,
+                                                     ilmap_fid_mapper_stats *out);
+
+/**
+ * A FunctionIDMapper2 (ilmap_function_id_mapper2_fn): pass it to
+ * ICorProfilerInfo3::SetFunctionIDMapper2 with clientData = the mapper.
+ * Answers ilmap_fid_mapper_map(): a hooked function gets *hook_function =
+ * 1 and its client ID; an unhooked one *hook_function = 0 and its own
+ * FunctionID back (never 0, though 0 would be legal, spec §7). On any
+ * failure (client_data NULL, function_id 0, table full) the function is
+ * left unhooked: *hook_function = 0, the FunctionID is returned, and the
+ * profiled process goes on. hook_function NULL: nothing is written, the
+ * FunctionID is returned.
+ */
+ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(uintptr_t function_id,
+                                                                void *client_data,
+                                                                int32_t *hook_function);
+
+/**
+ * A FunctionIDMapper (ilmap_function_id_mapper_fn) for
+ * ICorProfilerInfo::SetFunctionIDMapper, which passes no client data: it
+ * answers as ilmap_fid_mapper_callback2() with the global mapper, or
+ * leaves the function unhooked when none is installed.
+ */
+ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(uintptr_t function_id,
+                                                               int32_t *hook_function);
+
+/**
+ * Installs mapper as the process's global mapper (the library's one piece
+ * of global mutable state, an atomic pointer used only by
+ * ilmap_fid_mapper_callback()); NULL uninstalls. Thread-safe.
+ * @return ILMAP_OK (always).
+ */
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_set_global(ilmap_fid_mapper *mapper);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ILMAP_VERSIONS_H */

@@ -1,0 +1,122 @@
+/* Epoch-based reclamation: slots, retirement, the reclaim scan. See
+ * epoch.h for why it is safe. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "versions/epoch.h"
+
+int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
+               retire_release_fn release)
+{
+    size_t bytes = (size_t)nslots * sizeof(struct ilmap_store_reader);
+
+    memset(d, 0, sizeof *d);
+    /* aligned_alloc wants a multiple of the alignment: the struct's size is. */
+    d->slots = aligned_alloc(_Alignof(struct ilmap_store_reader), bytes);
+    if (!d->slots)
+        return -1;
+    for (uint32_t i = 0; i < nslots; i++) {
+        atomic_init(&d->slots[i].announced, 0);
+        atomic_init(&d->slots[i].depth, 0);
+        atomic_init(&d->slots[i].owned, 0);
+        d->slots[i].domain = d;
+        d->slots[i].store = store;
+    }
+    d->nslots = nslots;
+    atomic_init(&d->used_slots, 0);
+    atomic_init(&d->global, 1);
+    d->release = release;
+    return 0;
+}
+
+static void free_batch(epoch_domain *d, retire_batch *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        d->release(&b->items[i]);
+    free(b->items);
+    free(b);
+}
+
+void epoch_destroy(epoch_domain *d)
+{
+    while (d->head) {
+        retire_batch *next = d->head->next;
+        free_batch(d, d->head);
+        d->head = next;
+    }
+    free(d->slots);
+    d->slots = NULL;
+}
+
+struct ilmap_store_reader *epoch_claim(epoch_domain *d)
+{
+    for (uint32_t i = 0; i < d->nslots; i++) {
+        uint32_t expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&d->slots[i].owned, &expected, 1,
+                                                    memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            /* Raise the scan bound before the slot can announce anything:
+             * the announcement that follows is ordered after this. */
+            uint32_t used = atomic_load_explicit(&d->used_slots, memory_order_relaxed);
+            while (used < i + 1 &&
+                   !atomic_compare_exchange_weak_explicit(&d->used_slots, &used, i + 1,
+                                                          memory_order_seq_cst,
+                                                          memory_order_relaxed)) {
+            }
+            return &d->slots[i];
+        }
+    }
+    return NULL;
+}
+
+uint32_t epoch_registered(const epoch_domain *d)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < d->nslots; i++)
+        n += atomic_load_explicit(&d->slots[i].owned, memory_order_relaxed) != 0;
+    return n;
+}
+
+void epoch_retire(epoch_domain *d, retire_batch *batch)
+{
+    /* After the swap (the caller's seq_cst exchange): readers announcing
+     * this epoch or later load the new snapshot. */
+    batch->tag = atomic_fetch_add_explicit(&d->global, 1, memory_order_seq_cst) + 1;
+    batch->next = NULL;
+    if (d->tail)
+        d->tail->next = batch;
+    else
+        d->head = batch;
+    d->tail = batch;
+    d->pending += batch->count;
+}
+
+uint64_t epoch_reclaim(epoch_domain *d)
+{
+    if (!d->head)
+        return 0;
+
+    /* The oldest epoch still announced; batches tagged at most that are
+     * unreachable. A slot claimed after we read used_slots announces an
+     * epoch read after the increments above, so it protects nothing we
+     * free. */
+    uint64_t oldest = UINT64_MAX;
+    uint32_t used = atomic_load_explicit(&d->used_slots, memory_order_seq_cst);
+    for (uint32_t i = 0; i < used; i++) {
+        uint64_t e = atomic_load_explicit(&d->slots[i].announced, memory_order_seq_cst);
+        if (e != 0 && e < oldest)
+            oldest = e;
+    }
+
+    while (d->head && d->head->tag <= oldest) {
+        retire_batch *b = d->head;
+        d->head = b->next;
+        if (!d->head)
+            d->tail = NULL;
+        d->pending -= b->count;
+        d->reclaimed += b->count;
+        free_batch(d, b);
+    }
+    return d->pending;
+}

@@ -1,0 +1,138 @@
+/*
+ * Epoch-based reclamation for the store's snapshots.
+ *
+ * The domain has a global epoch (starting at 1) and a fixed array of
+ * reader slots, each announcing the epoch its reader entered at, or 0 when
+ * it is not reading.
+ *
+ * Reader: announce the global epoch, then load the snapshot pointer
+ * (store.h); when done, announce 0. Writer: swap the snapshot pointer,
+ * then advance the global epoch to t and tag what it replaced with t.
+ *
+ * Why that is safe: a reader that can still hold a replaced object
+ * loaded the pointer before the swap, so its announcement came before
+ * the swap too, and carries an epoch < t (the epoch was advanced after the
+ * swap). A batch tagged t is freed only when every slot announces 0 or an
+ * epoch >= t. An announcement of an old, stale epoch (a reader that read
+ * the epoch, was preempted, and stored it late) only delays freeing: the
+ * announcement store and the pointer load are sequentially consistent, so
+ * a scan that missed the announcement ran before it, and the pointer load
+ * after it sees the new snapshot. All the orderings are the C11 seq_cst
+ * total order over: the announcement, the pointer load (reader), the swap,
+ * the epoch increment and the scan's loads (writer).
+ *
+ * Nesting, for signal handlers that interrupt a read on the same slot:
+ * `depth` counts the reads in progress on the slot; only a read that
+ * finds depth 0 clears the announcement at its end, and a nested read
+ * announces only if nothing is announced yet (it interrupted the outer
+ * one before its announcement). A handler restores depth before it
+ * returns, so the interrupted code's plain load/store of depth is safe.
+ * Both fields are lock-free atomics: no lock, so nothing a handler can
+ * deadlock on.
+ */
+#ifndef ILMAP_VERSIONS_EPOCH_H
+#define ILMAP_VERSIONS_EPOCH_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "versions/txn.h"
+
+/* The read path must be async-signal-safe: lock-free atomics only. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "int atomics must be lock-free");
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "pointer atomics must be lock-free");
+
+struct ilmap_store;
+struct epoch_domain;
+
+/* One reader slot; the public ilmap_store_reader. A cache line each, so
+ * that readers on different cores do not share their announcements'
+ * line. */
+struct ilmap_store_reader {
+    _Alignas(64) _Atomic uint64_t announced; /* 0: not reading */
+    _Atomic uint32_t depth;                  /* reads in progress on the slot */
+    _Atomic uint32_t owned;                  /* registered */
+    struct epoch_domain *domain;
+    struct ilmap_store *store;
+};
+
+/* Objects retired by one publication, freed together. */
+typedef struct retire_batch {
+    struct retire_batch *next;
+    uint64_t tag; /* free once no slot announces an epoch below it */
+    size_t count;
+    retire_item *items;
+} retire_batch;
+
+typedef void (*retire_release_fn)(const retire_item *item);
+
+/* Cache lines: `global` is read by every read and written once per
+ * publication; the writer-only fields, written many times per
+ * publication, live on another line so readers never miss on them. */
+typedef struct epoch_domain {
+    _Alignas(64) _Atomic uint64_t global;
+    struct ilmap_store_reader *slots;
+    uint32_t nslots;
+    _Atomic uint32_t used_slots; /* slots ever claimed: the scan stops there */
+    /* Writer-only (under the store's mutex). */
+    _Alignas(64) retire_batch *head, *tail; /* oldest first, tags ascending */
+    uint64_t pending;          /* items in the batches */
+    uint64_t reclaimed;
+    retire_release_fn release;
+} epoch_domain;
+
+/* 0 or ILMAP_E_NOMEM. */
+int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
+               retire_release_fn release);
+
+/* Frees every pending batch (no reader may be left) and the slots. */
+void epoch_destroy(epoch_domain *d);
+
+/* Claims a free slot; NULL when all are taken. Lock-free. */
+struct ilmap_store_reader *epoch_claim(epoch_domain *d);
+
+/* Registered slots (a count, racy by nature). */
+uint32_t epoch_registered(const epoch_domain *d);
+
+/* Enters a read (nesting as above). 0, or -1 when depth would overflow. */
+static inline int epoch_enter(struct ilmap_store_reader *r)
+{
+    uint32_t depth = atomic_load_explicit(&r->depth, memory_order_relaxed);
+
+    if (depth >= 0x80000000u)
+        return -1;
+    atomic_store_explicit(&r->depth, depth + 1, memory_order_relaxed);
+    /* A handler arriving from here on sees depth > 0 and will not clear. */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (depth == 0 || atomic_load_explicit(&r->announced, memory_order_relaxed) == 0) {
+        /* Acquire: an epoch this new implies the swap it followed is seen. */
+        uint64_t e = atomic_load_explicit(&r->domain->global, memory_order_acquire);
+        atomic_store_explicit(&r->announced, e, memory_order_seq_cst);
+    }
+    return 0;
+}
+
+/* Leaves the innermost read. 0, or -1 when not inside one. */
+static inline int epoch_leave(struct ilmap_store_reader *r)
+{
+    uint32_t depth = atomic_load_explicit(&r->depth, memory_order_relaxed);
+
+    if (depth == 0)
+        return -1;
+    atomic_store_explicit(&r->depth, depth - 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (depth == 1) /* release: our reads happen before a writer frees */
+        atomic_store_explicit(&r->announced, 0, memory_order_release);
+    return 0;
+}
+
+/* After a publication: tags the batch with a new epoch and queues it.
+ * The batch and its items are the domain's from now on. */
+void epoch_retire(epoch_domain *d, retire_batch *batch);
+
+/* Frees every batch no reader can still see. Returns the items left. */
+uint64_t epoch_reclaim(epoch_domain *d);
+
+#endif

@@ -1,0 +1,627 @@
+/*
+ * The version store's writers: every change is one transaction that
+ * copies what it touches (table.h), publishes the new snapshot with one
+ * atomic swap, and retires what it replaced (epoch.h). Writers serialize
+ * on one mutex; readers never see it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "versions/store.h"
+
+/* pthread_mutex_t is the one non-portable piece: Windows would need an
+ * SRWLOCK here (future work); everything else is C11. */
+
+static void release_item(const retire_item *item)
+{
+    switch (item->kind) {
+    case RETIRE_MEMORY:
+        free(item->ptr);
+        break;
+    case RETIRE_MAPREF: {
+        struct store_mapref *mr = item->ptr;
+        ilmap_free(mr->map);
+        free(mr);
+        break;
+    }
+    case RETIRE_BODY: {
+        struct store_body *body = item->ptr;
+        ilmap_native_free(body->native);
+        free(body);
+        break;
+    }
+    }
+}
+
+ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_store **out)
+{
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    *out = NULL;
+    if (flags != 0 || max_readers > ILMAP_STORE_MAX_READERS)
+        return ILMAP_E_INVALID_ARG;
+
+    /* Over-aligned (cache lines): calloc does not promise that. The size
+     * of a 64-aligned struct is a multiple of 64, as aligned_alloc wants. */
+    ilmap_store *s = aligned_alloc(_Alignof(ilmap_store), sizeof *s);
+    struct ilmap_store_view *empty = calloc(1, sizeof *empty);
+    if (s)
+        memset(s, 0, sizeof *s);
+    if (!s || !empty) {
+        free(s);
+        free(empty);
+        return ILMAP_E_NOMEM;
+    }
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        free(empty);
+        return ILMAP_E_NOMEM;
+    }
+    if (epoch_init(&s->epoch, max_readers ? max_readers : ILMAP_STORE_DEFAULT_READERS, s,
+                   release_item) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        free(empty);
+        return ILMAP_E_NOMEM;
+    }
+    atomic_init(&s->current, empty);
+    *out = s;
+    return ILMAP_OK;
+}
+
+/* Drops one reference at teardown, freeing the map with the last. */
+static void teardown_unref(struct store_mapref *mr)
+{
+    if (mr && --mr->refs == 0) {
+        retire_item item = { mr, RETIRE_MAPREF };
+        release_item(&item);
+    }
+}
+
+void ilmap_store_free(ilmap_store *store)
+{
+    if (!store)
+        return;
+
+    struct ilmap_store_view *snap = atomic_load_explicit(&store->current, memory_order_relaxed);
+    const vt_shape *sh = store_shapes;
+    vt_cursor cur;
+    const uint64_t zero[3] = { 0, 0, 0 };
+
+    for (const uint64_t *r = vt_seek(sh[T_BODIES], snap->tables[T_BODIES], zero, &cur); r;
+         r = vt_next(sh[T_BODIES], &cur)) {
+        struct store_body *body = ptr_of_word(r[3]);
+        teardown_unref(body->il);
+        retire_item item = { body, RETIRE_BODY };
+        release_item(&item);
+    }
+    for (const uint64_t *r = vt_seek(sh[T_METHODS], snap->tables[T_METHODS], zero, &cur); r;
+         r = vt_next(sh[T_METHODS], &cur))
+        teardown_unref(ptr_of_word(r[2]));
+    for (const uint64_t *r = vt_seek(sh[T_VERSIONS], snap->tables[T_VERSIONS], zero, &cur); r;
+         r = vt_next(sh[T_VERSIONS], &cur))
+        teardown_unref(ptr_of_word(r[2]));
+    for (int t = 0; t < T_COUNT; t++)
+        vt_destroy(snap->tables[t]);
+    free(snap);
+
+    epoch_destroy(&store->epoch);
+    pthread_mutex_destroy(&store->lock);
+    free(store);
+}
+
+/* ---- Transactions ---------------------------------------------------- */
+
+typedef struct store_txn {
+    ilmap_store *store;
+    const struct ilmap_store_view *base; /* the snapshot this change starts from */
+    struct ilmap_store_view draft;       /* its tables, copied on write */
+    vt_txn vt;
+    /* Reference changes, applied only once the change is certain. */
+    struct store_mapref *gains;
+    struct store_mapref *loses;
+} store_txn;
+
+static void txn_begin(ilmap_store *s, store_txn *t)
+{
+    t->store = s;
+    t->base = atomic_load_explicit(&s->current, memory_order_relaxed); /* writers own it */
+    t->draft = *t->base;
+    txn_init(&t->vt, ++s->next_gen);
+    t->gains = NULL;
+    t->loses = NULL;
+}
+
+static ilmap_status txn_fail(store_txn *t, ilmap_status st)
+{
+    txn_abort(&t->vt);
+    return st;
+}
+
+/* Publishes the draft. On failure nothing changed (the transaction is
+ * aborted); after the swap nothing can fail. */
+static ilmap_status txn_commit(store_txn *t)
+{
+    ilmap_store *s = t->store;
+
+    if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 && !t->gains &&
+        !t->loses) {
+        txn_abort(&t->vt);
+        return ILMAP_OK;
+    }
+
+    /* Room for the old snapshot and a map losing its last reference. */
+    if (txn_reserve(&t->vt, 2) != ILMAP_OK)
+        return txn_fail(t, ILMAP_E_NOMEM);
+    retire_batch *batch = malloc(sizeof *batch);
+    struct ilmap_store_view *snap = malloc(sizeof *snap);
+    if (!batch || !snap) {
+        free(batch);
+        free(snap);
+        return txn_fail(t, ILMAP_E_NOMEM);
+    }
+    *snap = t->draft;
+    snap->generation = t->base->generation + 1;
+
+    /* seq_cst: ordered before the epoch increment in epoch_retire(). */
+    atomic_exchange_explicit(&s->current, snap, memory_order_seq_cst);
+
+    (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
+    if (t->gains)
+        t->gains->refs++;
+    if (t->loses && --t->loses->refs == 0)
+        (void)txn_retire(&t->vt, t->loses, RETIRE_MAPREF); /* reserved */
+    txn_settle(&t->vt);
+    batch->items = txn_take_retired(&t->vt, &batch->count);
+    epoch_retire(&s->epoch, batch);
+    epoch_reclaim(&s->epoch);
+    return ILMAP_OK;
+}
+
+static const uint64_t *find(const store_txn *t, enum store_table table, const uint64_t *key)
+{
+    return vt_find(store_shapes[table], t->draft.tables[table], key);
+}
+
+static ilmap_status insert(store_txn *t, enum store_table table, const uint64_t *rec)
+{
+    return vt_insert(&t->vt, store_shapes[table], &t->draft.tables[table], rec);
+}
+
+static ilmap_status replace(store_txn *t, enum store_table table, const uint64_t *rec)
+{
+    return vt_replace(&t->vt, store_shapes[table], &t->draft.tables[table], rec);
+}
+
+static ilmap_status erase(store_txn *t, enum store_table table, const uint64_t *key)
+{
+    return vt_remove(&t->vt, store_shapes[table], &t->draft.tables[table], key);
+}
+
+/* A new reference-counted wrapper for map (fresh: freed by an abort, the
+ * map itself is not), or NULL for "no map" (NULL or empty). */
+static ilmap_status wrap_map(store_txn *t, ilmap *map, struct store_mapref **out)
+{
+    *out = NULL;
+    if (!map || ilmap_count(map) == 0)
+        return ILMAP_OK;
+
+    struct store_mapref *mr = txn_alloc(&t->vt, sizeof *mr);
+    if (!mr)
+        return ILMAP_E_NOMEM;
+    mr->map = map;
+    mr->refs = 1; /* the record's */
+    *out = mr;
+    return ILMAP_OK;
+}
+
+/* ---- Writers ----------------------------------------------------------- */
+
+static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, uint32_t method_def,
+                                      ilmap *map)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t key[2] = { module, method_def };
+    const uint64_t *rec = find(&t, T_METHODS, key);
+    struct store_mapref *old = rec ? ptr_of_word(rec[2]) : NULL;
+
+    if (old && old->map == map) /* handed over again: it is ours already */
+        return txn_fail(&t, ILMAP_OK);
+
+    struct store_mapref *mr;
+    ilmap_status st = wrap_map(&t, map, &mr);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+
+    if (mr) {
+        const uint64_t next[3] = { module, method_def, word_of_ptr(mr) };
+        st = old ? replace(&t, T_METHODS, next) : insert(&t, T_METHODS, next);
+    } else if (old) {
+        st = erase(&t, T_METHODS, key); /* an empty map clears (spec §2) */
+    }
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    t.loses = old;
+    st = txn_commit(&t);
+    if (st == ILMAP_OK && !mr)
+        ilmap_free(map); /* an empty map handed over: ours, and not kept */
+    return st;
+}
+
+ilmap_status ilmap_store_set_il_map(ilmap_store *store, ilmap_module_id module,
+                                    uint32_t method_def, ilmap *map)
+{
+    if (!store || module == 0 || !is_method_def(method_def))
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = set_il_map_locked(store, module, method_def, map);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
+                                                 ilmap_function_id function_id, ilmap *map)
+{
+    if (!store || function_id == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    const struct ilmap_store_view *cur = atomic_load_explicit(&store->current,
+                                                              memory_order_relaxed);
+    const uint64_t key[1] = { function_id };
+    const uint64_t *fn = vt_find(store_shapes[T_FUNCTIONS], cur->tables[T_FUNCTIONS], key);
+    ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[1], (uint32_t)fn[2], map)
+                         : ILMAP_E_NOT_FOUND;
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status add_function_locked(ilmap_store *s, ilmap_function_id fid,
+                                        ilmap_module_id module, uint32_t method_def)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t key[1] = { fid };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, key);
+    if (fn)
+        return txn_fail(&t, fn[1] == module && fn[2] == method_def ? ILMAP_OK : ILMAP_E_EXISTS);
+
+    const uint64_t function[4] = { fid, module, method_def, 0 };
+    const uint64_t instance[3] = { module, method_def, fid };
+    const uint64_t original[3] = { fid, 0, 0 };
+    ilmap_status st = insert(&t, T_FUNCTIONS, function);
+    if (st == ILMAP_OK)
+        st = insert(&t, T_METHOD_FUNCS, instance);
+    if (st == ILMAP_OK)
+        st = insert(&t, T_VERSIONS, original);
+    return st == ILMAP_OK ? txn_commit(&t) : txn_fail(&t, st);
+}
+
+ilmap_status ilmap_store_add_function(ilmap_store *store, ilmap_function_id function_id,
+                                      ilmap_module_id module, uint32_t method_def)
+{
+    if (!store || function_id == 0 || module == 0 || !is_method_def(method_def))
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = add_function_locked(store, function_id, module, method_def);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status add_version_locked(ilmap_store *s, ilmap_function_id fid,
+                                       ilmap_rejit_id rejit, ilmap *map, unsigned flags)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    if (!fn)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+    const uint64_t vkey[2] = { fid, rejit };
+    if (find(&t, T_VERSIONS, vkey))
+        return txn_fail(&t, ILMAP_E_EXISTS);
+
+    uint64_t function[4] = { fn[0], fn[1], fn[2], rejit };
+    struct store_mapref *mr;
+    ilmap_status st = wrap_map(&t, map, &mr);
+    if (st == ILMAP_OK) {
+        const uint64_t version[3] = { fid, rejit, word_of_ptr(mr) };
+        st = insert(&t, T_VERSIONS, version);
+    }
+    if (st == ILMAP_OK && (flags & ILMAP_VERSION_CURRENT))
+        st = replace(&t, T_FUNCTIONS, function);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    st = txn_commit(&t);
+    if (st == ILMAP_OK && !mr)
+        ilmap_free(map); /* an empty map: ours, and the version has none */
+    return st;
+}
+
+ilmap_status ilmap_store_add_version(ilmap_store *store, ilmap_function_id function_id,
+                                     ilmap_rejit_id rejit_id, ilmap *map, unsigned flags)
+{
+    if (!store || function_id == 0 || rejit_id == 0 || (flags & ~ILMAP_VERSION_CURRENT))
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = add_version_locked(store, function_id, rejit_id, map, flags);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status set_current_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t vkey[2] = { fid, rejit };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    if (!fn || !find(&t, T_VERSIONS, vkey))
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+    if (fn[3] == rejit)
+        return txn_fail(&t, ILMAP_OK);
+
+    const uint64_t function[4] = { fn[0], fn[1], fn[2], rejit };
+    ilmap_status st = replace(&t, T_FUNCTIONS, function);
+    return st == ILMAP_OK ? txn_commit(&t) : txn_fail(&t, st);
+}
+
+ilmap_status ilmap_store_set_current(ilmap_store *store, ilmap_function_id function_id,
+                                     ilmap_rejit_id rejit_id)
+{
+    if (!store || function_id == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = set_current_locked(store, function_id, rejit_id);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status revert_locked(ilmap_store *s, ilmap_module_id module, uint32_t method_def,
+                                  size_t *reverted)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const vt_shape sh = store_shapes[T_METHOD_FUNCS];
+    const uint64_t from[3] = { module, method_def, 0 };
+    vt_cursor cur;
+    size_t changed = 0;
+    ilmap_status st = ILMAP_OK;
+
+    /* The instances table is only read here, so its cursor stays valid
+     * while FUNCTIONS is copied on write. */
+    for (const uint64_t *r = vt_seek(sh, t.draft.tables[T_METHOD_FUNCS], from, &cur);
+         r && r[0] == module && r[1] == method_def; r = vt_next(sh, &cur)) {
+        const uint64_t fkey[1] = { r[2] };
+        const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+        if (!fn || fn[3] == 0)
+            continue;
+        const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
+        st = replace(&t, T_FUNCTIONS, function);
+        if (st != ILMAP_OK)
+            return txn_fail(&t, st);
+        changed++;
+    }
+    st = txn_commit(&t);
+    if (st == ILMAP_OK)
+        *reverted = changed;
+    return st;
+}
+
+ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id module, uint32_t method_def,
+                                size_t *reverted)
+{
+    size_t dummy;
+
+    if (!reverted)
+        reverted = &dummy;
+    *reverted = 0;
+    if (!store || module == 0 || !is_method_def(method_def))
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = revert_locked(store, module, method_def, reverted);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+/* Checks what needs no lock: sizes, wrap-around, the ranges among
+ * themselves, the map's code size. Fills the body's ranges. */
+static ilmap_status check_ranges(const ilmap_code_range *ranges, size_t n,
+                                 const ilmap_native *map, struct store_range *out,
+                                 uint32_t *total_out)
+{
+    uint64_t total = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (ranges[i].size == 0 || ranges[i].size > UINTPTR_MAX - ranges[i].start)
+            return ILMAP_E_BAD_RANGE;
+        if ((uint64_t)ranges[i].size > UINT32_MAX - total)
+            return ILMAP_E_LIMIT;
+        out[i].start = ranges[i].start;
+        out[i].size = ranges[i].size;
+        out[i].base = (uint32_t)total;
+        total += ranges[i].size;
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (ranges[i].start < ranges[j].start + ranges[j].size &&
+                ranges[j].start < ranges[i].start + ranges[i].size)
+                return ILMAP_E_OVERLAP;
+        }
+    }
+    if (map && ilmap_native_code_size(map) != 0 && ilmap_native_code_size(map) != total)
+        return ILMAP_E_CODE_SIZE;
+    *total_out = (uint32_t)total;
+    return ILMAP_OK;
+}
+
+static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit,
+                                    const struct store_range *ranges, size_t n, uint32_t total,
+                                    ilmap_native *map, unsigned flags)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t vkey[2] = { fid, rejit };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    if (!ver)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t last[1] = { ranges[i].start + ranges[i].size - 1 };
+        /* Store ranges do not overlap one another, so if any overlaps
+         * [start, end), the last one starting below end does. */
+        const uint64_t *prev = vt_floor(store_shapes[T_RANGES], t.draft.tables[T_RANGES], last);
+        if (prev && prev[1] > ranges[i].start)
+            return txn_fail(&t, ILMAP_E_OVERLAP);
+    }
+
+    /* The IL map in force for this version now (spec §6): the method's
+     * for the original version, the version's own otherwise. */
+    struct store_mapref *il;
+    if (rejit == 0) {
+        const uint64_t mkey[2] = { fn[1], fn[2] };
+        const uint64_t *m = find(&t, T_METHODS, mkey);
+        il = m ? ptr_of_word(m[2]) : NULL;
+    } else {
+        il = ptr_of_word(ver[2]);
+    }
+
+    struct store_body *body = txn_alloc(&t.vt, sizeof *body + n * sizeof body->ranges[0]);
+    if (!body)
+        return txn_fail(&t, ILMAP_E_NOMEM);
+    body->function_id = fid;
+    body->rejit_id = rejit;
+    body->module_id = (ilmap_module_id)fn[1];
+    body->method_def = (uint32_t)fn[2];
+    body->flags = flags;
+    body->native = map;
+    body->il = il;
+    body->il_map = il ? il->map : NULL;
+    body->code_size = total;
+    body->nranges = (uint32_t)n;
+    memcpy(body->ranges, ranges, n * sizeof ranges[0]);
+
+    const uint64_t entry[4] = { fid, rejit, ranges[0].start, word_of_ptr(body) };
+    ilmap_status st = insert(&t, T_BODIES, entry);
+    for (size_t i = 0; st == ILMAP_OK && i < n; i++) {
+        const uint64_t range[6] = { ranges[i].start,
+                                    ranges[i].start + ranges[i].size,
+                                    word_of_ptr(body),
+                                    word_of_ptr(map),
+                                    word_of_ptr(body->il_map),
+                                    range_word(ranges[i].base, (uint32_t)i, flags) };
+        st = insert(&t, T_RANGES, range);
+    }
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    t.gains = il;
+    return txn_commit(&t);
+}
+
+ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function_id,
+                                  ilmap_rejit_id rejit_id, const ilmap_code_range *ranges,
+                                  size_t nranges, ilmap_native *map, unsigned flags)
+{
+    struct store_range checked[ILMAP_STORE_MAX_RANGES];
+    uint32_t total = 0;
+
+    if (!store || function_id == 0 || !ranges || nranges == 0 ||
+        nranges > ILMAP_STORE_MAX_RANGES || (flags & ~ILMAP_BODY_ORIGINAL_IL))
+        return ILMAP_E_INVALID_ARG;
+    ilmap_status st = check_ranges(ranges, nranges, map, checked, &total);
+    if (st != ILMAP_OK)
+        return st;
+
+    pthread_mutex_lock(&store->lock);
+    st = add_body_locked(store, function_id, rejit_id, checked, nranges, total, map, flags);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t key[1] = { code_start };
+    const uint64_t *r = find(&t, T_RANGES, key);
+    struct store_body *body = r ? ptr_of_word(r[2]) : NULL;
+    if (!body || body->ranges[0].start != code_start)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+
+    const uint64_t entry[3] = { body->function_id, body->rejit_id, code_start };
+    ilmap_status st = erase(&t, T_BODIES, entry);
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
+        const uint64_t range[1] = { body->ranges[i].start };
+        st = erase(&t, T_RANGES, range);
+    }
+    if (st == ILMAP_OK)
+        st = txn_retire(&t.vt, body, RETIRE_BODY);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    t.loses = body->il;
+    return txn_commit(&t);
+}
+
+ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start)
+{
+    if (!store)
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    ilmap_status st = remove_body_locked(store, code_start);
+    pthread_mutex_unlock(&store->lock);
+    return st;
+}
+
+ilmap_status ilmap_store_reclaim(ilmap_store *store, size_t *pending)
+{
+    if (pending)
+        *pending = 0;
+    if (!store)
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    uint64_t left = epoch_reclaim(&store->epoch);
+    pthread_mutex_unlock(&store->lock);
+    if (pending)
+        *pending = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!store || !out)
+        return ILMAP_E_INVALID_ARG;
+
+    pthread_mutex_lock(&store->lock);
+    const struct ilmap_store_view *cur = atomic_load_explicit(&store->current,
+                                                              memory_order_relaxed);
+    out->generation = cur->generation;
+    out->retired = store->epoch.pending;
+    out->reclaimed = store->epoch.reclaimed;
+    out->readers = epoch_registered(&store->epoch);
+    out->max_readers = store->epoch.nslots;
+    out->functions = (size_t)vt_records(cur->tables[T_FUNCTIONS]);
+    out->versions = (size_t)vt_records(cur->tables[T_VERSIONS]);
+    out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
+    out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
+    pthread_mutex_unlock(&store->lock);
+    return ILMAP_OK;
+}

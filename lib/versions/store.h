@@ -1,0 +1,122 @@
+/*
+ * The inside of an ilmap_store: its snapshots (ilmap_store_view), the
+ * tables a snapshot holds, and the objects records point to.
+ *
+ * A snapshot is a small struct of table pointers; tables and the objects
+ * their records point to are immutable once published, and shared by
+ * every snapshot that did not change them (table.h).
+ *
+ * Tables, their keys and payloads (64-bit words; pointers stored as
+ * integers):
+ *   METHODS         (module, methodDef)      -> mapref   IL-level maps (spec §2)
+ *   FUNCTIONS       (FunctionID)             -> module, methodDef, current ReJITID
+ *   METHOD_FUNCS    (module, methodDef, FunctionID)      the instances of a method (revert)
+ *   VERSIONS        (FunctionID, ReJITID)    -> mapref or 0 (ReJITID 0: uses METHODS)
+ *   BODIES          (FunctionID, ReJITID, code start) -> body
+ *   RANGES          (range start)            -> range end, body, native map, IL map,
+ *                                               base | range index << 32 | flags << 40
+ * RANGES is the address index: one record per code range (hot, cold), so
+ * an instruction pointer is found by one floor search. Its records repeat
+ * what the IL answer needs (the maps, the range's base offset), so that
+ * the native and IL lookups need not wait for the body to be loaded: on
+ * a sampler's path, where every step misses the cache, that is one
+ * dependent miss less.
+ */
+#ifndef ILMAP_VERSIONS_STORE_H
+#define ILMAP_VERSIONS_STORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "ilmap-versions.h"
+#include "versions/epoch.h"
+#include "versions/table.h"
+
+enum store_table {
+    T_METHODS,
+    T_FUNCTIONS,
+    T_METHOD_FUNCS,
+    T_VERSIONS,
+    T_BODIES,
+    T_RANGES,
+    T_COUNT
+};
+
+static const vt_shape store_shapes[T_COUNT] = {
+    [T_METHODS] = { 2, 3 },
+    [T_FUNCTIONS] = { 1, 4 },
+    [T_METHOD_FUNCS] = { 3, 3 },
+    [T_VERSIONS] = { 2, 3 },
+    [T_BODIES] = { 3, 4 },
+    [T_RANGES] = { 1, 6 },
+};
+
+/*
+ * An IL map as the store holds it. One map may be referenced by a
+ * METHODS or VERSIONS record and by the bodies that captured it, so it is
+ * counted; the count is read and written by writers only (under the
+ * mutex), never by readers, who only read `map`.
+ */
+struct store_mapref {
+    ilmap *map;
+    uint64_t refs;
+};
+
+struct store_range {
+    uintptr_t start;
+    size_t size;
+    uint32_t base; /* native offset of the range's first byte */
+};
+
+struct store_body {
+    ilmap_function_id function_id;
+    ilmap_rejit_id rejit_id;
+    ilmap_module_id module_id;
+    uint32_t method_def;
+    unsigned flags;
+    ilmap_native *native;      /* owned; may be NULL */
+    struct store_mapref *il;   /* captured when attached; counted; may be NULL */
+    const ilmap *il_map;       /* il->map: one hop less on the read path */
+    uint32_t code_size;
+    uint32_t nranges;
+    struct store_range ranges[];
+};
+
+/* A snapshot. Immutable once published. */
+struct ilmap_store_view {
+    uint64_t generation;
+    vt_top *tables[T_COUNT];
+};
+
+/* Readers read `current` and epoch.global on every read; both sit on
+ * lines of their own, away from the mutex and the writer-only fields. */
+struct ilmap_store {
+    _Alignas(64) _Atomic(struct ilmap_store_view *) current;
+    epoch_domain epoch;
+    _Alignas(64) pthread_mutex_t lock; /* writers */
+    uint64_t next_gen;                 /* writer-only: transaction generations */
+};
+
+/* RANGES' last word. */
+static inline uint64_t range_word(uint32_t base, uint32_t index, unsigned flags)
+{
+    return (uint64_t)base | (uint64_t)index << 32 | (uint64_t)(flags & 0xFFu) << 40;
+}
+
+static inline uint64_t word_of_ptr(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+static inline void *ptr_of_word(uint64_t w)
+{
+    return (void *)(uintptr_t)w;
+}
+
+/* A methodDef token: table 0x06, row not 0. */
+static inline int is_method_def(uint32_t token)
+{
+    return (token >> 24) == 0x06u && (token & 0x00FFFFFFu) != 0;
+}
+
+#endif

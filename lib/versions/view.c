@@ -1,0 +1,299 @@
+/*
+ * The version store's readers: slots, reads, and the queries on a
+ * snapshot. Nothing here locks, allocates or makes a system call, so all
+ * of it is async-signal-safe (epoch.h, table.h).
+ */
+#include <string.h>
+
+#include "versions/store.h"
+
+ilmap_status ilmap_store_reader_register(ilmap_store *store, ilmap_store_reader **out)
+{
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    *out = NULL;
+    if (!store)
+        return ILMAP_E_INVALID_ARG;
+    *out = epoch_claim(&store->epoch);
+    return *out ? ILMAP_OK : ILMAP_E_FULL;
+}
+
+ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *reader)
+{
+    if (!reader || atomic_load_explicit(&reader->depth, memory_order_relaxed) != 0)
+        return ILMAP_E_INVALID_ARG;
+    atomic_store_explicit(&reader->owned, 0, memory_order_release);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_read_begin(ilmap_store_reader *reader, const ilmap_store_view **view)
+{
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+    *view = NULL;
+    if (!reader)
+        return ILMAP_E_INVALID_ARG;
+    if (epoch_enter(reader) != 0)
+        return ILMAP_E_LIMIT;
+    /* seq_cst: after the announcement (epoch.h). */
+    *view = atomic_load_explicit(&reader->store->current, memory_order_seq_cst);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_read_end(ilmap_store_reader *reader)
+{
+    if (!reader || epoch_leave(reader) != 0)
+        return ILMAP_E_INVALID_ARG;
+    return ILMAP_OK;
+}
+
+uint64_t ilmap_store_view_generation(const ilmap_store_view *view)
+{
+    return view ? view->generation : 0;
+}
+
+static const uint64_t *find(const ilmap_store_view *v, enum store_table table,
+                            const uint64_t *key)
+{
+    return vt_find(store_shapes[table], v->tables[table], key);
+}
+
+/* The RANGES record whose range holds address, or NULL. */
+static const uint64_t *range_at(const ilmap_store_view *v, uintptr_t address)
+{
+    const uint64_t key[1] = { address };
+    const uint64_t *r = vt_floor(store_shapes[T_RANGES], v->tables[T_RANGES], key);
+
+    return r && address < r[1] ? r : NULL;
+}
+
+/* The body whose ranges hold address, and which range. */
+static const struct store_body *body_at(const ilmap_store_view *v, uintptr_t address,
+                                        uint32_t *range)
+{
+    const uint64_t *r = range_at(v, address);
+
+    if (!r)
+        return NULL;
+    *range = (uint32_t)(r[5] >> 32) & 0xFFu;
+    return ptr_of_word(r[2]);
+}
+
+static void location_clear(ilmap_store_location *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mapping = ILMAP_MAPPING_NO_INFO;
+}
+
+ilmap_status ilmap_store_view_lookup(const ilmap_store_view *view, uintptr_t address,
+                                     ilmap_store_location *out)
+{
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    location_clear(out);
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+
+    const uint64_t *r = range_at(view, address);
+    if (!r)
+        return ILMAP_E_NOT_FOUND;
+
+    /* The IL answer from the record alone; the body's fields below load
+     * meanwhile (store.h). */
+    const ilmap_native *native = ptr_of_word(r[3]);
+    const ilmap *il_map = ptr_of_word(r[4]);
+    unsigned flags = (unsigned)(r[5] >> 40) & 0xFFu;
+    uint32_t native_offset = (uint32_t)r[5] + (uint32_t)(address - (uintptr_t)r[0]);
+    uint32_t il = 0;
+    unsigned mapping = native ? ilmap_native_to_il(native, native_offset, &il)
+                              : ILMAP_MAPPING_NO_INFO;
+    uint32_t original = il;
+    /* Only these answers are IL offsets of the body's IL; PROLOG,
+     * NO_MAPPING and NO_INFO answer 0 by convention (spec §5). */
+    if (!(flags & ILMAP_BODY_ORIGINAL_IL) && il_map &&
+        (mapping == ILMAP_MAPPING_EXACT || mapping == ILMAP_MAPPING_APPROXIMATE ||
+         mapping == ILMAP_MAPPING_EPILOG))
+        original = ilmap_new_to_old(il_map, il);
+
+    const struct store_body *body = ptr_of_word(r[2]);
+    out->function_id = body->function_id;
+    out->rejit_id = body->rejit_id;
+    out->module_id = body->module_id;
+    out->method_def = body->method_def;
+    out->code_start = body->ranges[0].start;
+    out->range_index = (uint32_t)(r[5] >> 32) & 0xFFu;
+    out->native_offset = native_offset;
+    out->mapping = mapping;
+    out->il_offset = il;
+    out->original_il_offset = original;
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
+                                ilmap_store_location *out)
+{
+    const ilmap_store_view *view;
+
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    ilmap_status st = ilmap_store_read_begin(reader, &view);
+    if (st != ILMAP_OK) {
+        location_clear(out);
+        return st;
+    }
+    st = ilmap_store_view_lookup(view, address, out);
+    (void)ilmap_store_read_end(reader);
+    return st;
+}
+
+static const ilmap *map_of(uint64_t word)
+{
+    const struct store_mapref *mr = ptr_of_word(word);
+    return mr ? mr->map : NULL;
+}
+
+static const ilmap *method_map(const ilmap_store_view *v, uint64_t module, uint64_t method_def)
+{
+    const uint64_t key[2] = { module, method_def };
+    const uint64_t *m = find(v, T_METHODS, key);
+    return m ? map_of(m[2]) : NULL;
+}
+
+ilmap_status ilmap_store_view_il_map(const ilmap_store_view *view, ilmap_function_id function_id,
+                                     ilmap_rejit_id rejit_id, const ilmap **map)
+{
+    if (!map)
+        return ILMAP_E_INVALID_ARG;
+    *map = NULL;
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+
+    const uint64_t vkey[2] = { function_id, rejit_id };
+    const uint64_t *ver = find(view, T_VERSIONS, vkey);
+    if (!ver)
+        return ILMAP_E_NOT_FOUND;
+    if (rejit_id != 0) {
+        *map = map_of(ver[2]);
+        return ILMAP_OK;
+    }
+    /* The original version has no map of its own: the method's applies. */
+    const uint64_t fkey[1] = { function_id };
+    const uint64_t *fn = find(view, T_FUNCTIONS, fkey);
+    if (fn)
+        *map = method_map(view, fn[1], fn[2]);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_view_method_map(const ilmap_store_view *view, ilmap_module_id module,
+                                         uint32_t method_def, const ilmap **map)
+{
+    if (!map)
+        return ILMAP_E_INVALID_ARG;
+    *map = NULL;
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+    *map = method_map(view, module, method_def);
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_view_function(const ilmap_store_view *view,
+                                       ilmap_function_id function_id,
+                                       ilmap_store_function_info *out)
+{
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+
+    const uint64_t key[1] = { function_id };
+    const uint64_t *fn = find(view, T_FUNCTIONS, key);
+    if (!fn)
+        return ILMAP_E_NOT_FOUND;
+    out->module_id = (ilmap_module_id)fn[1];
+    out->method_def = (uint32_t)fn[2];
+    out->current_rejit_id = (ilmap_rejit_id)fn[3];
+    return ILMAP_OK;
+}
+
+/* The two-call protocol over the records from `from` whose first
+ * `prefix` key words equal from's, copying key word `pick` of each. */
+static ilmap_status list_prefix(const ilmap_store_view *v, enum store_table table,
+                                const uint64_t *from, uint32_t prefix, uint32_t pick, size_t cap,
+                                size_t *total, uintptr_t *out)
+{
+    const vt_shape s = store_shapes[table];
+    vt_cursor cur;
+    size_t n = 0;
+
+    for (const uint64_t *r = vt_seek(s, v->tables[table], from, &cur);
+         r && vt_cmp(r, from, prefix) == 0; r = vt_next(s, &cur)) {
+        if (n < cap)
+            out[n] = (uintptr_t)r[pick];
+        n++;
+    }
+    if (total)
+        *total = n;
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_view_versions(const ilmap_store_view *view,
+                                       ilmap_function_id function_id, size_t cap, size_t *total,
+                                       ilmap_rejit_id *out)
+{
+    if (total)
+        *total = 0;
+    if (!view || (cap > 0 && (!out || !total)))
+        return ILMAP_E_INVALID_ARG;
+
+    const uint64_t key[1] = { function_id };
+    if (!find(view, T_FUNCTIONS, key))
+        return ILMAP_E_NOT_FOUND;
+    const uint64_t from[2] = { function_id, 0 };
+    return list_prefix(view, T_VERSIONS, from, 1, 1, cap, total, out);
+}
+
+ilmap_status ilmap_store_view_bodies(const ilmap_store_view *view, ilmap_function_id function_id,
+                                     ilmap_rejit_id rejit_id, size_t cap, size_t *total,
+                                     uintptr_t *out)
+{
+    if (total)
+        *total = 0;
+    if (!view || (cap > 0 && (!out || !total)))
+        return ILMAP_E_INVALID_ARG;
+
+    const uint64_t vkey[2] = { function_id, rejit_id };
+    if (!find(view, T_VERSIONS, vkey))
+        return ILMAP_E_NOT_FOUND;
+    const uint64_t from[3] = { function_id, rejit_id, 0 };
+    return list_prefix(view, T_BODIES, from, 2, 2, cap, total, out);
+}
+
+ilmap_status ilmap_store_view_body(const ilmap_store_view *view, uintptr_t address,
+                                   ilmap_store_body_info *out)
+{
+    if (!out)
+        return ILMAP_E_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!view)
+        return ILMAP_E_INVALID_ARG;
+
+    uint32_t ri;
+    const struct store_body *body = body_at(view, address, &ri);
+    if (!body)
+        return ILMAP_E_NOT_FOUND;
+    out->function_id = body->function_id;
+    out->rejit_id = body->rejit_id;
+    out->module_id = body->module_id;
+    out->method_def = body->method_def;
+    out->flags = body->flags;
+    out->code_size = body->code_size;
+    out->range_count = body->nranges;
+    for (uint32_t i = 0; i < body->nranges; i++) {
+        out->ranges[i].start = body->ranges[i].start;
+        out->ranges[i].size = body->ranges[i].size;
+    }
+    out->native_map = body->native;
+    out->il_map = body->il_map;
+    return ILMAP_OK;
+}

@@ -1,0 +1,895 @@
+/*
+ * The version store under threads: writers racing installs, ReJIT
+ * versions, reverts, map replacements and body removals; readers racing
+ * lookups; a signal handler reading on the slot of the thread it
+ * interrupted. Every answer a reader got is checked, after the run,
+ * against a sequential model.
+ *
+ * How an answer is checked. Each writer owns its keys (its functions,
+ * methods, address slots), numbers its operations 1, 2, ..., and
+ * publishes two counters: `started` before an operation and `done` after
+ * it. A reader notes done[w] before its read begins and started[w] after
+ * it ends, so the snapshot it read reflects writer w's operations 1..p
+ * for some p in that window (a write is visible when its call returns, and
+ * not before it starts). The model keeps, per key, the list of
+ * (operation number, value) changes; an answer passes if the model's
+ * answer at some p in the window (the window's start or any change inside
+ * it) equals it. Several keys of one writer are checked at the same p.
+ *
+ * Bounded in time (ILMAP_STRESS_MS per scenario, default 700), so it runs
+ * as long under sanitizers, only doing less.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "ilmap-versions.h"
+#include "test.h"
+
+/* A ThreadSanitizer report must fail the test, not only print. */
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+#ifdef TEST_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+    return "halt_on_error=1:exitcode=66";
+}
+#endif
+
+#define MAX_WRITERS 2
+#define MAX_READERS 8
+#define FIDS 8              /* per writer; instances 2k and 2k+1 share a method */
+#define METHODS (FIDS / 2)
+#define SLOTS 4             /* body slots per function */
+#define VERSIONS 40         /* ReJITIDs 0 and 2..VERSIONS-1 */
+#define HOT 0x100u
+#define COLD 0x40u
+#define SPLIT 0x80u         /* the native maps' second entry starts here */
+#define GAP 0x400u          /* hot + GAP is never code */
+#define OBS_CAP 60000
+
+static ilmap_function_id fid_of(int w, int f)
+{
+    return (ilmap_function_id)0x7F1000000000ull + ((ilmap_function_id)(w * 64 + f) << 6);
+}
+
+static ilmap_module_id module_of(int w)
+{
+    return (ilmap_module_id)0x7F2000000000ull + ((ilmap_module_id)(w + 1) << 12);
+}
+
+static uint32_t method_of(int f)
+{
+    return 0x06000001u + (uint32_t)(f / 2);
+}
+
+static uintptr_t hot_of(int w, int f, int b)
+{
+    return (uintptr_t)0x10000000u + ((uintptr_t)((w * 64 + f) * SLOTS + b) << 12);
+}
+
+static uintptr_t cold_of(int w, int f, int b)
+{
+    return hot_of(w, f, b) + 0x800u;
+}
+
+/* ---- The model ---------------------------------------------------------- */
+
+typedef struct change {
+    uint32_t p;
+    int32_t v;
+} change;
+
+typedef struct history {
+    change *c;
+    size_t n, cap;
+} history;
+
+static void hist_push(history *h, uint32_t p, int32_t v)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 16;
+        h->c = realloc(h->c, h->cap * sizeof *h->c);
+        if (!h->c) {
+            fprintf(stderr, "out of memory\n");
+            exit(TEST_EXIT_SETUP_FAILURE);
+        }
+    }
+    h->c[h->n].p = p;
+    h->c[h->n].v = v;
+    h->n++;
+}
+
+/* The value after operations 1..p. */
+static int32_t hist_at(const history *h, uint32_t p, int32_t initial)
+{
+    size_t lo = 0, hi = h->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->c[mid].p <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? h->c[lo - 1].v : initial;
+}
+
+/* Adds the change points of h in (lo, hi] to the candidate list. */
+static size_t hist_points(const history *h, uint32_t lo, uint32_t hi, uint32_t *out, size_t n,
+                          size_t cap)
+{
+    size_t a = 0, b = h->n;
+
+    while (a < b) { /* the first change after lo */
+        size_t mid = a + (b - a) / 2;
+        if (h->c[mid].p <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (size_t i = a; i < h->n && h->c[i].p <= hi && n < cap; i++)
+        out[n++] = h->c[i].p;
+    return n;
+}
+
+/* Body slot values: -1 absent, else rejit | shift << 8 | cold << 16. */
+#define BODY(r, k, cold) ((int32_t)((r) | ((k) << 8) | ((cold) << 16)))
+#define BODY_R(v) ((v) & 0xFF)
+#define BODY_K(v) (((v) >> 8) & 0xFF)
+#define BODY_COLD(v) (((v) >> 16) & 1)
+
+typedef struct writer {
+    int w;
+    ilmap_store *s;
+    test_rng rng;
+    _Atomic uint32_t started, done;
+    /* Model state, the writer's alone while it runs. */
+    uint32_t p;
+    int current[FIDS];  /* -1 unregistered */
+    int next_rejit[FIDS];
+    int vshift[FIDS][VERSIONS];
+    uint32_t vadded[FIDS][VERSIONS]; /* operation that added it; 0 = not yet */
+    int mshift[METHODS];             /* 0: no map */
+    int32_t body[FIDS][SLOTS];
+    history hcur[FIDS], hmeth[METHODS], hbody[FIDS][SLOTS];
+    long ops, bad;
+} writer;
+
+/* The original offset for instrumented x through shift_map(k). */
+static uint32_t model_translate(int k, uint32_t x)
+{
+    if (k == 0)
+        return x;
+    if (x < 1u + (uint32_t)k)
+        return 0;
+    return x - (uint32_t)k > 63 ? 63 : x - (uint32_t)k;
+}
+
+static ilmap *shift_map(int k)
+{
+    ilmap_entry e[64];
+    ilmap *m = NULL;
+
+    e[0].old_offset = e[0].new_offset = 0;
+    e[0].accurate = 1;
+    for (uint32_t o = 1; o < 64; o++) {
+        e[o].old_offset = o;
+        e[o].new_offset = o + (uint32_t)k;
+        e[o].accurate = 1;
+    }
+    if (ilmap_create(e, 64, 0, &m) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    return m;
+}
+
+static uint32_t il_a(int r)
+{
+    return 20u + (uint32_t)(r % 8);
+}
+
+static uint32_t il_b(int b)
+{
+    return 30u + (uint32_t)b;
+}
+
+static ilmap_native *body_map(int r, int b, uint32_t size)
+{
+    const ilmap_native_entry e[] = { { il_a(r), 0, SPLIT }, { il_b(b), SPLIT, size } };
+    ilmap_native *n = NULL;
+
+    if (ilmap_native_from_entries(e, 2, size, &n) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    return n;
+}
+
+/* ---- Writers ------------------------------------------------------------ */
+
+static atomic_int stop;
+
+#define WANT(who, expr, want)                                                                  \
+    do {                                                                                       \
+        ilmap_status st_ = (expr);                                                             \
+        if (st_ != (want)) {                                                                   \
+            (who)->bad++;                                                                      \
+            fprintf(stderr, "writer %d op %u: %s = %s, want %s\n", (who)->w, (who)->p, #expr, \
+                    ilmap_status_str(st_), ilmap_status_str(want));                            \
+        }                                                                                      \
+    } while (0)
+
+static void set_current_model(writer *wr, int f, int r)
+{
+    if (wr->current[f] != r) {
+        wr->current[f] = r;
+        hist_push(&wr->hcur[f], wr->p, r);
+    }
+}
+
+static int random_version(writer *wr, int f)
+{
+    int n = 0, pick[VERSIONS];
+
+    for (int r = 0; r < VERSIONS; r++) {
+        if (r == 0 || wr->vadded[f][r])
+            pick[n++] = r;
+    }
+    return pick[test_rng_below(&wr->rng, (uint32_t)n)];
+}
+
+static void writer_op(writer *wr)
+{
+    int w = wr->w;
+    int f = (int)test_rng_below(&wr->rng, FIDS);
+    ilmap_function_id fid = fid_of(w, f);
+    uint32_t dice = test_rng_below(&wr->rng, 100);
+
+    atomic_store_explicit(&wr->started, ++wr->p, memory_order_seq_cst);
+    if (wr->current[f] < 0) {
+        WANT(wr, ilmap_store_add_function(wr->s, fid, module_of(w), method_of(f)), ILMAP_OK);
+        set_current_model(wr, f, 0);
+    } else if (dice < 15 && wr->next_rejit[f] < VERSIONS) {
+        int r = wr->next_rejit[f]++;
+        int k = r % 5 == 0 ? 0 : (int)test_rng_below(&wr->rng, 20) + 1;
+        unsigned flags = test_rng_below(&wr->rng, 10) < 7 ? ILMAP_VERSION_CURRENT : 0;
+        WANT(wr, ilmap_store_add_version(wr->s, fid, (ilmap_rejit_id)r, k ? shift_map(k) : NULL,
+                                         flags),
+             ILMAP_OK);
+        wr->vshift[f][r] = k;
+        wr->vadded[f][r] = wr->p;
+        if (flags)
+            set_current_model(wr, f, r);
+    } else if (dice < 25) {
+        int r = random_version(wr, f);
+        WANT(wr, ilmap_store_set_current(wr->s, fid, (ilmap_rejit_id)r), ILMAP_OK);
+        set_current_model(wr, f, r);
+    } else if (dice < 32) {
+        size_t n = 99, want = 0;
+        for (int g = f & ~1; g <= (f | 1); g++)
+            want += wr->current[g] > 0;
+        WANT(wr, ilmap_store_revert(wr->s, module_of(w), method_of(f), &n), ILMAP_OK);
+        if (n != want) {
+            wr->bad++;
+            fprintf(stderr, "writer %d op %u: revert changed %zu, want %zu\n", w, wr->p, n, want);
+        }
+        for (int g = f & ~1; g <= (f | 1); g++) {
+            if (wr->current[g] > 0)
+                set_current_model(wr, g, 0);
+        }
+    } else if (dice < 45) {
+        int m = f / 2;
+        int k = test_rng_below(&wr->rng, 4) == 0 ? 0 : (int)test_rng_below(&wr->rng, 20) + 1;
+        ilmap *map = NULL;
+        if (k)
+            map = shift_map(k);
+        else if (test_rng_below(&wr->rng, 2) && ilmap_create(NULL, 0, 0, &map) != ILMAP_OK)
+            exit(TEST_EXIT_SETUP_FAILURE); /* clear with an empty map, or with NULL */
+        if (test_rng_below(&wr->rng, 2))
+            WANT(wr, ilmap_store_set_il_map(wr->s, module_of(w), method_of(f), map), ILMAP_OK);
+        else
+            WANT(wr, ilmap_store_set_il_map_for_function(wr->s, fid, map), ILMAP_OK);
+        if (wr->mshift[m] != k) {
+            wr->mshift[m] = k;
+            hist_push(&wr->hmeth[m], wr->p, k);
+        }
+    } else if (dice < 75) {
+        int b = (int)test_rng_below(&wr->rng, SLOTS);
+        int r = random_version(wr, f);
+        int cold = (int)test_rng_below(&wr->rng, 2);
+        uint32_t size = HOT + (cold ? COLD : 0);
+        const ilmap_code_range ranges[] = { { hot_of(w, f, b), HOT }, { cold_of(w, f, b), COLD } };
+        ilmap_native *native = body_map(r, b, size);
+        if (wr->body[f][b] >= 0) {
+            /* Taken: refused, and the map stays ours. */
+            WANT(wr, ilmap_store_add_body(wr->s, fid, (ilmap_rejit_id)r, ranges,
+                                          (size_t)(1 + cold), native, 0),
+                 ILMAP_E_OVERLAP);
+            ilmap_native_free(native);
+        } else {
+            WANT(wr, ilmap_store_add_body(wr->s, fid, (ilmap_rejit_id)r, ranges,
+                                          (size_t)(1 + cold), native, 0),
+                 ILMAP_OK);
+            int k = r == 0 ? wr->mshift[f / 2] : wr->vshift[f][r];
+            wr->body[f][b] = BODY(r, k, cold);
+            hist_push(&wr->hbody[f][b], wr->p, wr->body[f][b]);
+        }
+    } else {
+        int b = (int)test_rng_below(&wr->rng, SLOTS);
+        if (wr->body[f][b] >= 0) {
+            WANT(wr, ilmap_store_remove_body(wr->s, hot_of(w, f, b)), ILMAP_OK);
+            wr->body[f][b] = -1;
+            hist_push(&wr->hbody[f][b], wr->p, -1);
+        } else {
+            WANT(wr, ilmap_store_remove_body(wr->s, hot_of(w, f, b)), ILMAP_E_NOT_FOUND);
+        }
+    }
+    atomic_store_explicit(&wr->done, wr->p, memory_order_release);
+    wr->ops++;
+}
+
+static void *writer_main(void *arg)
+{
+    writer *wr = arg;
+
+    while (!atomic_load_explicit(&stop, memory_order_relaxed))
+        writer_op(wr);
+    return NULL;
+}
+
+/* ---- Readers ------------------------------------------------------------ */
+
+enum { Q_LOOKUP, Q_FUNCTION, Q_IL_MAP };
+
+typedef struct obs {
+    uint8_t kind, w, f, b;
+    int8_t r;           /* Q_IL_MAP: the version asked */
+    int8_t cold;        /* Q_LOOKUP: 0 hot, 1 cold, 2 gap */
+    uint16_t offset;    /* Q_LOOKUP: from the range start */
+    uint32_t lo, hi;
+    int32_t st;
+    /* the answer */
+    uint32_t got_fid_w_f; /* Q_LOOKUP: w * 64 + f of the function found */
+    int32_t rejit;        /* Q_LOOKUP, Q_FUNCTION */
+    uint32_t native_offset, mapping, il, orig;
+    int32_t is_current;
+    int32_t shift;        /* Q_IL_MAP: the map's shift, 0 for none */
+} obs;
+
+typedef struct reader {
+    int id;
+    ilmap_store *s;
+    writer *writers;
+    int nwriters;
+    test_rng rng;
+    obs *o;
+    size_t n;           /* kept, at most OBS_CAP */
+    uint64_t made;      /* made in all: the reservoir samples the run */
+    long reads, bad;
+} reader;
+
+/* Where the next observation goes: reservoir sampling keeps a uniform
+ * sample of the whole run in OBS_CAP entries. */
+static obs *next_obs(reader *rd, obs *scratch)
+{
+    uint64_t i = rd->made++;
+
+    if (rd->n < OBS_CAP)
+        return &rd->o[rd->n++];
+    i = test_rng_next(&rd->rng) % (i + 1);
+    return i < OBS_CAP ? &rd->o[i] : scratch;
+}
+
+/* The shift of one of our maps: it sends 1 to 1 + k. */
+static int shift_of(const ilmap *m)
+{
+    return m ? (int)ilmap_old_to_new(m, 1) - 1 : 0;
+}
+
+static void query(reader *rd, const ilmap_store_view *v, obs *o)
+{
+    int w = (int)test_rng_below(&rd->rng, (uint32_t)rd->nwriters);
+    int f = (int)test_rng_below(&rd->rng, FIDS);
+    uint32_t dice = test_rng_below(&rd->rng, 10);
+
+    memset(o, 0, sizeof *o);
+    o->w = (uint8_t)w;
+    o->f = (uint8_t)f;
+    if (dice < 6) {
+        int b = (int)test_rng_below(&rd->rng, SLOTS);
+        uint32_t where = test_rng_below(&rd->rng, 10);
+        uintptr_t addr;
+        o->kind = Q_LOOKUP;
+        o->b = (uint8_t)b;
+        if (where < 6) {
+            o->offset = (uint16_t)(where == 0 ? 0 : where == 1 ? SPLIT : test_rng_below(&rd->rng, HOT));
+            addr = hot_of(w, f, b) + o->offset;
+        } else if (where < 9) {
+            o->cold = 1;
+            o->offset = (uint16_t)test_rng_below(&rd->rng, COLD);
+            addr = cold_of(w, f, b) + o->offset;
+        } else {
+            o->cold = 2;
+            addr = hot_of(w, f, b) + GAP;
+        }
+        ilmap_store_location loc;
+        o->st = ilmap_store_view_lookup(v, addr, &loc);
+        if (o->st == ILMAP_OK) {
+            o->got_fid_w_f = (uint32_t)((loc.function_id - fid_of(0, 0)) >> 6);
+            o->rejit = (int32_t)loc.rejit_id;
+            o->native_offset = loc.native_offset;
+            o->mapping = loc.mapping;
+            o->il = loc.il_offset;
+            o->orig = loc.original_il_offset;
+            ilmap_store_function_info info;
+            o->is_current = ilmap_store_view_function(v, loc.function_id, &info) == ILMAP_OK &&
+                            info.current_rejit_id == loc.rejit_id;
+            /* Touch what the body points to: freed memory would show. */
+            ilmap_store_body_info body;
+            if (ilmap_store_view_body(v, addr, &body) != ILMAP_OK ||
+                body.function_id != loc.function_id || ilmap_native_count(body.native_map) != 2 ||
+                (body.il_map && ilmap_count(body.il_map) != 64))
+                rd->bad++;
+        }
+    } else if (dice < 8) {
+        ilmap_store_function_info info;
+        o->kind = Q_FUNCTION;
+        o->st = ilmap_store_view_function(v, fid_of(w, f), &info);
+        o->rejit = (int32_t)info.current_rejit_id;
+    } else {
+        const ilmap *m;
+        int r = test_rng_below(&rd->rng, 2) ? 0 : (int)test_rng_below(&rd->rng, VERSIONS - 2) + 2;
+        o->kind = Q_IL_MAP;
+        o->r = (int8_t)r;
+        o->st = ilmap_store_view_il_map(v, fid_of(w, f), (ilmap_rejit_id)r, &m);
+        o->shift = shift_of(m);
+        if (m && ilmap_count(m) != 64)
+            rd->bad++;
+    }
+}
+
+static void *reader_main(void *arg)
+{
+    reader *rd = arg;
+    ilmap_store_reader *slot = NULL;
+    obs scratch;
+
+    if (ilmap_store_reader_register(rd->s, &slot) != ILMAP_OK) {
+        rd->bad++;
+        return NULL;
+    }
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        uint32_t lo[MAX_WRITERS];
+        for (int w = 0; w < rd->nwriters; w++)
+            lo[w] = atomic_load_explicit(&rd->writers[w].done, memory_order_acquire);
+
+        const ilmap_store_view *v;
+        if (ilmap_store_read_begin(slot, &v) != ILMAP_OK) {
+            rd->bad++;
+            break;
+        }
+        obs *made[6];
+        int nmade = 0;
+        int queries = 1 + (int)test_rng_below(&rd->rng, 4);
+        for (int q = 0; q < queries; q++) {
+            made[nmade] = next_obs(rd, &scratch);
+            query(rd, v, made[nmade++]);
+        }
+        if (test_rng_below(&rd->rng, 20) == 0) {
+            /* A nested read sees a snapshot at least as new: the same
+             * window holds for it. */
+            const ilmap_store_view *inner;
+            if (ilmap_store_read_begin(slot, &inner) != ILMAP_OK ||
+                ilmap_store_view_generation(inner) < ilmap_store_view_generation(v))
+                rd->bad++;
+            made[nmade] = next_obs(rd, &scratch);
+            query(rd, inner, made[nmade++]);
+            if (ilmap_store_read_end(slot) != ILMAP_OK)
+                rd->bad++;
+        }
+        if (ilmap_store_read_end(slot) != ILMAP_OK)
+            rd->bad++;
+
+        uint32_t hi[MAX_WRITERS];
+        for (int w = 0; w < rd->nwriters; w++)
+            hi[w] = atomic_load_explicit(&rd->writers[w].started, memory_order_acquire);
+        for (int i = 0; i < nmade; i++) {
+            made[i]->lo = lo[made[i]->w];
+            made[i]->hi = hi[made[i]->w];
+        }
+        rd->reads++;
+
+        /* Slots come and go with threads. */
+        if (test_rng_below(&rd->rng, 500) == 0) {
+            if (ilmap_store_reader_unregister(slot) != ILMAP_OK ||
+                ilmap_store_reader_register(rd->s, &slot) != ILMAP_OK) {
+                rd->bad++;
+                break;
+            }
+        }
+    }
+    if (slot && ilmap_store_reader_unregister(slot) != ILMAP_OK)
+        rd->bad++;
+    return NULL;
+}
+
+/* ---- The check ---------------------------------------------------------- */
+
+/* The model's answer to o after operations 1..p of its writer: 1 if it
+ * equals what the reader got. */
+static int matches_at(const writer *wr, const obs *o, uint32_t p)
+{
+    int f = o->f;
+    int cur = hist_at(&wr->hcur[f], p, -1);
+
+    if (o->kind == Q_FUNCTION)
+        return cur < 0 ? o->st == ILMAP_E_NOT_FOUND : o->st == ILMAP_OK && o->rejit == cur;
+
+    if (o->kind == Q_IL_MAP) {
+        if (cur < 0)
+            return o->st == ILMAP_E_NOT_FOUND;
+        if (o->r == 0)
+            return o->st == ILMAP_OK && o->shift == hist_at(&wr->hmeth[f / 2], p, 0);
+        uint32_t added = wr->vadded[f][(int)o->r];
+        if (!added || added > p)
+            return o->st == ILMAP_E_NOT_FOUND;
+        return o->st == ILMAP_OK && o->shift == wr->vshift[f][(int)o->r];
+    }
+
+    int32_t body = hist_at(&wr->hbody[f][o->b], p, -1);
+    if (body < 0 || o->cold == 2 || (o->cold == 1 && !BODY_COLD(body)))
+        return o->st == ILMAP_E_NOT_FOUND;
+    int r = BODY_R(body);
+    uint32_t off = o->cold ? HOT + o->offset : o->offset;
+    uint32_t il = off < SPLIT ? il_a(r) : il_b(o->b);
+    unsigned mapping = off == 0 || off == SPLIT ? ILMAP_MAPPING_EXACT : ILMAP_MAPPING_APPROXIMATE;
+    return o->st == ILMAP_OK && o->got_fid_w_f == (uint32_t)(wr->w * 64 + f) && o->rejit == r &&
+           o->native_offset == off && o->mapping == mapping && o->il == il &&
+           o->orig == model_translate(BODY_K(body), il) && o->is_current == (cur == r);
+}
+
+static long check_reader(const reader *rd)
+{
+    long failures = 0;
+    uint32_t points[256];
+
+    for (size_t i = 0; i < rd->n; i++) {
+        const obs *o = &rd->o[i];
+        const writer *wr = &rd->writers[o->w];
+        size_t n = 0;
+        points[n++] = o->lo;
+        n = hist_points(&wr->hcur[o->f], o->lo, o->hi, points, n, 256);
+        if (o->kind == Q_LOOKUP)
+            n = hist_points(&wr->hbody[o->f][o->b], o->lo, o->hi, points, n, 256);
+        if (o->kind == Q_IL_MAP) {
+            n = hist_points(&wr->hmeth[o->f / 2], o->lo, o->hi, points, n, 256);
+            uint32_t added = o->r ? wr->vadded[o->f][(int)o->r] : 0;
+            if (added > o->lo && added <= o->hi && n < 256)
+                points[n++] = added;
+        }
+        int ok = 0;
+        for (size_t j = 0; j < n && !ok; j++)
+            ok = matches_at(wr, o, points[j]);
+        if (!ok && n == 256) /* a very long window: try it all */
+            for (uint32_t p = o->lo; p <= o->hi && !ok; p++)
+                ok = matches_at(wr, o, p);
+        if (!ok) {
+            if (failures++ < 5)
+                fprintf(stderr,
+                        "reader %d obs %zu: kind %d writer %d fid %d slot %d r %d cold %d off %u "
+                        "window [%u, %u]: status %s rejit %d off %u mapping 0x%x il %u orig %u "
+                        "current %d shift %d\n",
+                        rd->id, i, o->kind, o->w, o->f, o->b, o->r, o->cold, o->offset, o->lo,
+                        o->hi, ilmap_status_str((ilmap_status)o->st), o->rejit, o->native_offset,
+                        o->mapping, o->il, o->orig, o->is_current, o->shift);
+        }
+    }
+    return failures;
+}
+
+/* After the run the store must hold exactly the model's final state. */
+static void check_final(ilmap_store *s, writer *writers, int nwriters)
+{
+    ilmap_store_reader *slot;
+    const ilmap_store_view *v;
+    size_t bodies = 0, pending = 1;
+
+    CHECK(ilmap_store_reader_register(s, &slot) == ILMAP_OK);
+    CHECK(ilmap_store_read_begin(slot, &v) == ILMAP_OK);
+    for (int w = 0; w < nwriters; w++) {
+        writer *wr = &writers[w];
+        for (int f = 0; f < FIDS; f++) {
+            ilmap_store_function_info info;
+            ilmap_status st = ilmap_store_view_function(v, fid_of(w, f), &info);
+            CHECK(wr->current[f] < 0 ? st == ILMAP_E_NOT_FOUND
+                                     : st == ILMAP_OK &&
+                                           info.current_rejit_id == (ilmap_rejit_id)wr->current[f]);
+            for (int b = 0; b < SLOTS; b++) {
+                ilmap_store_location loc;
+                st = ilmap_store_view_lookup(v, hot_of(w, f, b) + 1, &loc);
+                CHECK(wr->body[f][b] < 0 ? st == ILMAP_E_NOT_FOUND
+                                         : st == ILMAP_OK &&
+                                               loc.rejit_id == (ilmap_rejit_id)BODY_R(wr->body[f][b]));
+                bodies += wr->body[f][b] >= 0;
+            }
+        }
+        for (int m = 0; m < METHODS; m++) {
+            const ilmap *map;
+            CHECK(ilmap_store_view_method_map(v, module_of(w), method_of(2 * m), &map) == ILMAP_OK);
+            CHECK(shift_of(map) == wr->mshift[m]);
+        }
+    }
+    CHECK(ilmap_store_read_end(slot) == ILMAP_OK);
+    CHECK(ilmap_store_reader_unregister(slot) == ILMAP_OK);
+
+    ilmap_store_stats stats;
+    CHECK(ilmap_store_reclaim(s, &pending) == ILMAP_OK);
+    CHECK(pending == 0); /* no reader left: everything retired is freed */
+    CHECK(ilmap_store_get_stats(s, &stats) == ILMAP_OK);
+    CHECK(stats.bodies == bodies && stats.readers == 0 && stats.retired == 0);
+}
+
+static long stress_ms(void)
+{
+    const char *t = getenv("ILMAP_STRESS_MS");
+    long ms = t && *t ? strtol(t, NULL, 10) : 700;
+    return ms > 0 ? ms : 700;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static void run_store(int nwriters, int nreaders, uint64_t seed)
+{
+    ilmap_store *s;
+    static writer writers[MAX_WRITERS];
+    static reader readers[MAX_READERS];
+    pthread_t wt[MAX_WRITERS], rt[MAX_READERS];
+
+    if (ilmap_store_create(16, 0, &s) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    memset(writers, 0, sizeof writers);
+    for (int w = 0; w < nwriters; w++) {
+        writer *wr = &writers[w];
+        wr->w = w;
+        wr->s = s;
+        test_rng_seed(&wr->rng, seed + 101u * (uint64_t)(w + 1));
+        atomic_init(&wr->started, 0);
+        atomic_init(&wr->done, 0);
+        for (int f = 0; f < FIDS; f++) {
+            wr->current[f] = -1;
+            wr->next_rejit[f] = 2;
+            for (int b = 0; b < SLOTS; b++)
+                wr->body[f][b] = -1;
+        }
+    }
+    for (int i = 0; i < nreaders; i++) {
+        reader *rd = &readers[i];
+        memset(rd, 0, sizeof *rd);
+        rd->id = i;
+        rd->s = s;
+        rd->writers = writers;
+        rd->nwriters = nwriters;
+        test_rng_seed(&rd->rng, seed + 7919u * (uint64_t)(i + 1));
+        rd->o = malloc(OBS_CAP * sizeof *rd->o);
+        if (!rd->o)
+            exit(TEST_EXIT_SETUP_FAILURE);
+    }
+
+    atomic_store(&stop, 0);
+    for (int w = 0; w < nwriters; w++)
+        pthread_create(&wt[w], NULL, writer_main, &writers[w]);
+    for (int i = 0; i < nreaders; i++)
+        pthread_create(&rt[i], NULL, reader_main, &readers[i]);
+    sleep_ms(stress_ms());
+    atomic_store(&stop, 1);
+    for (int w = 0; w < nwriters; w++)
+        pthread_join(wt[w], NULL);
+    for (int i = 0; i < nreaders; i++)
+        pthread_join(rt[i], NULL);
+
+    long ops = 0, reads = 0, observations = 0, failures = 0;
+    for (int w = 0; w < nwriters; w++) {
+        ops += writers[w].ops;
+        test_checks += writers[w].ops;
+        if (writers[w].bad)
+            test_failures++;
+    }
+    for (int i = 0; i < nreaders; i++) {
+        reads += readers[i].reads;
+        observations += (long)readers[i].n;
+        test_checks += (long)readers[i].n;
+        failures += check_reader(&readers[i]);
+        if (readers[i].bad) {
+            fprintf(stderr, "reader %d: %ld inconsistent reads\n", i, readers[i].bad);
+            test_failures++;
+        }
+        free(readers[i].o);
+    }
+    if (failures) {
+        fprintf(stderr, "%ld answers match no state of the model in their window\n", failures);
+        test_failures++;
+    }
+    check_final(s, writers, nwriters);
+    printf("store: %d writers, %d readers: %ld writes, %ld reads, %ld answers checked "
+           "(sampled over the run)\n",
+           nwriters, nreaders, ops, reads, observations);
+
+    ilmap_store_free(s);
+    for (int w = 0; w < nwriters; w++) {
+        writer *wr = &writers[w];
+        for (int f = 0; f < FIDS; f++) {
+            free(wr->hcur[f].c);
+            for (int b = 0; b < SLOTS; b++)
+                free(wr->hbody[f][b].c);
+        }
+        for (int m = 0; m < METHODS; m++)
+            free(wr->hmeth[m].c);
+    }
+}
+
+/* ---- Reads from a signal handler ------------------------------------ */
+
+/* A sampler: SIGUSR1 interrupts a thread, possibly inside a read on the
+ * very slot the handler then reads with; only lock-free calls inside. */
+#define STABLE_FID ((ilmap_function_id)0x7F3000000040ull)
+#define STABLE_CODE ((uintptr_t)0x20000000u)
+
+static _Thread_local ilmap_store_reader *tls_slot;
+static atomic_long handler_reads, handler_bad;
+
+static void on_signal(int sig)
+{
+    ilmap_store_location loc;
+    (void)sig;
+    if (!tls_slot)
+        return;
+    if (ilmap_store_lookup(tls_slot, STABLE_CODE + 0x90, &loc) != ILMAP_OK ||
+        loc.function_id != STABLE_FID || loc.il_offset != 31 || loc.original_il_offset != 31 - 5)
+        atomic_fetch_add(&handler_bad, 1);
+    atomic_fetch_add(&handler_reads, 1);
+}
+
+typedef struct sampled {
+    ilmap_store *s;
+    atomic_int ready;
+    long reads, bad;
+} sampled;
+
+static void *sampled_main(void *arg)
+{
+    sampled *t = arg;
+    ilmap_store_location loc;
+
+    if (ilmap_store_reader_register(t->s, &tls_slot) != ILMAP_OK) {
+        t->bad++;
+        atomic_store(&t->ready, 1);
+        return NULL;
+    }
+    atomic_store(&t->ready, 1);
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        const ilmap_store_view *v;
+        if (ilmap_store_read_begin(tls_slot, &v) != ILMAP_OK)
+            t->bad++;
+        for (int i = 0; i < 8; i++) {
+            if (ilmap_store_view_lookup(v, STABLE_CODE + (uintptr_t)i, &loc) != ILMAP_OK ||
+                loc.il_offset != 21)
+                t->bad++;
+        }
+        if (ilmap_store_read_end(tls_slot) != ILMAP_OK)
+            t->bad++;
+        t->reads++;
+    }
+    /* Block the signal before the slot goes away. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    ilmap_store_reader *slot = tls_slot;
+    tls_slot = NULL;
+    if (ilmap_store_reader_unregister(slot) != ILMAP_OK)
+        t->bad++;
+    return NULL;
+}
+
+static atomic_long churn_bad;
+
+static void *churn_main(void *arg)
+{
+    ilmap_store *s = arg;
+    const ilmap_code_range code[] = { { 0x30000000u, HOT } };
+
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        /* Each call publishes and retires: the handler's reads race it. */
+        if (ilmap_store_set_il_map(s, module_of(9), 0x06000001u, shift_map(3)) != ILMAP_OK ||
+            ilmap_store_add_body(s, STABLE_FID, 0, code, 1, body_map(0, 0, HOT), 0) != ILMAP_OK ||
+            ilmap_store_remove_body(s, code[0].start) != ILMAP_OK)
+            atomic_fetch_add(&churn_bad, 1);
+    }
+    return NULL;
+}
+
+static void run_signals(void)
+{
+    ilmap_store *s;
+    sampled t;
+    pthread_t sampler, churn;
+    struct sigaction sa;
+
+    if (ilmap_store_create(4, 0, &s) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    const ilmap_code_range code[] = { { STABLE_CODE, HOT } };
+    CHECK(ilmap_store_add_function(s, STABLE_FID, module_of(9), 0x06000002u) == ILMAP_OK);
+    CHECK(ilmap_store_set_il_map(s, module_of(9), 0x06000002u, shift_map(5)) == ILMAP_OK);
+    /* il_a(1) = 21 below SPLIT, il_b(1) = 31 above. */
+    CHECK(ilmap_store_add_version(s, STABLE_FID, 2, shift_map(5), ILMAP_VERSION_CURRENT) ==
+          ILMAP_OK);
+    ilmap_native_entry e[] = { { 21, 0, SPLIT }, { 31, SPLIT, HOT } };
+    ilmap_native *n = NULL;
+    CHECK(ilmap_native_from_entries(e, 2, HOT, &n) == ILMAP_OK);
+    CHECK(ilmap_store_add_body(s, STABLE_FID, 2, code, 1, n, 0) == ILMAP_OK);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+
+    memset(&t, 0, sizeof t);
+    t.s = s;
+    atomic_init(&t.ready, 0);
+    atomic_store(&stop, 0);
+    pthread_create(&sampler, NULL, sampled_main, &t);
+    pthread_create(&churn, NULL, churn_main, s);
+    while (!atomic_load(&t.ready)) {
+    }
+
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long budget = stress_ms(), sent = 0;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= budget)
+            break;
+        pthread_kill(sampler, SIGUSR1);
+        sent++;
+        struct timespec gap = { 0, 200000 };
+        nanosleep(&gap, NULL);
+    }
+    atomic_store(&stop, 1);
+    pthread_join(sampler, NULL);
+    pthread_join(churn, NULL);
+
+    long reads = atomic_load(&handler_reads), bad = atomic_load(&handler_bad);
+    test_checks += reads + t.reads;
+    CHECK(bad == 0 && t.bad == 0 && atomic_load(&churn_bad) == 0);
+    CHECK(reads > 0);
+    size_t pending = 1;
+    CHECK(ilmap_store_reclaim(s, &pending) == ILMAP_OK && pending == 0);
+    printf("signals: %ld sent, %ld handler reads, %ld thread reads\n", sent, reads, t.reads);
+    signal(SIGUSR1, SIG_DFL);
+    ilmap_store_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = test_seed(argc, argv, 0x5EED0005u);
+
+    run_store(1, 1, seed);
+    run_store(2, 2, seed + 1);
+    run_store(2, 6, seed + 2);
+    run_signals();
+    return test_finish("versions-stress");
+}

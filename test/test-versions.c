@@ -1,0 +1,789 @@
+/*
+ * The version store and the FunctionIDMapper, one operation at a time:
+ * every writer and query with good and bad arguments, the runtime's rules
+ * they follow (spec §2: last call wins, empty map clears, shared by
+ * instances; §6: ReJITID 0 uses the method's map, versions carry their
+ * own, revert per method keeps old versions readable; §7: idempotent
+ * mapper, never 0 when hooking), ownership of the maps handed over (run
+ * under ASan, a leak or double free fails), nested reads and when
+ * reclamation frees.
+ */
+#include <string.h>
+
+#include "ilmap-versions.h"
+#include "test.h"
+
+#define MOD1 ((ilmap_module_id)0x7F0000001000u)
+#define MOD2 ((ilmap_module_id)0x7F0000002000u)
+#define MD1 0x06000001u
+#define MD2 0x06000002u
+#define FID1 ((ilmap_function_id)0x7F0000A00010u)
+#define FID2 ((ilmap_function_id)0x7F0000A00020u)
+#define FID3 ((ilmap_function_id)0x7F0000A00030u)
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#define CHECK_ST(expr, want)                                                                 \
+    do {                                                                                     \
+        ilmap_status st_ = (expr);                                                           \
+        test_checks++;                                                                       \
+        if (st_ != (want)) {                                                                 \
+            test_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: %s = %s, want %s\n", __FILE__, __LINE__, #expr,         \
+                    ilmap_status_str(st_), ilmap_status_str(want));                          \
+        }                                                                                    \
+    } while (0)
+
+static ilmap *il_map(const ilmap_entry *entries, size_t count)
+{
+    ilmap *m = NULL;
+    CHECK_ST(ilmap_create(entries, count, 0, &m), ILMAP_OK);
+    return m;
+}
+
+/* The map of runtime-semantics.md §1 and §3: (0->0), (6->36), (8->50). */
+static ilmap *spec_map(void)
+{
+    static const ilmap_entry e[] = { { 0, 0, 1 }, { 6, 36, 1 }, { 8, 50, 1 } };
+    return il_map(e, COUNT(e));
+}
+
+/* Original o -> o + shift for o in 1..63 (0 stays 0): instrumented
+ * offsets x in [1 + shift, 63 + shift] translate back to x - shift. */
+static ilmap *shift_map(uint32_t shift)
+{
+    ilmap_entry e[64];
+    e[0].old_offset = e[0].new_offset = 0;
+    e[0].accurate = 1;
+    for (uint32_t o = 1; o < 64; o++) {
+        e[o].old_offset = o;
+        e[o].new_offset = o + shift;
+        e[o].accurate = 1;
+    }
+    return il_map(e, COUNT(e));
+}
+
+/* The §3 worked example's JIT output, instrumented coordinates, code 48. */
+static const ilmap_boundary spec_jit[] = {
+    { 0, ILMAP_PROLOG, 0 }, { 5, 0, 0 },  { 12, 36, 0 },
+    { 20, 44, 0 },          { 30, 50, 0 }, { 40, ILMAP_EPILOG, 0 },
+};
+
+static ilmap_native *native_build(const ilmap *map, uint32_t code_size)
+{
+    ilmap_native *n = NULL;
+    CHECK_ST(ilmap_native_build(spec_jit, COUNT(spec_jit), map, code_size, 0, &n), ILMAP_OK);
+    return n;
+}
+
+/* A one-entry native map: every offset of a body of `size` is IL `il`. */
+static ilmap_native *flat_native(uint32_t il, uint32_t size)
+{
+    const ilmap_native_entry e[] = { { il, 0, size } };
+    ilmap_native *n = NULL;
+    CHECK_ST(ilmap_native_from_entries(e, 1, size, &n), ILMAP_OK);
+    return n;
+}
+
+static const ilmap_store_view *begin(ilmap_store_reader *r)
+{
+    const ilmap_store_view *v = NULL;
+    CHECK_ST(ilmap_store_read_begin(r, &v), ILMAP_OK);
+    return v;
+}
+
+static void end(ilmap_store_reader *r)
+{
+    CHECK_ST(ilmap_store_read_end(r), ILMAP_OK);
+}
+
+static uint64_t generation(ilmap_store_reader *r)
+{
+    uint64_t g = ilmap_store_view_generation(begin(r));
+    end(r);
+    return g;
+}
+
+static void test_create_and_readers(void)
+{
+    ilmap_store *s = (ilmap_store *)1;
+    ilmap_store_reader *r = (ilmap_store_reader *)1, *r2, *r3;
+    const ilmap_store_view *v = (const ilmap_store_view *)1;
+    ilmap_store_stats stats;
+
+    CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 1, &s), ILMAP_E_INVALID_ARG);
+    CHECK(s == NULL);
+    CHECK_ST(ilmap_store_create(ILMAP_STORE_MAX_READERS + 1, 0, &s), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.max_readers == ILMAP_STORE_DEFAULT_READERS && stats.readers == 0);
+    CHECK(stats.generation == 0 && stats.functions == 0 && stats.retired == 0);
+    CHECK_ST(ilmap_store_get_stats(NULL, &stats), ILMAP_E_INVALID_ARG);
+    CHECK(stats.max_readers == 0);
+    CHECK_ST(ilmap_store_get_stats(s, NULL), ILMAP_E_INVALID_ARG);
+    ilmap_store_free(s);
+    ilmap_store_free(NULL);
+
+    CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(NULL, &r), ILMAP_E_INVALID_ARG);
+    CHECK(r == NULL);
+    CHECK_ST(ilmap_store_reader_register(s, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r2), ILMAP_OK);
+    CHECK(r != r2);
+    CHECK_ST(ilmap_store_reader_register(s, &r3), ILMAP_E_FULL);
+    CHECK(r3 == NULL);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.readers == 2);
+    CHECK_ST(ilmap_store_reader_unregister(r2), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r3), ILMAP_OK);
+    CHECK(r3 == r2); /* the slot came back */
+
+    CHECK_ST(ilmap_store_read_begin(NULL, &v), ILMAP_E_INVALID_ARG);
+    CHECK(v == NULL);
+    CHECK_ST(ilmap_store_read_begin(r, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_read_end(NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG); /* not inside a read */
+    v = begin(r);
+    CHECK(v != NULL && ilmap_store_view_generation(v) == 0);
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_E_INVALID_ARG); /* inside a read */
+    end(r);
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_unregister(NULL), ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_store_view_generation(NULL) == 0);
+    ilmap_store_free(s); /* r3 still registered: allowed */
+}
+
+static void test_method_maps(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    const ilmap *got = (const ilmap *)1;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+
+    ilmap *a = spec_map();
+    CHECK_ST(ilmap_store_set_il_map(NULL, MOD1, MD1, a), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_set_il_map(s, 0, MD1, a), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, 0x02000001u, a), ILMAP_E_INVALID_ARG); /* typedef */
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, 0x06000000u, a), ILMAP_E_INVALID_ARG); /* row 0 */
+    CHECK(generation(r) == 0);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, a), ILMAP_OK); /* a is the store's now */
+    CHECK(generation(r) == 1);
+
+    const ilmap_store_view *v = begin(r);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == a);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD2, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD2, MD1, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_view_method_map(NULL, MOD1, MD1, &got), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, NULL), ILMAP_E_INVALID_ARG);
+
+    /* Last call wins; the old map stays readable through the held view. */
+    ilmap *b = shift_map(100);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, b), ILMAP_OK);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == a);
+    CHECK_EQ_U32(ilmap_new_to_old(got, 44), 6); /* a is alive: ASan would see otherwise */
+    size_t pending = 0;
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending > 0);
+    end(r);
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending == 0);
+    CHECK_ST(ilmap_store_reclaim(NULL, &pending), ILMAP_E_INVALID_ARG);
+
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == b);
+    end(r);
+
+    /* Handing the same map again is a no-op, not a double free. */
+    uint64_t g = generation(r);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, b), ILMAP_OK);
+    CHECK(generation(r) == g);
+
+    /* An empty map clears (spec §2), and is freed by the store. */
+    ilmap *empty = il_map(NULL, 0);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, empty), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    end(r);
+    /* Clearing again, and NULL, change nothing. */
+    g = generation(r);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, il_map(NULL, 0)), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, NULL), ILMAP_OK);
+    CHECK(generation(r) == g);
+    /* NULL clears a map that is set. */
+    CHECK_ST(ilmap_store_set_il_map(s, MOD2, MD2, spec_map()), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD2, MD2, NULL), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_method_map(v, MOD2, MD2, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    end(r);
+
+    /* By FunctionID: the function's method, so every instance. */
+    ilmap *c = spec_map();
+    CHECK_ST(ilmap_store_set_il_map_for_function(s, FID1, c), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_set_il_map_for_function(s, 0, c), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_set_il_map_for_function(NULL, FID1, c), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID2, MOD1, MD1), ILMAP_OK); /* another instance */
+    CHECK_ST(ilmap_store_set_il_map_for_function(s, FID1, c), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_il_map(v, FID2, 0, &got), ILMAP_OK);
+    CHECK(got == c);
+    end(r);
+
+    ilmap_store_stats stats;
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.il_maps == 1 && stats.functions == 2 && stats.versions == 2);
+    ilmap_store_free(s); /* frees c */
+}
+
+static void test_functions_and_versions(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    const ilmap *got;
+    ilmap_store_function_info info;
+    ilmap_rejit_id ids[8];
+    size_t total = 99;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+
+    CHECK_ST(ilmap_store_add_function(NULL, FID1, MOD1, MD1), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_function(s, 0, MOD1, MD1), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_function(s, FID1, 0, MD1), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, 0x0A000001u), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    uint64_t g = generation(r);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK); /* tiers report again */
+    CHECK(generation(r) == g);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD2), ILMAP_E_EXISTS);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD2, MD1), ILMAP_E_EXISTS);
+
+    const ilmap_store_view *v = begin(r);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.module_id == MOD1 && info.method_def == MD1 && info.current_rejit_id == 0);
+    CHECK_ST(ilmap_store_view_function(v, FID2, &info), ILMAP_E_NOT_FOUND);
+    CHECK(info.module_id == 0);
+    CHECK_ST(ilmap_store_view_function(NULL, FID1, &info), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_function(v, FID1, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_versions(v, FID1, 0, &total, NULL), ILMAP_OK);
+    CHECK(total == 1);
+    CHECK_ST(ilmap_store_view_versions(v, FID2, 0, &total, NULL), ILMAP_E_NOT_FOUND);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_view_versions(v, FID1, 1, NULL, ids), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_versions(v, FID1, 1, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_versions(NULL, FID1, 0, &total, NULL), ILMAP_E_INVALID_ARG);
+    /* The original version exists and has no map: the method has none. */
+    got = (const ilmap *)1;
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_il_map(v, FID2, 0, &got), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_il_map(NULL, FID1, 0, &got), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, NULL), ILMAP_E_INVALID_ARG);
+    end(r);
+
+    /* ReJIT versions carry their own map; the original follows the
+     * method's; no fallback either way (spec §6). */
+    ilmap *method = shift_map(10), *own = shift_map(20);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, method), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 0, own, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_version(s, 0, 2, own, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_version(NULL, FID1, 2, own, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, own, 2), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_version(s, FID2, 2, own, 0), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, own, 0), ILMAP_OK);
+    ilmap *again = shift_map(30);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, again, 0), ILMAP_E_EXISTS);
+    ilmap_free(again); /* refused: still ours */
+    CHECK_ST(ilmap_store_add_version(s, FID1, 3, NULL, 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 4, il_map(NULL, 0), ILMAP_VERSION_CURRENT),
+             ILMAP_OK);
+
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &got), ILMAP_OK);
+    CHECK(got == method);
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_OK);
+    CHECK(got == own);
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 3, &got), ILMAP_OK);
+    CHECK(got == NULL); /* no map of its own, and no fallback */
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 4, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 4);
+    CHECK_ST(ilmap_store_view_versions(v, FID1, 2, &total, ids), ILMAP_OK);
+    CHECK(total == 4 && ids[0] == 0 && ids[1] == 2); /* truncated, the total reported */
+    CHECK_ST(ilmap_store_view_versions(v, FID1, COUNT(ids), &total, ids), ILMAP_OK);
+    CHECK(total == 4 && ids[2] == 3 && ids[3] == 4);
+    end(r);
+
+    /* set_current */
+    CHECK_ST(ilmap_store_set_current(s, FID1, 9), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_set_current(s, FID2, 0), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_set_current(s, 0, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_set_current(NULL, FID1, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_set_current(s, FID1, 2), ILMAP_OK);
+    g = generation(r);
+    CHECK_ST(ilmap_store_set_current(s, FID1, 2), ILMAP_OK);
+    CHECK(generation(r) == g); /* nothing changed, nothing published */
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 2);
+    end(r);
+    CHECK_ST(ilmap_store_set_current(s, FID1, 0), ILMAP_OK); /* one instance back */
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 0);
+    end(r);
+    ilmap_store_free(s);
+}
+
+/* RequestRevert: per method, all instances; versions and bodies stay. */
+static void test_revert(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    ilmap_store_function_info info;
+    ilmap_store_location loc;
+    size_t n = 99;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK); /* Function<int> */
+    CHECK_ST(ilmap_store_add_function(s, FID2, MOD1, MD1), ILMAP_OK); /* Function<string> */
+    CHECK_ST(ilmap_store_add_function(s, FID3, MOD1, MD2), ILMAP_OK); /* another method */
+    /* ReJITIDs of instances are unrelated (seed 003). */
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID2, 3, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID3, 4, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    const ilmap_code_range code[] = { { 0x10000, 64 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, code, 1, flat_native(7, 64), 0), ILMAP_OK);
+
+    CHECK_ST(ilmap_store_revert(NULL, MOD1, MD1, &n), ILMAP_E_INVALID_ARG);
+    CHECK(n == 0);
+    CHECK_ST(ilmap_store_revert(s, 0, MD1, &n), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_revert(s, MOD1, 1, &n), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_revert(s, MOD1, MD1, &n), ILMAP_OK);
+    CHECK(n == 2);
+    const ilmap_store_view *v = begin(r);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 0);
+    CHECK_ST(ilmap_store_view_function(v, FID2, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 0);
+    CHECK_ST(ilmap_store_view_function(v, FID3, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 4); /* another method: untouched */
+    /* The reverted version still answers: code may still run in it. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x10010, &loc), ILMAP_OK);
+    CHECK(loc.function_id == FID1 && loc.rejit_id == 2);
+    CHECK_EQ_U32(loc.il_offset, 7);
+    CHECK_EQ_U32(loc.original_il_offset, 2); /* 7 - 5 */
+    const ilmap *got;
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_OK);
+    CHECK(got != NULL);
+    end(r);
+
+    uint64_t g = generation(r);
+    CHECK_ST(ilmap_store_revert(s, MOD1, MD1, &n), ILMAP_OK); /* again: nothing to do */
+    CHECK(n == 0 && generation(r) == g);
+    CHECK_ST(ilmap_store_revert(s, MOD2, MD1, NULL), ILMAP_OK); /* no instance */
+
+    /* ReJIT again after the revert: a new version becomes current. */
+    CHECK_ST(ilmap_store_add_version(s, FID1, 5, shift_map(6), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK(info.current_rejit_id == 5);
+    end(r);
+    ilmap_store_free(s);
+}
+
+static void test_bodies(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    ilmap_store_location loc;
+    ilmap_store_body_info body;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, spec_map()), ILMAP_OK);
+
+    /* The §3 example compiled from instrumented IL, with no map applied:
+     * the native map answers instrumented offsets, the store translates.
+     * Hot 40 bytes at 0x1000, cold 8 at 0x9000: code size 48. */
+    const ilmap_code_range hot_cold[] = { { 0x1000, 40 }, { 0x9000, 8 } };
+    ilmap_native *native = native_build(NULL, 48);
+    const ilmap_code_range one[] = { { 0x1000, 40 } };
+
+    CHECK_ST(ilmap_store_add_body(NULL, FID1, 0, hot_cold, 2, native, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_body(s, 0, 0, hot_cold, 2, native, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, NULL, 2, native, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, hot_cold, 0, native, 0), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, hot_cold, ILMAP_STORE_MAX_RANGES + 1, native, 0),
+             ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, hot_cold, 2, native, 4), ILMAP_E_INVALID_ARG);
+    const ilmap_code_range zero[] = { { 0x1000, 40 }, { 0x9000, 0 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, zero, 2, native, 0), ILMAP_E_BAD_RANGE);
+    const ilmap_code_range wrap[] = { { UINTPTR_MAX - 8, 16 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, wrap, 1, NULL, 0), ILMAP_E_BAD_RANGE);
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    const ilmap_code_range huge[] = { { 0x100000000ull, 0xFFFFFFF0u }, { 0x300000000ull, 0x20 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, huge, 2, NULL, 0), ILMAP_E_LIMIT);
+#endif
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, one, 1, native, 0), ILMAP_E_CODE_SIZE);
+    const ilmap_code_range self[] = { { 0x1000, 40 }, { 0x1020, 8 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, self, 2, native, 0), ILMAP_E_OVERLAP);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 7, hot_cold, 2, native, 0), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_add_body(s, FID2, 0, hot_cold, 2, native, 0), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, hot_cold, 2, native, 0), ILMAP_OK); /* ours now */
+
+    const ilmap_store_view *v = begin(r);
+    /* Hot: native 25 -> IL 44 (APPROXIMATE, of the entry at 20) -> 6. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK(loc.function_id == FID1 && loc.rejit_id == 0 && loc.module_id == MOD1);
+    CHECK(loc.method_def == MD1 && loc.code_start == 0x1000);
+    CHECK(loc.range_index == 0 && loc.native_offset == 25);
+    CHECK(loc.mapping == ILMAP_MAPPING_APPROXIMATE);
+    CHECK_EQ_U32(loc.il_offset, 44);
+    CHECK_EQ_U32(loc.original_il_offset, 6);
+    /* Native 12 is exactly IL 36 -> 6. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 12, &loc), ILMAP_OK);
+    CHECK(loc.mapping == ILMAP_MAPPING_EXACT);
+    CHECK_EQ_U32(loc.original_il_offset, 6);
+    /* Native 3: the prolog, IL 0 by convention, not translated. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 3, &loc), ILMAP_OK);
+    CHECK(loc.mapping == ILMAP_MAPPING_PROLOG && loc.il_offset == 0 && loc.original_il_offset == 0);
+    /* Cold: offsets continue after the hot range's 40: 0x9000 + 5 is 45,
+     * the epilog; lastIL (50, instrumented) translates to 8. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x9000 + 5, &loc), ILMAP_OK);
+    CHECK(loc.range_index == 1 && loc.native_offset == 45 && loc.code_start == 0x1000);
+    CHECK(loc.mapping == ILMAP_MAPPING_EPILOG);
+    CHECK_EQ_U32(loc.il_offset, 50);
+    CHECK_EQ_U32(loc.original_il_offset, 8);
+    /* Outside every range. */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 40, &loc), ILMAP_E_NOT_FOUND);
+    CHECK(loc.function_id == 0 && loc.mapping == ILMAP_MAPPING_NO_INFO);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x0FFF, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x9008, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_lookup(v, 0, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_lookup(v, UINTPTR_MAX, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_lookup(NULL, 0x1000, &loc), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000, NULL), ILMAP_E_INVALID_ARG);
+
+    CHECK_ST(ilmap_store_view_body(v, 0x9003, &body), ILMAP_OK);
+    CHECK(body.function_id == FID1 && body.rejit_id == 0 && body.code_size == 48);
+    CHECK(body.range_count == 2 && body.ranges[1].start == 0x9000 && body.ranges[1].size == 8);
+    CHECK(body.native_map == native && body.il_map != NULL && body.flags == 0);
+    CHECK_ST(ilmap_store_view_body(v, 0x8FFF, &body), ILMAP_E_NOT_FOUND);
+    CHECK(body.function_id == 0 && body.native_map == NULL);
+    CHECK_ST(ilmap_store_view_body(NULL, 0x9003, &body), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_body(v, 0x9003, NULL), ILMAP_E_INVALID_ARG);
+    end(r);
+
+    /* Overlap with a body in the store, in either range. */
+    ilmap_native *other = flat_native(0, 16);
+    const ilmap_code_range into_hot[] = { { 0x0FF8, 16 } };
+    const ilmap_code_range into_cold[] = { { 0x9007, 16 } };
+    const ilmap_code_range around[] = { { 0x8000, 0x2000 }, { 0x100, 16 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, into_hot, 1, other, 0), ILMAP_E_OVERLAP);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, into_cold, 1, other, 0), ILMAP_E_OVERLAP);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, around, 2, NULL, 0), ILMAP_E_OVERLAP);
+
+    /* Tiering: a second body of the same version, adjacent addresses;
+     * this one's native map is original already (GetILToNativeMapping2
+     * of code compiled under the map). */
+    ilmap *for_build = spec_map();
+    ilmap_native *runtime_map = native_build(for_build, 48);
+    ilmap_free(for_build);
+    const ilmap_code_range tier1[] = { { 0x1028, 48 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, tier1, 1, runtime_map, ILMAP_BODY_ORIGINAL_IL),
+             ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1028 + 25, &loc), ILMAP_OK);
+    CHECK(loc.code_start == 0x1028 && loc.native_offset == 25);
+    CHECK_EQ_U32(loc.il_offset, 6); /* the runtime dropped the in-between entry */
+    CHECK_EQ_U32(loc.original_il_offset, 6);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 39, &loc), ILMAP_OK);
+    CHECK(loc.code_start == 0x1000); /* the neighbour's last byte */
+    uintptr_t starts[4];
+    size_t total = 0;
+    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, COUNT(starts), &total, starts), ILMAP_OK);
+    CHECK(total == 2 && starts[0] == 0x1000 && starts[1] == 0x1028);
+    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, 0, &total, NULL), ILMAP_OK);
+    CHECK(total == 2);
+    CHECK_ST(ilmap_store_view_bodies(v, FID1, 9, 0, &total, NULL), ILMAP_E_NOT_FOUND);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, 1, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_view_bodies(NULL, FID1, 0, 0, &total, NULL), ILMAP_E_INVALID_ARG);
+    end(r);
+
+    /* A later SetILInstrumentedCodeMap does not retranslate code already
+     * attached: the body keeps the map it captured (spec §2, timing). */
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1000)), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK_EQ_U32(loc.original_il_offset, 6);
+    const ilmap *current;
+    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &current), ILMAP_OK);
+    CHECK_EQ_U32(ilmap_new_to_old(current, 1044), 44);
+    end(r);
+
+    /* A ReJIT version's body uses the version's map; without a native
+     * map the body is found but has no IL answer. */
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, shift_map(3), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    const ilmap_code_range rejit_code[] = { { 0x20000, 32 } };
+    const ilmap_code_range bare[] = { { 0x30000, 32 } };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, rejit_code, 1, flat_native(13, 32), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, bare, 1, NULL, 0), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x20004, &loc), ILMAP_OK);
+    CHECK(loc.rejit_id == 2 && loc.mapping == ILMAP_MAPPING_APPROXIMATE);
+    CHECK_EQ_U32(loc.il_offset, 13);
+    CHECK_EQ_U32(loc.original_il_offset, 10);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK(loc.rejit_id == 0); /* no longer current, still found */
+    CHECK_ST(ilmap_store_view_lookup(v, 0x30000, &loc), ILMAP_OK);
+    CHECK(loc.rejit_id == 2 && loc.mapping == ILMAP_MAPPING_NO_INFO && loc.il_offset == 0);
+    end(r);
+
+    /* One-shot lookup. */
+    CHECK_ST(ilmap_store_lookup(r, 0x20004, &loc), ILMAP_OK);
+    CHECK(loc.rejit_id == 2);
+    CHECK_ST(ilmap_store_lookup(r, 0x5, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_lookup(NULL, 0x20004, &loc), ILMAP_E_INVALID_ARG);
+    CHECK(loc.function_id == 0);
+    CHECK_ST(ilmap_store_lookup(r, 0x20004, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG); /* the one-shot ended its read */
+
+    /* Removal: a cold range start is not a body start. */
+    CHECK_ST(ilmap_store_remove_body(s, 0x9000), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_remove_body(s, 0x1001), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_remove_body(NULL, 0x1000), ILMAP_E_INVALID_ARG);
+    const ilmap_store_view *held = begin(r);
+    CHECK_ST(ilmap_store_remove_body(s, 0x1000), ILMAP_OK);
+    v = begin(r); /* nested: the current snapshot */
+    CHECK(ilmap_store_view_generation(v) == ilmap_store_view_generation(held) + 1);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_view_lookup(v, 0x9005, &loc), ILMAP_E_NOT_FOUND);
+    end(r);
+    /* The outer read still sees the body, whose native map is alive. */
+    CHECK_ST(ilmap_store_view_lookup(held, 0x9005, &loc), ILMAP_OK);
+    CHECK_EQ_U32(loc.original_il_offset, 8);
+    CHECK_ST(ilmap_store_view_body(held, 0x1000, &body), ILMAP_OK);
+    CHECK(ilmap_native_count(body.native_map) == 6);
+    end(r);
+    /* Its addresses can be attached again. */
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, one, 1, flat_native(1, 40), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_lookup(r, 0x1000, &loc), ILMAP_OK);
+    CHECK(loc.rejit_id == 2);
+
+    size_t pending = 1;
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending == 0);
+    ilmap_store_stats stats;
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.bodies == 4 && stats.versions == 2 && stats.reclaimed > 0);
+
+    /* Ownership on failure: the caller keeps the map. */
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, into_hot, 1, other, 0), ILMAP_E_OVERLAP);
+    ilmap_native_free(other);
+    ilmap_store_free(s);
+}
+
+/* Reads nest (a signal handler on the same slot); only the outermost end
+ * lets the writer free what the outer read saw. */
+static void test_nesting_and_reclaim(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r, *r2;
+    const ilmap *got;
+    size_t pending;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r2), ILMAP_OK);
+    ilmap *first = spec_map();
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, first), ILMAP_OK);
+
+    const ilmap_store_view *outer = begin(r);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1)), ILMAP_OK);
+    const ilmap_store_view *inner = begin(r);
+    CHECK(ilmap_store_view_generation(inner) == ilmap_store_view_generation(outer) + 1);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(2)), ILMAP_OK);
+    end(r); /* inner */
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending > 0); /* the outer read still protects */
+    CHECK_ST(ilmap_store_view_method_map(outer, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == first);
+    CHECK_EQ_U32(ilmap_new_to_old(got, 37), 6);
+
+    /* Another reader's read does not protect ours, nor block a writer. */
+    const ilmap_store_view *other = begin(r2);
+    end(r); /* outer */
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(3)), ILMAP_OK);
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending > 0); /* r2 holds the snapshot of generation 3 */
+    CHECK_ST(ilmap_store_view_method_map(other, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_EQ_U32(ilmap_new_to_old(got, 5), 3);
+    end(r2);
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending == 0);
+
+    /* Deep nesting. */
+    for (int i = 0; i < 100; i++)
+        begin(r);
+    for (int i = 0; i < 100; i++)
+        end(r);
+    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG);
+    ilmap_store_free(s);
+}
+
+/* ---- FunctionIDMapper ----------------------------------------------- */
+
+static int filter_calls;
+
+/* Hooks FunctionIDs that are not multiples of 3 (of 16-byte units). */
+static int not_third(void *context, uintptr_t fid)
+{
+    CHECK(context == &filter_calls);
+    filter_calls++;
+    return (fid >> 4) % 3 != 0;
+}
+
+static void test_fid_mapper(void)
+{
+    ilmap_fid_mapper *m = (ilmap_fid_mapper *)1;
+    uintptr_t cid = 7, fid;
+    int hook = 7;
+    ilmap_fid_mapper_stats stats;
+
+    CHECK_ST(ilmap_fid_mapper_create(8, NULL, NULL, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_create(0, NULL, NULL, &m), ILMAP_E_INVALID_ARG);
+    CHECK(m == NULL);
+    CHECK_ST(ilmap_fid_mapper_create(((size_t)1 << 24) + 1, NULL, NULL, &m), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_create(4, not_third, &filter_calls, &m), ILMAP_OK);
+
+    CHECK_ST(ilmap_fid_mapper_map(NULL, 0x10, &cid, &hook), ILMAP_E_INVALID_ARG);
+    CHECK(cid == 0 && hook == 0);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0, &cid, &hook), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x10, NULL, &hook), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x10, &cid, NULL), ILMAP_E_INVALID_ARG);
+    CHECK(filter_calls == 0);
+
+    /* Dense client IDs for hooked functions, in order, from 1. */
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x10, &cid, &hook), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x10, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 1 && hook == 1);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x30, &cid, &hook), ILMAP_OK); /* 3: not hooked */
+    CHECK(cid == 0 && hook == 0);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x20, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 2 && hook == 1);
+    CHECK(filter_calls == 3);
+    /* Idempotent, without asking the filter again (re-JIT, tiers). */
+    for (int i = 0; i < 3; i++) {
+        CHECK_ST(ilmap_fid_mapper_map(m, 0x10, &cid, &hook), ILMAP_OK);
+        CHECK(cid == 1 && hook == 1);
+        CHECK_ST(ilmap_fid_mapper_map(m, 0x30, &cid, &hook), ILMAP_OK);
+        CHECK(cid == 0 && hook == 0);
+    }
+    CHECK(filter_calls == 3);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x20, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 2 && hook == 1);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x30, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 0 && hook == 0);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x40, &cid, &hook), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0, &cid, &hook), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_lookup(NULL, 0x20, &cid, &hook), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x20, NULL, &hook), ILMAP_E_INVALID_ARG);
+
+    /* Reverse. */
+    CHECK_ST(ilmap_fid_mapper_function(m, 2, &fid), ILMAP_OK);
+    CHECK(fid == 0x20);
+    CHECK_ST(ilmap_fid_mapper_function(m, 0, &fid), ILMAP_E_NOT_FOUND);
+    CHECK(fid == 0);
+    CHECK_ST(ilmap_fid_mapper_function(m, 3, &fid), ILMAP_E_NOT_FOUND); /* not handed out */
+    CHECK_ST(ilmap_fid_mapper_function(m, 5, &fid), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_function(NULL, 1, &fid), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_function(m, 1, NULL), ILMAP_E_INVALID_ARG);
+
+    /* Full: 4 FunctionIDs at most. The 5th is refused, every time; the
+     * others still answer. */
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x50, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 3 && hook == 1);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x70, &cid, &hook), ILMAP_E_FULL);
+    CHECK(cid == 0 && hook == 0);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x70, &cid, &hook), ILMAP_E_FULL);
+    CHECK_ST(ilmap_fid_mapper_lookup(m, 0x70, &cid, &hook), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x50, &cid, &hook), ILMAP_OK);
+    CHECK(cid == 3);
+    CHECK_ST(ilmap_fid_mapper_get_stats(m, &stats), ILMAP_OK);
+    CHECK(stats.max_functions == 4 && stats.mapped == 4 && stats.hooked == 3);
+    CHECK(stats.refused == 2);
+    CHECK_ST(ilmap_fid_mapper_get_stats(NULL, &stats), ILMAP_E_INVALID_ARG);
+    CHECK(stats.max_functions == 0);
+    CHECK_ST(ilmap_fid_mapper_get_stats(m, NULL), ILMAP_E_INVALID_ARG);
+
+    /* The callbacks, through the runtime's signatures. */
+    ilmap_function_id_mapper2_fn cb2 = ilmap_fid_mapper_callback2;
+    ilmap_function_id_mapper_fn cb1 = ilmap_fid_mapper_callback;
+    int32_t bhook = 7;
+    CHECK(cb2(0x20, m, &bhook) == 2 && bhook == 1);
+    CHECK(cb2(0x30, m, &bhook) == 0x30 && bhook == 0); /* not hooked: FunctionID back */
+    CHECK(cb2(0x70, m, &bhook) == 0x70 && bhook == 0);   /* full: left unhooked */
+    bhook = 7;
+    CHECK(cb2(0x20, NULL, &bhook) == 0x20 && bhook == 0);
+    CHECK(cb2(0, m, &bhook) == 0 && bhook == 0);
+    CHECK(cb2(0x20, m, NULL) == 0x20);
+    bhook = 7;
+    CHECK(cb1(0x20, &bhook) == 0x20 && bhook == 0); /* no global mapper */
+    CHECK_ST(ilmap_fid_mapper_set_global(m), ILMAP_OK);
+    CHECK(cb1(0x20, &bhook) == 2 && bhook == 1);
+    CHECK(cb1(0x10, &bhook) == 1 && bhook == 1);
+    ilmap_fid_mapper_free(m); /* uninstalls the global */
+    bhook = 7;
+    CHECK(cb1(0x20, &bhook) == 0x20 && bhook == 0);
+    ilmap_fid_mapper_free(NULL);
+
+    /* No filter: everything hooked. */
+    CHECK_ST(ilmap_fid_mapper_create(1000, NULL, NULL, &m), ILMAP_OK);
+    for (uintptr_t i = 1; i <= 1000; i++) {
+        CHECK_ST(ilmap_fid_mapper_map(m, i * 0x40, &cid, &hook), ILMAP_OK);
+        if (cid != i || hook != 1) {
+            CHECK(cid == i && hook == 1);
+            break;
+        }
+    }
+    for (uintptr_t i = 1; i <= 1000; i++) {
+        CHECK_ST(ilmap_fid_mapper_function(m, i, &fid), ILMAP_OK);
+        CHECK_ST(ilmap_fid_mapper_lookup(m, fid, &cid, &hook), ILMAP_OK);
+        if (fid != i * 0x40 || cid != i)
+            CHECK(fid == i * 0x40 && cid == i);
+    }
+    CHECK_ST(ilmap_fid_mapper_map(m, 0x7, &cid, &hook), ILMAP_E_FULL);
+    CHECK_ST(ilmap_fid_mapper_set_global(m), ILMAP_OK);
+    CHECK_ST(ilmap_fid_mapper_set_global(NULL), ILMAP_OK);
+    ilmap_fid_mapper_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    test_create_and_readers();
+    test_method_maps();
+    test_functions_and_versions();
+    test_revert();
+    test_bodies();
+    test_nesting_and_reclaim();
+    test_fid_mapper();
+    return test_finish("versions");
+}
