@@ -2,7 +2,8 @@
 # One entry point for the two jobs README.md documents:
 #   bash scripts/run.sh bench   build optimized, run the bench suite on its built-in data
 #   bash scripts/run.sh test    build and run every test suite, plain and under
-#                               AddressSanitizer + UndefinedBehaviorSanitizer, then the
+#                               AddressSanitizer + UndefinedBehaviorSanitizer, the
+#                               concurrent code under ThreadSanitizer, then the
 #                               libFuzzer targets for a bounded time in a clang build
 # Installs what is missing (meson, ninja, a C compiler, pkg-config; for the tests also
 # clang with its libFuzzer runtime) with apt-get first,
@@ -93,6 +94,14 @@ job_test() {
     ninja -C build-asan
     say "test suites, -Db_sanitize=address,undefined"
     meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+
+    # The concurrent code (version store, FunctionIDMapper) under
+    # ThreadSanitizer: a data race report fails the test.
+    unset ASAN_OPTIONS
+    configure build-tsan -Db_sanitize=thread -Db_lundef=false -Dbench=false -Dexamples=false
+    ninja -C build-tsan
+    say "suite versions, -Db_sanitize=thread"
+    meson test -C build-tsan --print-errorlogs --suite versions --timeout-multiplier 3
 
     # The fuzz targets exist only in a clang build; the rest of that build
     # doubles as the clang -Werror check.
