@@ -19,20 +19,7 @@
 #include "ilmap-versions.h"
 #include "test.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#ifdef TEST_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-    return "halt_on_error=1:exitcode=66";
-}
-#endif
+#include "test-tsan.h"
 
 #define POOL 3000
 #define MAX_THREADS 8

@@ -30,21 +30,7 @@
 #include "ilmap-versions.h"
 #include "test.h"
 
-/* A ThreadSanitizer report must fail the test, not only print. */
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#ifdef TEST_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-    return "halt_on_error=1:exitcode=66";
-}
-#endif
+#include "test-tsan.h"
 
 #define MAX_WRITERS 2
 #define MAX_READERS 8

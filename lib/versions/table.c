@@ -177,16 +177,25 @@ ilmap_status vt_insert(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *rec)
     return ILMAP_OK;
 }
 
-ilmap_status vt_replace(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *rec)
+/* Finds key's record and makes its top and leaf this transaction's own,
+ * so the record may be written in place. */
+static ilmap_status own_record(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *key,
+                               uint32_t *li, uint32_t *pos)
 {
-    uint32_t li, pos;
-
-    if (!locate(s, *tp, rec, &li, &pos))
+    if (!locate(s, *tp, key, li, pos))
         return ILMAP_E_NOT_FOUND;
 
     ilmap_status st = own_top(tx, s, tp, 0);
     if (st == ILMAP_OK)
-        st = own_leaf(tx, s, *tp, li);
+        st = own_leaf(tx, s, *tp, *li);
+    return st;
+}
+
+ilmap_status vt_replace(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *rec)
+{
+    uint32_t li, pos;
+    ilmap_status st = own_record(tx, s, tp, rec, &li, &pos);
+
     if (st != ILMAP_OK)
         return st;
     memcpy((*tp)->leaves[li]->words + (size_t)pos * s.rec_words, rec, s.rec_words * WORD);
@@ -196,13 +205,8 @@ ilmap_status vt_replace(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *rec
 ilmap_status vt_remove(vt_txn *tx, vt_shape s, vt_top **tp, const uint64_t *key)
 {
     uint32_t li, pos;
+    ilmap_status st = own_record(tx, s, tp, key, &li, &pos);
 
-    if (!locate(s, *tp, key, &li, &pos))
-        return ILMAP_E_NOT_FOUND;
-
-    ilmap_status st = own_top(tx, s, tp, 0);
-    if (st == ILMAP_OK)
-        st = own_leaf(tx, s, *tp, li);
     if (st != ILMAP_OK)
         return st;
 
