@@ -1,237 +1,45 @@
 /*
- * The ICorProfilerCallback4 vtable: the callbacks the shim acts on come
- * from profiler.c, every other slot is an S_OK stub generated below. The
- * stubs are real functions with the slot's exact parameter types, and the
- * vtable is a designated initializer of the typed struct, so a stub whose
- * signature drifted from its slot is a compile error, not a crash.
+ * The shim's ICorProfilerCallback4 vtable: the do-nothing stubs of
+ * com/callback_stubs.c with the callbacks the shim acts on (profiler.c)
+ * put in their slots.
  */
+#include <stdatomic.h>
+
+#include "com/callback_stubs.h"
 #include "profiler.h"
 
-#define STUB0(name)                                                              \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self)          \
-    {                                                                            \
-        (void)self;                                                              \
-        return S_OK;                                                             \
-    }
-#define STUB1(name, T1)                                                          \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self, T1 a)    \
-    {                                                                            \
-        (void)self;                                                              \
-        (void)a;                                                                 \
-        return S_OK;                                                             \
-    }
-#define STUB2(name, T1, T2)                                                      \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self, T1 a, T2 b) \
-    {                                                                            \
-        (void)self;                                                              \
-        (void)a;                                                                 \
-        (void)b;                                                                 \
-        return S_OK;                                                             \
-    }
-#define STUB3(name, T1, T2, T3)                                                  \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self, T1 a, T2 b, T3 c) \
-    {                                                                            \
-        (void)self;                                                              \
-        (void)a;                                                                 \
-        (void)b;                                                                 \
-        (void)c;                                                                 \
-        return S_OK;                                                             \
-    }
-#define STUB4(name, T1, T2, T3, T4)                                              \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self, T1 a, T2 b, T3 c, \
-                                           T4 d)                                 \
-    {                                                                            \
-        (void)self;                                                              \
-        (void)a;                                                                 \
-        (void)b;                                                                 \
-        (void)c;                                                                 \
-        (void)d;                                                                 \
-        return S_OK;                                                             \
-    }
-#define STUB5(name, T1, T2, T3, T4, T5)                                          \
-    static HRESULT CLR_STDCALL stub_##name(ICorProfilerCallback4 *self, T1 a, T2 b, T3 c, \
-                                           T4 d, T5 e)                           \
-    {                                                                            \
-        (void)self;                                                              \
-        (void)a;                                                                 \
-        (void)b;                                                                 \
-        (void)c;                                                                 \
-        (void)d;                                                                 \
-        (void)e;                                                                 \
-        return S_OK;                                                             \
-    }
+static ICorProfilerCallback4Vtbl vtbl;
 
-/* The stubbed slots, in vtable order. Array parameters are written as the
- * pointers they decay to. */
-STUB1(AppDomainCreationStarted, AppDomainID)
-STUB2(AppDomainCreationFinished, AppDomainID, HRESULT)
-STUB1(AppDomainShutdownStarted, AppDomainID)
-STUB2(AppDomainShutdownFinished, AppDomainID, HRESULT)
-STUB1(AssemblyLoadStarted, AssemblyID)
-STUB2(AssemblyLoadFinished, AssemblyID, HRESULT)
-STUB1(AssemblyUnloadStarted, AssemblyID)
-STUB2(AssemblyUnloadFinished, AssemblyID, HRESULT)
-STUB1(ModuleLoadStarted, ModuleID)
-STUB1(ModuleUnloadStarted, ModuleID)
-STUB2(ModuleUnloadFinished, ModuleID, HRESULT)
-STUB2(ModuleAttachedToAssembly, ModuleID, AssemblyID)
-STUB1(ClassLoadStarted, ClassID)
-STUB2(ClassLoadFinished, ClassID, HRESULT)
-STUB1(ClassUnloadStarted, ClassID)
-STUB2(ClassUnloadFinished, ClassID, HRESULT)
-STUB1(FunctionUnloadStarted, FunctionID)
-STUB2(JITCachedFunctionSearchStarted, FunctionID, BOOL *)
-STUB2(JITCachedFunctionSearchFinished, FunctionID, COR_PRF_JIT_CACHE)
-STUB1(JITFunctionPitched, FunctionID)
-STUB3(JITInlining, FunctionID, FunctionID, BOOL *)
-STUB1(ThreadCreated, ThreadID)
-STUB1(ThreadDestroyed, ThreadID)
-STUB2(ThreadAssignedToOSThread, ThreadID, DWORD)
-STUB0(RemotingClientInvocationStarted)
-STUB2(RemotingClientSendingMessage, GUID *, BOOL)
-STUB2(RemotingClientReceivingReply, GUID *, BOOL)
-STUB0(RemotingClientInvocationFinished)
-STUB2(RemotingServerReceivingMessage, GUID *, BOOL)
-STUB0(RemotingServerInvocationStarted)
-STUB0(RemotingServerInvocationReturned)
-STUB2(RemotingServerSendingReply, GUID *, BOOL)
-STUB2(UnmanagedToManagedTransition, FunctionID, COR_PRF_TRANSITION_REASON)
-STUB2(ManagedToUnmanagedTransition, FunctionID, COR_PRF_TRANSITION_REASON)
-STUB1(RuntimeSuspendStarted, COR_PRF_SUSPEND_REASON)
-STUB0(RuntimeSuspendFinished)
-STUB0(RuntimeSuspendAborted)
-STUB0(RuntimeResumeStarted)
-STUB0(RuntimeResumeFinished)
-STUB1(RuntimeThreadSuspended, ThreadID)
-STUB1(RuntimeThreadResumed, ThreadID)
-STUB4(MovedReferences, ULONG, ObjectID *, ObjectID *, ULONG *)
-STUB2(ObjectAllocated, ObjectID, ClassID)
-STUB3(ObjectsAllocatedByClass, ULONG, ClassID *, ULONG *)
-STUB4(ObjectReferences, ObjectID, ClassID, ULONG, ObjectID *)
-STUB2(RootReferences, ULONG, ObjectID *)
-STUB1(ExceptionThrown, ObjectID)
-STUB1(ExceptionSearchFunctionEnter, FunctionID)
-STUB0(ExceptionSearchFunctionLeave)
-STUB1(ExceptionSearchFilterEnter, FunctionID)
-STUB0(ExceptionSearchFilterLeave)
-STUB1(ExceptionSearchCatcherFound, FunctionID)
-STUB1(ExceptionOSHandlerEnter, UINT_PTR)
-STUB1(ExceptionOSHandlerLeave, UINT_PTR)
-STUB1(ExceptionUnwindFunctionEnter, FunctionID)
-STUB0(ExceptionUnwindFunctionLeave)
-STUB1(ExceptionUnwindFinallyEnter, FunctionID)
-STUB0(ExceptionUnwindFinallyLeave)
-STUB2(ExceptionCatcherEnter, FunctionID, ObjectID)
-STUB0(ExceptionCatcherLeave)
-STUB4(COMClassicVTableCreated, ClassID, const GUID *, void *, ULONG)
-STUB3(COMClassicVTableDestroyed, ClassID, const GUID *, void *)
-STUB0(ExceptionCLRCatcherFound)
-STUB0(ExceptionCLRCatcherExecute)
-STUB3(ThreadNameChanged, ThreadID, ULONG, WCHAR *)
-STUB3(GarbageCollectionStarted, int, BOOL *, COR_PRF_GC_REASON)
-STUB3(SurvivingReferences, ULONG, ObjectID *, ULONG *)
-STUB0(GarbageCollectionFinished)
-STUB2(FinalizeableObjectQueued, DWORD, ObjectID)
-STUB5(RootReferences2, ULONG, ObjectID *, COR_PRF_GC_ROOT_KIND *, COR_PRF_GC_ROOT_FLAGS *,
-      UINT_PTR *)
-STUB2(HandleCreated, GCHandleID, ObjectID)
-STUB1(HandleDestroyed, GCHandleID)
-STUB3(InitializeForAttach, IUnknown *, void *, UINT)
-STUB0(ProfilerAttachComplete)
-STUB0(ProfilerDetachSucceeded)
-STUB4(MovedReferences2, ULONG, ObjectID *, ObjectID *, SIZE_T *)
-STUB3(SurvivingReferences2, ULONG, ObjectID *, SIZE_T *)
+static void build(ICorProfilerCallback4Vtbl *v)
+{
+    *v = clr_callback4_stubs;
+    v->QueryInterface = shim_cb_query_interface;
+    v->AddRef = shim_cb_add_ref;
+    v->Release = shim_cb_release;
+    v->Initialize = shim_cb_initialize;
+    v->Shutdown = shim_cb_shutdown;
+    v->ModuleLoadFinished = shim_cb_module_load_finished;
+    v->JITCompilationStarted = shim_cb_jit_started;
+    v->JITCompilationFinished = shim_cb_jit_finished;
+    v->ReJITCompilationStarted = shim_cb_rejit_started;
+    v->GetReJITParameters = shim_cb_get_rejit_parameters;
+    v->ReJITCompilationFinished = shim_cb_rejit_finished;
+    v->ReJITError = shim_cb_rejit_error;
+}
 
-#define S(name) .name = stub_##name
-
-const ICorProfilerCallback4Vtbl shim_callback_vtbl = {
-    .QueryInterface = shim_cb_query_interface,
-    .AddRef = shim_cb_add_ref,
-    .Release = shim_cb_release,
-    .Initialize = shim_cb_initialize,
-    .Shutdown = shim_cb_shutdown,
-    S(AppDomainCreationStarted),
-    S(AppDomainCreationFinished),
-    S(AppDomainShutdownStarted),
-    S(AppDomainShutdownFinished),
-    S(AssemblyLoadStarted),
-    S(AssemblyLoadFinished),
-    S(AssemblyUnloadStarted),
-    S(AssemblyUnloadFinished),
-    S(ModuleLoadStarted),
-    .ModuleLoadFinished = shim_cb_module_load_finished,
-    S(ModuleUnloadStarted),
-    S(ModuleUnloadFinished),
-    S(ModuleAttachedToAssembly),
-    S(ClassLoadStarted),
-    S(ClassLoadFinished),
-    S(ClassUnloadStarted),
-    S(ClassUnloadFinished),
-    S(FunctionUnloadStarted),
-    .JITCompilationStarted = shim_cb_jit_started,
-    .JITCompilationFinished = shim_cb_jit_finished,
-    S(JITCachedFunctionSearchStarted),
-    S(JITCachedFunctionSearchFinished),
-    S(JITFunctionPitched),
-    S(JITInlining),
-    S(ThreadCreated),
-    S(ThreadDestroyed),
-    S(ThreadAssignedToOSThread),
-    S(RemotingClientInvocationStarted),
-    S(RemotingClientSendingMessage),
-    S(RemotingClientReceivingReply),
-    S(RemotingClientInvocationFinished),
-    S(RemotingServerReceivingMessage),
-    S(RemotingServerInvocationStarted),
-    S(RemotingServerInvocationReturned),
-    S(RemotingServerSendingReply),
-    S(UnmanagedToManagedTransition),
-    S(ManagedToUnmanagedTransition),
-    S(RuntimeSuspendStarted),
-    S(RuntimeSuspendFinished),
-    S(RuntimeSuspendAborted),
-    S(RuntimeResumeStarted),
-    S(RuntimeResumeFinished),
-    S(RuntimeThreadSuspended),
-    S(RuntimeThreadResumed),
-    S(MovedReferences),
-    S(ObjectAllocated),
-    S(ObjectsAllocatedByClass),
-    S(ObjectReferences),
-    S(RootReferences),
-    S(ExceptionThrown),
-    S(ExceptionSearchFunctionEnter),
-    S(ExceptionSearchFunctionLeave),
-    S(ExceptionSearchFilterEnter),
-    S(ExceptionSearchFilterLeave),
-    S(ExceptionSearchCatcherFound),
-    S(ExceptionOSHandlerEnter),
-    S(ExceptionOSHandlerLeave),
-    S(ExceptionUnwindFunctionEnter),
-    S(ExceptionUnwindFunctionLeave),
-    S(ExceptionUnwindFinallyEnter),
-    S(ExceptionUnwindFinallyLeave),
-    S(ExceptionCatcherEnter),
-    S(ExceptionCatcherLeave),
-    S(COMClassicVTableCreated),
-    S(COMClassicVTableDestroyed),
-    S(ExceptionCLRCatcherFound),
-    S(ExceptionCLRCatcherExecute),
-    S(ThreadNameChanged),
-    S(GarbageCollectionStarted),
-    S(SurvivingReferences),
-    S(GarbageCollectionFinished),
-    S(FinalizeableObjectQueued),
-    S(RootReferences2),
-    S(HandleCreated),
-    S(HandleDestroyed),
-    S(InitializeForAttach),
-    S(ProfilerAttachComplete),
-    S(ProfilerDetachSucceeded),
-    .ReJITCompilationStarted = shim_cb_rejit_started,
-    .GetReJITParameters = shim_cb_get_rejit_parameters,
-    .ReJITCompilationFinished = shim_cb_rejit_finished,
-    .ReJITError = shim_cb_rejit_error,
-    S(MovedReferences2),
-    S(SurvivingReferences2),
-};
+const ICorProfilerCallback4Vtbl *shim_callback_vtbl(void)
+{
+    /* Built once, on first use: C cannot initialise one static struct
+     * from another at compile time. 0 = empty, 1 = being built, 2 = ready;
+     * a thread that loses the race waits the few stores it takes. */
+    static atomic_int state;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&state, &expected, 1)) {
+        build(&vtbl);
+        atomic_store(&state, 2);
+    } else {
+        while (atomic_load(&state) != 2) {
+        }
+    }
+    return &vtbl;
+}

@@ -279,7 +279,7 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
 
     /* Code size (hot + cold) of this version: the exported end of the
      * end-unknown entry. */
-    COR_PRF_CODE_INFO code[4];
+    COR_PRF_CODE_INFO code[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     ULONG32 ranges = 0;
     HRESULT hr = info->lpVtbl->GetCodeInfo3(info, function, rejit, 4, &ranges, code);
     uint64_t code_size = 0;
@@ -440,9 +440,33 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
                       "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"hr\":\"0x%08X\",\"ids\":[%s]",
                       name, rejit, (unsigned)hr, id_list);
 
+    /* The version into libilmap's version store, as a profiler would keep
+     * it: with the COR_IL_MAP the runtime was given (none for the unmapped
+     * twin) and the native body over its code ranges. Once per version:
+     * with tiering kept (ILMAP_SHIM_KEEP_TIERING) the runtime finishes one
+     * ReJIT version once per tier, and GetCodeInfo3 shows the first
+     * body every time. */
+    ranges = ranges < 4 ? ranges : 4;
+    if (p->lock_ready)
+        shim_mutex_lock(&p->lock);
+    int known = 0;
+    for (size_t i = 0; i < m->version_count; i++)
+        known |= m->versions[i].function == function && m->versions[i].rejit == rejit;
+    if (p->lock_ready)
+        shim_mutex_unlock(&p->lock);
+    if (!known) {
+        st = shim_store_add(&p->store, function, module, token, rejit,
+                            role == SHIM_ROLE_TWIN_UNMAPPED ? NULL : map, code, ranges,
+                            exported, total, (uint32_t)code_size);
+        shim_report_check(&p->report, "store_add", st == ILMAP_OK,
+                          "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"ranges\":%u,"
+                          "\"status\":\"%s\"",
+                          name, rejit, (unsigned)ranges, ilmap_status_str(st));
+    }
+
     /* Keep the version for (b) and (c). */
-    shim_version v = {function, rejit, code[0].startAddress, (uint32_t)code_size, exported,
-                      total};
+    shim_version v = {function, rejit, code[0].startAddress, (uint32_t)code_size,
+                      {code[0], code[1], code[2], code[3]}, (uint32_t)ranges, exported, total};
     const shim_version *mv = NULL, *uv = NULL;
     const ilmap *mmap = NULL, *umap = NULL;
     const char *mname = NULL, *uname = NULL;
@@ -471,6 +495,32 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
     free(exported); /* only when the version table was full */
     if (mv)
         check_twins(p, mname, mv, mmap, uname, uv, umap);
+}
+
+/* The same question as (c) asked of the version store by address, as a
+ * sampler would: it must find this version's body and answer exactly as
+ * ilmap_native_to_il on the export did. */
+static void check_frame_in_store(shim_profiler *p, const char *name, const shim_version *v,
+                                 uint32_t query, unsigned result, uint32_t il)
+{
+    if (!p->store.store)
+        return;
+    uintptr_t address = 0;
+    ilmap_store_location loc;
+    memset(&loc, 0, sizeof loc);
+    ilmap_status st = shim_code_address(v->ranges, v->range_count, query, &address)
+                          ? ILMAP_E_NOT_FOUND
+                          : shim_store_lookup(&p->store, address, &loc);
+    int ok = st == ILMAP_OK && loc.function_id == v->function && loc.rejit_id == v->rejit &&
+             loc.code_start == v->code_start && loc.native_offset == query &&
+             loc.mapping == result && loc.il_offset == il && loc.original_il_offset == il;
+    shim_report_check(&p->report, "c_store", ok,
+                      "\"method\":\"%s\",\"query\":%u,\"status\":\"%s\",\"rejit\":%" PRIuPTR
+                      ",\"store_rejit\":%" PRIuPTR ",\"native\":%u,\"il\":%u,\"original_il\":%u,"
+                      "\"result\":\"0x%02X\",\"ilmap_il\":%u",
+                      name, (unsigned)query, ilmap_status_str(st), v->rejit, loc.rejit_id,
+                      (unsigned)loc.native_offset, (unsigned)loc.il_offset,
+                      (unsigned)loc.original_il_offset, loc.mapping, (unsigned)il);
 }
 
 /* (c): the runtime's own native->IL answers, as the program recorded them
@@ -535,6 +585,7 @@ void shim_check_frames(shim_profiler *p)
                           "\"ilmap_il\":%u,\"result\":\"0x%02X\"",
                           shim_method_name(p, owner), native, (unsigned)query, il_signed,
                           (unsigned)ours, result);
+        check_frame_in_store(p, shim_method_name(p, owner), v, query, result, ours);
     }
     fclose(f);
     shim_report_event(&p->report, "frames_done", "\"skipped\":%" PRIu64, skipped);

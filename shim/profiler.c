@@ -59,7 +59,7 @@ HRESULT shim_profiler_create(const IID *riid, void **ppv)
         shim_log("CreateInstance called twice; refusing the second profiler");
         return CORPROF_E_PROFILER_ALREADY_ACTIVE;
     }
-    the_profiler.iface.lpVtbl = &shim_callback_vtbl;
+    the_profiler.iface.lpVtbl = shim_callback_vtbl();
     atomic_store(&the_profiler_refs, 1);
     *ppv = &the_profiler.iface;
     return S_OK;
@@ -257,6 +257,12 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                  COR_PRF_ENABLE_REJIT | COR_PRF_DISABLE_INLINING;
     if (env_u32("ILMAP_SHIM_DISABLE_NGEN", 0))
         mask |= COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+    /* Enter/leave hooks, only on request: they make the runtime JIT every
+     * method (ReadyToRun code has no hooks) and call the hooks on every
+     * call of a hooked function. */
+    p->elt_enabled = env_u32("ILMAP_SHIM_ELT", 0) != 0;
+    if (p->elt_enabled)
+        mask |= shim_elt_event_mask();
     hr = p->info->lpVtbl->SetEventMask(p->info, mask);
     if (FAILED(hr)) {
         shim_log("Initialize: SetEventMask(0x%08X) failed: 0x%08X; not profiling",
@@ -276,11 +282,18 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                      (unsigned)hr_high);
     }
     report_runtime(p);
+    /* The hooks and the mapper go in after the final event mask (clr-abi
+     * §6); the ID mapper must be set before the first JIT compilation. */
+    if (p->elt_enabled && shim_elt_start(&p->elt, p->info, env_u32("ILMAP_SHIM_ELT_MAX", 0),
+                                         &p->report))
+        shim_log("continuing without enter/leave hooks");
+    shim_store_open(&p->store);
     shim_report_event(&p->report, "initialized",
                       "\"event_mask\":\"0x%08X\",\"high_mask_hr\":\"0x%08X\",\"selectors\":%zu,"
-                      "\"probe\":%s",
+                      "\"probe\":%s,\"elt\":%s,\"store\":%s",
                       (unsigned)mask, (unsigned)hr_high, p->selection.count,
-                      p->selection.probe.type_name ? "true" : "false");
+                      p->selection.probe.type_name ? "true" : "false",
+                      p->elt_enabled ? "true" : "false", p->store.store ? "true" : "false");
     if (p->selection.count && p->methods && shim_rejit_start(&p->rejit, p->info))
         shim_report_event(&p->report, "rejit_thread_failed", NULL);
     p->initialized = 1;
@@ -391,8 +404,19 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
         return S_OK; /* resource-only or dynamic module: nothing to select */
     IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
     mdMethodDef tokens[512];
+    lock(p);
+    size_t before = p->method_count;
+    unlock(p);
     size_t n = register_module(p, module, md, tokens, 512);
     md->lpVtbl->Release(md);
+    lock(p);
+    int selected = p->method_count > before;
+    unlock(p);
+    /* The ID mapper hooks the functions of modules with selected methods
+     * (all of them, the probe included); nothing of this module is
+     * JIT-compiled before this callback returns. */
+    if (selected && p->elt_enabled)
+        shim_elt_watch_module(&p->elt, module);
     if (n == 0)
         return S_OK;
 
@@ -645,6 +669,8 @@ HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self)
         return S_OK;
     shim_rejit_stop(&p->rejit, 2000);
     shim_check_frames(p);
+    if (p->elt_enabled)
+        shim_elt_check(&p->elt, &p->report);
     lock(p);
     size_t rejitted = 0;
     for (size_t i = 0; i < p->method_count; i++)

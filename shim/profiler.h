@@ -16,11 +16,13 @@
 
 #include "com/callback.h"
 #include "com/info.h"
+#include "elt.h"
 #include "ilmap.h"
 #include "platform/thread.h"
 #include "rejit_thread.h"
 #include "report.h"
 #include "selection.h"
+#include "version_store.h"
 
 #define SHIM_MAX_VERSIONS 8
 #define SHIM_NO_TWIN ((size_t)-1)
@@ -32,6 +34,8 @@ typedef struct shim_version {
     ReJITID rejit;
     UINT_PTR code_start;
     uint32_t code_size;             /* hot + cold */
+    COR_PRF_CODE_INFO ranges[4];    /* GetCodeInfo3: hot, then cold */
+    uint32_t range_count;
     ilmap_native_entry *exported;   /* GetILToNativeMapping2, runtime order */
     uint32_t exported_count;
 } shim_version;
@@ -70,6 +74,9 @@ typedef struct shim_profiler {
     size_t method_count, method_cap;
     shim_rejit_worker rejit;
     shim_report report;
+    shim_store store;  /* every ReJIT version and its native body (libilmap) */
+    int elt_enabled;   /* ILMAP_SHIM_ELT=1 */
+    shim_elt elt;      /* enter/leave hooks and libilmap's FunctionIDMapper */
     char *frames_path;
     uint32_t wait_ms;
     uint32_t probe_every;
@@ -109,8 +116,8 @@ HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, Function
 HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID module,
                                         mdMethodDef token, FunctionID function, HRESULT status);
 
-/* The vtable (callbacks.c). */
-extern const ICorProfilerCallback4Vtbl shim_callback_vtbl;
+/* The vtable (callbacks.c): every slot filled, built on first use. */
+const ICorProfilerCallback4Vtbl *shim_callback_vtbl(void);
 
 /* Registry helpers (profiler.c); the caller holds p->lock. */
 shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token);

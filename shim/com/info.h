@@ -11,6 +11,7 @@
 #ifndef SHIM_COM_INFO_H
 #define SHIM_COM_INFO_H
 
+#include "elt.h"
 #include "unknown.h"
 
 typedef struct COR_IL_MAP {
@@ -115,10 +116,13 @@ typedef struct ICorProfilerInfo9Vtbl {
     /* ICorProfilerInfo3 */
     clr_slot EnumJITedFunctions;                                            /* 57 */
     clr_slot RequestProfilerDetach;                                         /* 58 */
-    clr_slot SetFunctionIDMapper2;                                          /* 59 */
+    HRESULT(CLR_STDCALL *SetFunctionIDMapper2)(PI, FunctionIDMapper2 *mapper,
+                                               void *client_data);          /* 59 */
     clr_slot GetStringLayout2;                                              /* 60 */
     clr_slot SetEnterLeaveFunctionHooks3;                                   /* 61 */
-    clr_slot SetEnterLeaveFunctionHooks3WithInfo;                           /* 62 */
+    HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3WithInfo)(
+        PI, FunctionEnter3WithInfo *enter, FunctionLeave3WithInfo *leave,
+        FunctionTailcall3WithInfo *tailcall);                               /* 62 */
     clr_slot GetFunctionEnter3Info;                                         /* 63 */
     clr_slot GetFunctionLeave3Info;                                         /* 64 */
     clr_slot GetFunctionTailcall3Info;                                      /* 65 */
@@ -188,6 +192,8 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping, 35);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, DoStackSnapshot, 36);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetNotifiedExceptionClauseInfo, 56);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumJITedFunctions, 57);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetFunctionIDMapper2, 59);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);

@@ -2,7 +2,9 @@
 """The clr suite's end-to-end test: build the C# program offline, run it
 without and with libilmap's profiler shim, and fail on any difference in
 its output, any crash, any failed check in the shim's report, or too few
-checks.
+checks. With --elt the shim also runs enter/leave hooks with libilmap's
+FunctionIDMapper (ILMAP_SHIM_ELT=1), and the hooks' counts are held
+against the program's own.
 
 Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
 sanitizer build whose runtime cannot be found, see sanitizer_preload), 99
@@ -12,10 +14,12 @@ import argparse
 import collections
 import json
 import os
-import shutil
-import subprocess
 import sys
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clr_common import (add_arguments, first_difference, prepare,  # noqa: E402
+                        profiler_env, run, say, SETUP)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
@@ -38,101 +42,17 @@ MINIMUM = {
     "protocol_truncate": 10,
     "spec4_rejitid_ignored": 10,
     "rejit_compiled": 14,
+    "store_add": 14,     # versions in libilmap's version store
+    "c_store": 50,       # (c) asked of the store by address
 }
 
-SKIP, SETUP = 77, 99
-
-
-def say(*parts):
-    print("[run-clr]", *parts, flush=True)
-
-
-def run(cmd, env, timeout, cwd=None):
-    start = time.monotonic()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    return proc, time.monotonic() - start
-
-
-def sanitizer_preload(args):
-    """An instrumented .so can only live in a process whose first library is
-    the sanitizer runtime. dotnet is not built with one, so the runtime is
-    preloaded into the run under the shim (never into `dotnet build`), with
-    the options CoreCLR needs: it handles SIGSEGV itself and its own memory
-    is not ours to leak-check. Returns the environment additions, or None
-    (skip) when the runtime library cannot be found."""
-    cc = args.cc_path or ("clang" if args.cc == "clang" else "gcc")
-    names = ["libclang_rt.asan-x86_64.so"] if args.cc == "clang" else ["libasan.so", "libubsan.so"]
-    wanted = [n for n in names
-              if ("address" in args.sanitize or "asan" not in n) and
-              ("undefined" in args.sanitize or "ubsan" not in n)]
-    libs = []
-    for name in wanted:
-        try:
-            path = subprocess.run([cc, "-print-file-name=" + name], stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, timeout=30).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            path = ""
-        if not path or not os.path.isabs(path) or not os.path.isfile(path):
-            say(f"sanitizer build (b_sanitize={args.sanitize}) but {name} not found via {cc}: "
-                "skipping the real-runtime run (shim-unit covers the shim under the sanitizers)")
-            return None
-        libs.append(path)
-    if not libs:
-        say(f"b_sanitize={args.sanitize}: no runtime to preload; skipping")
-        return None
-    say("sanitizer build: preloading", " ".join(libs))
-    return {
-        "LD_PRELOAD": " ".join(libs),
-        "ASAN_OPTIONS": "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:"
-                        "use_sigaltstack=0:abort_on_error=1",
-        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
-    }
-
-
-def base_env(work):
-    env = dict(os.environ)
-    for name in list(env):
-        if name.startswith(("CORECLR_", "ILMAP_SHIM_", "DOTNET_TieredCompilation")):
-            del env[name]
-    env.update({
-        "DOTNET_CLI_TELEMETRY_OPTOUT": "1",
-        "DOTNET_NOLOGO": "1",
-        "DOTNET_SKIP_FIRST_TIME_EXPERIENCE": "1",
-        "DOTNET_GENERATE_ASPNET_CERTIFICATE": "0",
-        "MSBUILDDISABLENODEREUSE": "1",  # no build server left behind by the test
-        "DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER": "1",
-    })
-    return env
-
-
-def build(args, env):
-    """Copies the program into the build dir and builds it there, offline."""
-    src = os.path.join(args.work, "src")
-    os.makedirs(src, exist_ok=True)
-    for name in os.listdir(args.app):
-        if name.endswith((".cs", ".csproj")):
-            shutil.copy2(os.path.join(args.app, name), os.path.join(src, name))
-    # No network: only the offline package folder, if there is one. The
-    # program references no package, so an empty source list restores too.
-    sources = '<add key="offline" value="/opt/nuget/packages" />' \
-        if os.path.isdir("/opt/nuget/packages") else ""
-    with open(os.path.join(src, "nuget.config"), "w") as f:
-        f.write('<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n'
-                f'  <packageSources>\n    <clear />\n    {sources}\n  </packageSources>\n'
-                '</configuration>\n')
-    out = os.path.join(args.work, "out")
-    cmd = ["dotnet", "build", os.path.join(src, "IlmapShimTest.csproj"), "-c", "Release",
-           "-o", out, "--nologo", "-v", "quiet", "-p:UseSharedCompilation=false"]
-    say("building the C# program:", " ".join(cmd))
-    proc, secs = run(cmd, env, timeout=600)
-    if proc.returncode != 0:
-        say(f"dotnet build failed (rc {proc.returncode}, {secs:.0f} s)")
-        sys.stdout.write(proc.stdout[-4000:])
-        sys.stderr.write(proc.stderr[-4000:])
-        return None
-    say(f"built in {secs:.0f} s")
-    return os.path.join(out, "IlmapShimTest.dll")
+# With --elt, on top. The program's module has 26 hooked functions.
+MINIMUM_ELT = {
+    "elt_setup": 1,
+    "elt_mapper": 1,
+    "elt_hooks": 1,
+    "elt_client": 15,    # one per client ID
+}
 
 
 def load_report(path):
@@ -169,38 +89,62 @@ def frames_agreement(plain_path, shim_path):
     return same, len(plain), len(shim)
 
 
+def check_elt(checks, probe_hits, failures):
+    """The hooks' counts against what the program says it did, and the
+    mapper's answers against what the runtime is known to do."""
+    clients = {}
+    for c in checks:
+        if c["check"] == "elt_client":
+            clients.setdefault(c.get("method"), []).append(c)
+    mapper = [c for c in checks if c["check"] == "elt_mapper"]
+
+    def one(name):
+        got = clients.get(name, [])
+        if len(got) != 1:
+            failures.append(f"want one hooked {name}, the report has {len(got)}")
+            return None
+        return got[0]
+
+    hit = one("Hit")
+    if hit and probe_hits is not None and hit["enters"] != probe_hits:
+        failures.append(f"the enter hook counted {hit['enters']} calls of Probe.Hit, "
+                        f"the program {probe_hits}")
+    main = one("Main")
+    if main and (main["enters"] != 1 or main["leaves"] + main["tailcalls"] != 1):
+        failures.append(f"Main entered {main['enters']} times, left {main['leaves']}")
+    late = one("Compute")
+    # Late.Compute is JIT-compiled, then rejitted: the runtime asks the
+    # mapper again, and libilmap must answer the same client ID.
+    if late and late["mapper_calls"] < 2:
+        failures.append(f"the mapper was asked {late['mapper_calls']} times for Late.Compute, "
+                        "want >= 2 (JIT, then ReJIT)")
+    if mapper:
+        m = mapper[0]
+        say(f"  elt: mapper calls {m['mapper_calls']}, mapped {m['mapped']}, hooked "
+            f"{m['hooked']}, repeated {m['repeated_calls']}; Probe.Hit entered "
+            f"{hit['enters'] if hit else '?'} times, program says {probe_hits}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
-    ap.add_argument("--app", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--sanitize", default="none")
-    ap.add_argument("--cc", default="")
-    ap.add_argument("--cc-path", default="")
+    ap.add_argument("--elt", action="store_true",
+                    help="run the shim with enter/leave hooks and libilmap's ID mapper")
+    add_arguments(ap)
     args = ap.parse_args()
 
-    if shutil.which("dotnet") is None:
-        say("dotnet is not on PATH: skipping")
-        return SKIP
-    preload = None
-    if args.sanitize not in ("", "none"):
-        preload = sanitizer_preload(args)
-        if preload is None:
-            return SKIP
+    code, env, preload, dll = prepare(args)
+    if code is not None:
+        return code
     if not os.path.isfile(args.shim):
         say("no shim at", args.shim)
         return SETUP
 
-    os.makedirs(args.work, exist_ok=True)
-    env = base_env(args.work)
-    dll = build(args, env)
-    if dll is None:
-        return SETUP
-
     failures = []
-    frames_plain = os.path.join(args.work, "frames-plain.txt")
-    frames_shim = os.path.join(args.work, "frames-shim.txt")
-    report = os.path.join(args.work, "report.jsonl")
+    suffix = "-elt" if args.elt else ""
+    frames_plain = os.path.join(args.work, f"frames-plain{suffix}.txt")
+    frames_shim = os.path.join(args.work, f"frames-shim{suffix}.txt")
+    report = os.path.join(args.work, f"report{suffix}.jsonl")
     for path in (frames_plain, frames_shim, report):
         if os.path.exists(path):
             os.remove(path)
@@ -211,18 +155,15 @@ def main():
     if plain.returncode != 0:
         failures.append(f"the program fails without the shim (rc {plain.returncode})")
 
-    shim_env = dict(env,
-                    CORECLR_ENABLE_PROFILING="1",
-                    CORECLR_PROFILER=CLSID,
-                    CORECLR_PROFILER_PATH=args.shim,
-                    ILMAP_SHIM_METHODS=METHODS,
-                    ILMAP_SHIM_TWINS=TWINS,
-                    ILMAP_SHIM_LATE=LATE,
-                    ILMAP_SHIM_PROBE=PROBE,
-                    ILMAP_SHIM_REPORT=report,
-                    ILMAP_SHIM_FRAMES=frames_shim)
-    if preload:
-        shim_env.update(preload)
+    shim_env = profiler_env(env, CLSID, args.shim, preload,
+                            ILMAP_SHIM_METHODS=METHODS,
+                            ILMAP_SHIM_TWINS=TWINS,
+                            ILMAP_SHIM_LATE=LATE,
+                            ILMAP_SHIM_PROBE=PROBE,
+                            ILMAP_SHIM_REPORT=report,
+                            ILMAP_SHIM_FRAMES=frames_shim)
+    if args.elt:
+        shim_env["ILMAP_SHIM_ELT"] = "1"
     shim, secs = run(["dotnet", dll], shim_env, timeout=180)
     say(f"run under the shim: rc {shim.returncode}, {secs:.1f} s")
     if shim.stderr:
@@ -230,14 +171,13 @@ def main():
                                  for line in shim.stderr.splitlines()[-20:]))
     if shim.returncode != 0:
         failures.append(f"the program fails under the shim (rc {shim.returncode})")
-    if plain.stdout != shim.stdout:
+    diff = first_difference(plain.stdout, shim.stdout)
+    if diff:
         failures.append("the program's output differs under the shim")
-        for n, (a, b) in enumerate(zip(plain.stdout.splitlines(), shim.stdout.splitlines())):
-            if a != b:
-                say(f"first difference, line {n + 1}: {a!r} vs {b!r}")
-                break
+        say(f"first difference, line {diff[0]}: {diff[1]!r} vs {diff[2]!r}")
     hits = [line for line in shim.stderr.splitlines() if line.startswith("probe hits: ")]
-    if not hits or int(hits[-1].split()[-1]) <= 0:
+    probe_hits = int(hits[-1].split()[-1]) if hits else None
+    if not probe_hits:
         failures.append("the probes never ran (no instrumented code executed)")
     if "[ilmap-shim]" not in shim.stderr:
         failures.append("the shim left no trace on stderr: was it loaded?")
@@ -260,9 +200,17 @@ def main():
             say("FAILED CHECK:", json.dumps(c))
         if failed:
             failures.append(f"{sum(failed.values())} failed checks: {dict(failed)}")
-        for kind, least in MINIMUM.items():
+        minimum = dict(MINIMUM, **MINIMUM_ELT) if args.elt else MINIMUM
+        for kind, least in minimum.items():
             if counts[kind] < least:
                 failures.append(f"only {counts[kind]} '{kind}' checks (want >= {least})")
+        if args.elt:
+            check_elt(checks, probe_hits, failures)
+        else:
+            # Without ILMAP_SHIM_ELT the shim must not touch enter/leave.
+            elt = [k for k in counts if k.startswith("elt_")]
+            if elt:
+                failures.append(f"ELT checks in a run without ILMAP_SHIM_ELT: {elt}")
         if summary is not None:
             if (summary.get("checks") != len(checks)
                     or summary.get("failed") != sum(failed.values())):

@@ -29,9 +29,11 @@ int main(int argc, char **argv)
     }
     void *sym = dlsym(lib, "DllGetClassObject");
     CHECK(sym != NULL);
-    static const char *const hidden[] = {"ilmap_create", "ilmap_native_compose",
-                                         "ilmap_rewrite_body", "shim_instrument",
-                                         "shim_profiler_create", "IID_IUnknown"};
+    static const char *const hidden[] = {
+        "ilmap_create",         "ilmap_native_compose", "ilmap_rewrite_body",
+        "ilmap_store_create",   "ilmap_fid_mapper_callback2",
+        "shim_instrument",      "shim_profiler_create", "shim_elt_start",
+        "clr_callback4_stubs",  "IID_IUnknown"};
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
         void *h = dlsym(lib, hidden[i]);
         if (h)

@@ -15,33 +15,58 @@
 #include <unistd.h>
 
 #include "com/callback.h"
+#include "com/callback_stubs.h"
 #include "com/flags.h"
 #include "com/function_control.h"
 #include "com/guids.h"
 #include "com/info.h"
 #include "com/metadata.h"
+#include "elt.h"
 #include "ilmap-il.h"
 #include "instrument.h"
 #include "profiler.h"
 #include "selection.h"
 #include "utf16.h"
+#include "version_store.h"
 
 #include "../test.h"
 
 /* ------------------------------------------------------------------ */
 /* The vtable and QueryInterface                                        */
 
-static void vtable_complete(void)
+static void slots_filled(const ICorProfilerCallback4Vtbl *vtbl, const char *which)
 {
     typedef void (*slot)(void);
     slot slots[ICORPROFILERCALLBACK4_SLOTS];
-    CHECK(sizeof slots == sizeof shim_callback_vtbl);
-    memcpy(slots, &shim_callback_vtbl, sizeof slots);
+    CHECK(sizeof slots == sizeof *vtbl);
+    memcpy(slots, vtbl, sizeof slots);
     for (size_t i = 0; i < ICORPROFILERCALLBACK4_SLOTS; i++) {
         if (!slots[i])
-            fprintf(stderr, "vtable slot %zu is empty\n", i);
+            fprintf(stderr, "%s: vtable slot %zu is empty\n", which, i);
         CHECK(slots[i] != NULL);
     }
+}
+
+static void vtable_complete(void)
+{
+    slots_filled(shim_callback_vtbl(), "shim");
+    CHECK(shim_callback_vtbl() == shim_callback_vtbl());
+    /* The shared stub table (examples/ reuses it): complete, and its
+     * IUnknown refuses rather than pretending to be an object. */
+    slots_filled(&clr_callback4_stubs, "stubs");
+    ICorProfilerCallback4 stub = {&clr_callback4_stubs};
+    void *p = (void *)1;
+    CHECK(stub.lpVtbl->QueryInterface(&stub, &IID_IUnknown, &p) == E_NOINTERFACE);
+    CHECK(p == NULL);
+    CHECK(stub.lpVtbl->QueryInterface(&stub, &IID_IUnknown, NULL) == E_POINTER);
+    CHECK(stub.lpVtbl->AddRef(&stub) == 1 && stub.lpVtbl->Release(&stub) == 1);
+    CHECK(stub.lpVtbl->Initialize(&stub, NULL) == S_OK);
+    CHECK(stub.lpVtbl->JITCompilationFinished(&stub, 1, S_OK, 1) == S_OK);
+    CHECK(stub.lpVtbl->SurvivingReferences2(&stub, 0, NULL, NULL) == S_OK);
+    /* The shim's own callbacks replaced the stubs in their slots. */
+    CHECK(shim_callback_vtbl()->Initialize != clr_callback4_stubs.Initialize);
+    CHECK(shim_callback_vtbl()->ReJITError != clr_callback4_stubs.ReJITError);
+    CHECK(shim_callback_vtbl()->ThreadCreated == clr_callback4_stubs.ThreadCreated);
 }
 
 static ICorProfilerCallback4 *create_profiler(void)
@@ -86,7 +111,7 @@ static void query_interface(ICorProfilerCallback4 *cb)
     CHECK(cb->lpVtbl->QueryInterface(cb, NULL, &p) == E_INVALIDARG);
     CHECK(p == NULL);
     /* A foreign `this` is refused, not dereferenced. */
-    ICorProfilerCallback4 other = {&shim_callback_vtbl};
+    ICorProfilerCallback4 other = {shim_callback_vtbl()};
     CHECK(cb->lpVtbl->QueryInterface(&other, &IID_IUnknown, &p) == E_INVALIDARG);
     ULONG r1 = cb->lpVtbl->AddRef(cb);
     CHECK(cb->lpVtbl->Release(cb) == r1 - 1);
@@ -127,6 +152,21 @@ static void selection(void)
     if (s.count == 1)
         CHECK(strcmp(s.items[0].json_name, "a\\\"b::c") == 0);
     shim_selection_free(&s);
+}
+
+/* Native offsets run across the hot and cold ranges end to end. */
+static void code_address(void)
+{
+    const COR_PRF_CODE_INFO ranges[] = {{0x1000, 16}, {0x9000, 8}};
+    uintptr_t at = 0;
+    CHECK(shim_code_address(ranges, 2, 0, &at) == 0 && at == 0x1000);
+    CHECK(shim_code_address(ranges, 2, 15, &at) == 0 && at == 0x100F);
+    CHECK(shim_code_address(ranges, 2, 16, &at) == 0 && at == 0x9000);
+    CHECK(shim_code_address(ranges, 2, 23, &at) == 0 && at == 0x9007);
+    CHECK(shim_code_address(ranges, 2, 24, &at) != 0);
+    CHECK(shim_code_address(ranges, 0, 0, &at) != 0);
+    CHECK(shim_code_address(NULL, 2, 0, &at) != 0);
+    CHECK(shim_code_address(ranges, 2, 0, NULL) != 0);
 }
 
 static void utf16(void)
@@ -233,6 +273,12 @@ static struct fake {
     COR_IL_MAP il_map[64];
     ULONG il_map_count;
     int map_set;
+    /* what the ELT part set */
+    FunctionEnter3WithInfo *enter;
+    FunctionLeave3WithInfo *leave;
+    FunctionTailcall3WithInfo *tailcall;
+    FunctionIDMapper2 *mapper;
+    void *mapper_data;
 } fake;
 
 static HRESULT CLR_STDCALL info_qi(ICorProfilerInfo9 *self, const IID *riid, void **ppv)
@@ -391,6 +437,29 @@ static HRESULT CLR_STDCALL info_rejit_ids(ICorProfilerInfo9 *self, FunctionID f,
     return S_OK;
 }
 
+static HRESULT CLR_STDCALL info_hooks(ICorProfilerInfo9 *self, FunctionEnter3WithInfo *enter,
+                                      FunctionLeave3WithInfo *leave,
+                                      FunctionTailcall3WithInfo *tailcall)
+{
+    (void)self;
+    /* As the runtime: the slow path needs one of ARGS/RETVAL/FRAME_INFO. */
+    if (!(fake.mask & COR_PRF_MONITOR_ENTERLEAVE) || !(fake.mask & COR_PRF_ENABLE_FRAME_INFO))
+        return E_FAIL;
+    fake.enter = enter;
+    fake.leave = leave;
+    fake.tailcall = tailcall;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_id_mapper(ICorProfilerInfo9 *self, FunctionIDMapper2 *mapper,
+                                          void *data)
+{
+    (void)self;
+    fake.mapper = mapper;
+    fake.mapper_data = data;
+    return S_OK;
+}
+
 /* The buffer protocol of runtime-semantics §4. */
 static HRESULT protocol(const fake_version *v, ULONG32 cap, ULONG32 *total,
                         COR_DEBUG_IL_TO_NATIVE_MAP map[])
@@ -436,6 +505,8 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .GetModuleInfo = info_module_info,
     .GetModuleMetaData = info_metadata,
     .GetILFunctionBody = info_body,
+    .SetFunctionIDMapper2 = info_id_mapper,
+    .SetEnterLeaveFunctionHooks3WithInfo = info_hooks,
     .GetRuntimeInformation = info_runtime,
     .RequestReJIT = info_request_rejit,
     .GetCodeInfo3 = info_code_info3,
@@ -735,6 +806,8 @@ static void check_report(const char *path)
     CHECK(count_of(text, "\"check\":\"a_unmapped\",") == 6);     /* B */
     CHECK(count_of(text, "\"check\":\"b\",") == 8);              /* prolog, 6, epilog */
     CHECK(count_of(text, "\"check\":\"c\",") == 2);
+    CHECK(count_of(text, "\"check\":\"store_add\",") == 3); /* M, A, B */
+    CHECK(count_of(text, "\"check\":\"c_store\",") == 2);
     CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 3);
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
@@ -742,11 +815,94 @@ static void check_report(const char *path)
     CHECK(count_of(text, "Ns.T::A") > 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Enter/leave hooks and libilmap's FunctionIDMapper, against the fake  */
+
+static char *read_text(const char *path)
+{
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    text[0] = '\0';
+    if (f) {
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        text[len] = '\0';
+        fclose(f);
+    }
+    return text;
+}
+
+static void elt(const char *report)
+{
+    /* Static: the hooks keep finding it after this function returns. */
+    static shim_elt e;
+    shim_report r;
+    CHECK(shim_report_open(&r, report) == 0);
+    CHECK(shim_elt_event_mask() == (COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FRAME_INFO));
+    CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16, &r) != 0);
+
+    fake.info.lpVtbl = &fake_info_vtbl;
+    fake.md.lpVtbl = &fake_md_vtbl;
+    DWORD saved_mask = fake.mask;
+    fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask();
+    CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16, &r) == 0);
+    fake.mask = saved_mask;
+    CHECK(fake.enter && fake.leave && fake.tailcall && fake.mapper && fake.mapper_data == &e);
+    static shim_elt second;
+    CHECK(shim_elt_start(&second, (ICorProfilerInfo4 *)&fake.info, 16, &r) != 0);
+    if (!fake.mapper || !fake.enter || !fake.leave || !fake.tailcall) {
+        shim_report_close(&r);
+        return;
+    }
+    shim_elt_watch_module(&e, MODULE);
+    shim_elt_watch_module(&e, MODULE); /* once is enough */
+
+    /* The JIT asks the mapper: two functions of the watched module (ours
+     * in the fake's GetFunctionInfo), one it knows nothing about. */
+    BOOL hook = -1;
+    UINT_PTR m = fake.mapper(0x5001, fake.mapper_data, &hook);
+    CHECK(hook == 1 && m == 1);
+    UINT_PTR a = fake.mapper(0x5002, fake.mapper_data, &hook);
+    CHECK(hook == 1 && a == 2);
+    UINT_PTR other = fake.mapper(0x9999, fake.mapper_data, &hook);
+    CHECK(hook == 0 && other == 0x9999);
+    CHECK(fake.mapper(0x5001, fake.mapper_data, &hook) == m && hook == 1); /* ReJIT: again */
+    CHECK(fake.mapper(0x5003, fake.mapper_data, NULL) == 0x5003); /* never crashes */
+
+    /* Calls: M three times, A once ending in a tail call, and one hook
+     * with an ID the mapper never handed out. */
+    for (int i = 0; i < 3; i++) {
+        fake.enter((FunctionIDOrClientID){.clientID = m}, 0);
+        fake.leave((FunctionIDOrClientID){.clientID = m}, 0);
+    }
+    fake.enter((FunctionIDOrClientID){.clientID = a}, 0);
+    fake.tailcall((FunctionIDOrClientID){.clientID = a}, 0);
+    fake.enter((FunctionIDOrClientID){.clientID = 0x9999}, 0);
+    CHECK(atomic_load(&e.enters[1]) == 3 && atomic_load(&e.leaves[1]) == 3);
+    CHECK(atomic_load(&e.tailcalls[2]) == 1 && atomic_load(&e.unknown_ids) == 1);
+    CHECK(atomic_load(&e.repeated_calls) == 1);
+
+    shim_elt_check(&e, &r);
+    shim_report_close(&r);
+    const char *text = read_text(report);
+    CHECK(count_of(text, "\"check\":\"elt_setup\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"elt_setup\",\"ok\":false") == 0);
+    CHECK(count_of(text, "\"check\":\"elt_mapper\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"elt_client\",\"ok\":true") == 2);
+    CHECK(count_of(text, "\"method\":\"M\"") == 1 && count_of(text, "\"method\":\"A\"") == 1);
+    /* 0x5001, 0x5002, 0x9999: a call without pbHookFunction maps nothing. */
+    CHECK(count_of(text, "\"mapped\":3,\"hooked\":2") == 1);
+    /* The stray ID fails the hooks check: a hook saw what the mapper did
+     * not hand out. */
+    CHECK(count_of(text, "\"check\":\"elt_hooks\",\"ok\":false") == 1);
+    CHECK(count_of(text, "\"unknown_ids\":1") == 1);
+}
+
 int main(void)
 {
     vtable_complete();
     selection();
     utf16();
+    code_address();
     instrument();
 
     char report[128], frames[128];
@@ -760,5 +916,8 @@ int main(void)
     }
     remove(report);
     remove(frames);
+    snprintf(report, sizeof report, "/tmp/ilmap-shim-unit-elt-%ld.jsonl", (long)getpid());
+    elt(report);
+    remove(report);
     return test_finish("shim-unit");
 }

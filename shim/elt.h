@@ -1,0 +1,82 @@
+/*
+ * Enter/leave hooks with libilmap's FunctionIDMapper (ILMAP_SHIM_ELT=1).
+ *
+ * The runtime calls a FunctionIDMapper only when enter/leave monitoring
+ * is on, so this part turns it on the way a plain-C profiler can: the
+ * slow-path hooks (SetEnterLeaveFunctionHooks3WithInfo, which needs
+ * COR_PRF_ENABLE_FRAME_INFO besides COR_PRF_MONITOR_ENTERLEAVE). The
+ * mapper is libilmap's ilmap_fid_mapper: its filter hooks the functions of
+ * the modules the selection named (shim_elt_watch_module), and it hands
+ * each hooked function a dense client ID, which the hooks use to count
+ * calls in plain arrays, lock-free. At shutdown the counts and the
+ * mapper's answers are checked against each other (shim_elt_check).
+ *
+ * One shim_elt per process (the hooks receive no context pointer, so
+ * they find it through a static); it is never freed, because the runtime
+ * may call the hooks and the mapper until the process ends.
+ */
+#ifndef SHIM_ELT_H
+#define SHIM_ELT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "com/info.h"
+#include "ilmap-versions.h"
+#include "report.h"
+
+#define SHIM_ELT_MAX_MODULES 16
+#define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
+
+typedef struct shim_elt {
+    ICorProfilerInfo4 *info;
+    ilmap_fid_mapper *mapper;
+    size_t capacity; /* distinct FunctionIDs the mapper takes; client IDs are 1..capacity */
+    /* Indexed by client ID (entry 0 unused). */
+    atomic_uint_least64_t *enters, *leaves, *tailcalls;
+    atomic_uint_least64_t *map_calls;  /* mapper calls that answered this ID */
+    atomic_uintptr_t *function_of;     /* the FunctionID it was first answered for */
+    /* The modules whose functions are hooked; 0 = free slot. */
+    atomic_uintptr_t modules[SHIM_ELT_MAX_MODULES];
+    /* Mapper calls as the shim's wrapper saw them. */
+    atomic_uint_least64_t mapper_calls, unhooked_calls, repeated_calls, id_mismatches,
+        bad_ids;
+    /* The filter's decisions (first sight of a FunctionID). */
+    atomic_uint_least64_t filter_calls, filter_hooked, filter_no_info;
+    /* Hook calls with an ID the mapper cannot have handed out. */
+    atomic_uint_least64_t unknown_ids;
+    HRESULT hr_hooks, hr_mapper;
+    int started;
+} shim_elt;
+
+/* The event-mask bits the hooks need; SetEventMask must have them before
+ * shim_elt_start (clr-abi §2). */
+DWORD shim_elt_event_mask(void);
+
+/*
+ * In Initialize, after SetEventMask: creates the mapper for max_functions
+ * (0: SHIM_ELT_DEFAULT_FUNCTIONS) and the counters, sets the hooks and
+ * the mapper. Reports an "elt_setup" check. Returns 0 when both are set;
+ * otherwise logs and returns non-zero, and the run goes on without them.
+ * Only one shim_elt may be started per process.
+ */
+int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions,
+                   shim_report *r);
+
+/* Hooks the functions of module from now on (call it in
+ * ModuleLoadFinished, before any of them is JIT-compiled). */
+void shim_elt_watch_module(shim_elt *e, ModuleID module);
+
+/*
+ * At shutdown: the checks "elt_mapper" (the mapper was called, decided
+ * some functions yes and some no, never failed), "elt_client" (one per
+ * client ID handed out or seen by a hook: the ID round-trips through
+ * ilmap_fid_mapper_function/lookup, every mapper answer for it was for
+ * the same FunctionID, the function is in a watched module, enters >=
+ * leaves + tailcalls) and "elt_hooks" (no hook saw an ID the mapper did
+ * not hand out, and hooks ran). Calls the runtime (names for the report).
+ */
+void shim_elt_check(shim_elt *e, shim_report *r);
+
+#endif

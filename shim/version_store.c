@@ -1,0 +1,108 @@
+#include "version_store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+int shim_store_open(shim_store *s)
+{
+    if (!s)
+        return 1;
+    memset(s, 0, sizeof *s);
+    /* Few readers: the store is read at shutdown only. */
+    ilmap_status st = ilmap_store_create(4, 0, &s->store);
+    if (st != ILMAP_OK) {
+        shim_log("cannot create the version store: %s; check c_store skipped",
+                 ilmap_status_str(st));
+        return 1;
+    }
+    return 0;
+}
+
+/* A private copy of an IL map: the store owns what it is given, one
+ * object per version, while the method keeps its own. */
+static ilmap_status copy_map(const ilmap *map, ilmap **out)
+{
+    *out = NULL;
+    size_t n = 0;
+    ilmap_status st = ilmap_entries(map, 0, &n, NULL);
+    if (st != ILMAP_OK || n == 0)
+        return st;
+    ilmap_entry *e = malloc(n * sizeof *e);
+    if (!e)
+        return ILMAP_E_NOMEM;
+    st = ilmap_entries(map, n, &n, e);
+    if (st == ILMAP_OK)
+        st = ilmap_create(e, n, 0, out);
+    free(e);
+    return st;
+}
+
+ilmap_status shim_store_add(shim_store *s, FunctionID function, ModuleID module,
+                            mdMethodDef token, ReJITID rejit, const ilmap *il_map,
+                            const COR_PRF_CODE_INFO *ranges, size_t range_count,
+                            const ilmap_native_entry *exported, uint32_t count,
+                            uint32_t code_size)
+{
+    if (!s || !s->store || !ranges || !exported)
+        return ILMAP_E_INVALID_ARG;
+    if (range_count == 0 || range_count > ILMAP_STORE_MAX_RANGES)
+        return ILMAP_E_INVALID_ARG;
+    ilmap_status st = ilmap_store_add_function(s->store, function, module, token);
+    if (st != ILMAP_OK)
+        return st;
+
+    ilmap *version_map = NULL;
+    if (il_map && (st = copy_map(il_map, &version_map)) != ILMAP_OK)
+        return st;
+    st = ilmap_store_add_version(s->store, function, rejit, version_map, ILMAP_VERSION_CURRENT);
+    if (st != ILMAP_OK) {
+        ilmap_free(version_map); /* still ours on failure */
+        return st;
+    }
+
+    ilmap_code_range r[ILMAP_STORE_MAX_RANGES];
+    for (size_t i = 0; i < range_count; i++)
+        r[i] = (ilmap_code_range){ranges[i].startAddress, ranges[i].size};
+    ilmap_native *native = NULL;
+    st = ilmap_native_from_entries(exported, count, code_size, &native);
+    if (st != ILMAP_OK)
+        return st;
+    /* Under a COR_IL_MAP the runtime exports original IL offsets already
+     * (spec §3 step 1): the store must not translate them again. Without
+     * one they are the new body's offsets, and the version has no map. */
+    st = ilmap_store_add_body(s->store, function, rejit, r, range_count, native,
+                              il_map ? ILMAP_BODY_ORIGINAL_IL : 0);
+    if (st != ILMAP_OK)
+        ilmap_native_free(native);
+    return st;
+}
+
+ilmap_status shim_store_lookup(shim_store *s, uintptr_t address, ilmap_store_location *out)
+{
+    if (!s || !s->store || !out)
+        return ILMAP_E_INVALID_ARG;
+    if (!s->reader) {
+        ilmap_status st = ilmap_store_reader_register(s->store, &s->reader);
+        if (st != ILMAP_OK)
+            return st;
+    }
+    return ilmap_store_lookup(s->reader, address, out);
+}
+
+int shim_code_address(const COR_PRF_CODE_INFO *ranges, size_t range_count, uint32_t native,
+                      uintptr_t *address)
+{
+    if (!ranges || !address)
+        return 1;
+    uint64_t skipped = 0;
+    for (size_t i = 0; i < range_count; i++) {
+        if (native < skipped + ranges[i].size) {
+            *address = ranges[i].startAddress + (uintptr_t)(native - skipped);
+            return 0;
+        }
+        skipped += ranges[i].size;
+    }
+    return 1;
+}

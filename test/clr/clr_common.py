@@ -1,0 +1,186 @@
+"""What the clr suite's runners share: the environment for `dotnet`, the
+offline build of the C# program (built once into the work directory and
+reused by every runner), the sanitizer runtime preload, and how to run a
+process under a profiler.
+
+Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
+sanitizer build whose runtime cannot be found, see sanitizer_preload), 99
+setup failure (the program does not build).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SKIP, SETUP = 77, 99
+
+PROGRAM = "IlmapShimTest"
+
+
+def say(*parts):
+    print(f"[{os.path.basename(sys.argv[0])}]", *parts, flush=True)
+
+
+def run(cmd, env, timeout, cwd=None):
+    start = time.monotonic()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    return proc, time.monotonic() - start
+
+
+def add_arguments(ap):
+    """The arguments every runner takes (see test/clr/meson.build)."""
+    ap.add_argument("--app", required=True, help="the C# program's source directory")
+    ap.add_argument("--work", required=True, help="build and output directory")
+    ap.add_argument("--sanitize", default="none", help="the build's b_sanitize")
+    ap.add_argument("--cc", default="", help="the C compiler's id")
+    ap.add_argument("--cc-path", default="", help="the C compiler")
+
+
+def sanitizer_preload(args):
+    """An instrumented .so can only live in a process whose first library is
+    the sanitizer runtime. dotnet is not built with one, so the runtime is
+    preloaded into the run under the profiler (never into `dotnet build`),
+    with the options CoreCLR needs: it handles SIGSEGV itself and its own
+    memory is not ours to leak-check. Returns the environment additions,
+    {} for a build without sanitizers, or None (skip) when the runtime
+    library cannot be found."""
+    if args.sanitize in ("", "none"):
+        return {}
+    cc = args.cc_path or ("clang" if args.cc == "clang" else "gcc")
+    names = ["libclang_rt.asan-x86_64.so"] if args.cc == "clang" else ["libasan.so", "libubsan.so"]
+    wanted = [n for n in names
+              if ("address" in args.sanitize or "asan" not in n) and
+              ("undefined" in args.sanitize or "ubsan" not in n)]
+    libs = []
+    for name in wanted:
+        try:
+            path = subprocess.run([cc, "-print-file-name=" + name], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            path = ""
+        if not path or not os.path.isabs(path) or not os.path.isfile(path):
+            say(f"sanitizer build (b_sanitize={args.sanitize}) but {name} not found via {cc}: "
+                "skipping the real-runtime run (shim-unit covers the shim under the sanitizers)")
+            return None
+        libs.append(path)
+    if not libs:
+        say(f"b_sanitize={args.sanitize}: no runtime to preload; skipping")
+        return None
+    say("sanitizer build: preloading", " ".join(libs))
+    return {
+        "LD_PRELOAD": " ".join(libs),
+        "ASAN_OPTIONS": "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:"
+                        "use_sigaltstack=0:abort_on_error=1",
+        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    }
+
+
+def base_env():
+    """The caller's environment without any profiler or shim setting, and
+    with the SDK's first-run, telemetry and build-server behaviour off."""
+    env = dict(os.environ)
+    for name in list(env):
+        if name.startswith(("CORECLR_", "ILMAP_SHIM_", "ILMAP_EXAMPLE_",
+                            "DOTNET_TieredCompilation")):
+            del env[name]
+    env.update({
+        "DOTNET_CLI_TELEMETRY_OPTOUT": "1",
+        "DOTNET_NOLOGO": "1",
+        "DOTNET_SKIP_FIRST_TIME_EXPERIENCE": "1",
+        "DOTNET_GENERATE_ASPNET_CERTIFICATE": "0",
+        "MSBUILDDISABLENODEREUSE": "1",  # no build server left behind by the test
+        "DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER": "1",
+    })
+    return env
+
+
+def _sources(app):
+    return [os.path.join(app, n) for n in sorted(os.listdir(app))
+            if n.endswith((".cs", ".csproj"))]
+
+
+def build(args, env):
+    """Copies the program into the work dir and builds it there, offline;
+    returns the program's .dll, or None when the build fails. A build
+    newer than every source (made by an earlier runner of this suite run)
+    is reused: `dotnet build` costs tens of seconds even when it has
+    nothing to do."""
+    out = os.path.join(args.work, "out")
+    dll = os.path.join(out, PROGRAM + ".dll")
+    sources = _sources(args.app)
+    newest = max((os.path.getmtime(p) for p in sources), default=0)
+    if os.path.isfile(dll) and os.path.getmtime(dll) >= newest:
+        say("reusing the C# program built at", dll)
+        return dll
+
+    src = os.path.join(args.work, "src")
+    os.makedirs(src, exist_ok=True)
+    for path in sources:
+        shutil.copy2(path, os.path.join(src, os.path.basename(path)))
+    # No network: only the offline package folder, if there is one. The
+    # program references no package, so an empty source list restores too.
+    feed = '<add key="offline" value="/opt/nuget/packages" />' \
+        if os.path.isdir("/opt/nuget/packages") else ""
+    with open(os.path.join(src, "nuget.config"), "w") as f:
+        f.write('<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n'
+                f'  <packageSources>\n    <clear />\n    {feed}\n  </packageSources>\n'
+                '</configuration>\n')
+    cmd = ["dotnet", "build", os.path.join(src, PROGRAM + ".csproj"), "-c", "Release",
+           "-o", out, "--nologo", "-v", "quiet", "-p:UseSharedCompilation=false"]
+    say("building the C# program:", " ".join(cmd))
+    proc, secs = run(cmd, env, timeout=600)
+    if proc.returncode != 0 or not os.path.isfile(dll):
+        say(f"dotnet build failed (rc {proc.returncode}, {secs:.0f} s)")
+        sys.stdout.write(proc.stdout[-4000:])
+        sys.stderr.write(proc.stderr[-4000:])
+        return None
+    # MSBuild keeps an unchanged output's old timestamp; the reuse test
+    # above compares against the sources, so mark the build as current.
+    os.utime(dll)
+    say(f"built in {secs:.0f} s")
+    return dll
+
+
+def prepare(args):
+    """Everything before the first run: skip without dotnet (77), the
+    sanitizer preload (None: skip, 77), the build (None: setup failure,
+    99). Returns (code, env, preload, dll); code is None when the runner
+    goes on."""
+    if shutil.which("dotnet") is None:
+        say("dotnet is not on PATH: skipping")
+        return SKIP, None, None, None
+    preload = sanitizer_preload(args)
+    if preload is None:
+        return SKIP, None, None, None
+    os.makedirs(args.work, exist_ok=True)
+    env = base_env()
+    dll = build(args, env)
+    if dll is None:
+        return SETUP, None, None, None
+    return None, env, preload, dll
+
+
+def profiler_env(env, clsid, path, preload, **settings):
+    """env plus what CoreCLR needs to load the profiler at path, the
+    sanitizer preload, and the profiler's own settings."""
+    out = dict(env, CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=clsid,
+               CORECLR_PROFILER_PATH=path)
+    out.update(preload)
+    out.update(settings)
+    return out
+
+
+def first_difference(a, b):
+    """(line number, a's line, b's line) of the first difference of two
+    outputs, or None when they are equal."""
+    if a == b:
+        return None
+    la, lb = a.splitlines(), b.splitlines()
+    for n in range(max(len(la), len(lb))):
+        x = la[n] if n < len(la) else "<end>"
+        y = lb[n] if n < len(lb) else "<end>"
+        if x != y:
+            return n + 1, x, y
+    return len(la) + 1, "<end>", "<end>"  # differ only in a final newline
