@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "com/callback_stubs.h"
+#include "com/class_factory.h"
 #include "com/flags.h"
 #include "com/guids.h"
 #include "com/info.h"
@@ -292,41 +293,9 @@ static HRESULT CLR_STDCALL shutdown(ICorProfilerCallback4 *self)
 
 /* ---- Class factory and the one export ------------------------------ */
 
-static HRESULT CLR_STDCALL factory_query_interface(IClassFactory *self, const IID *riid,
-                                                   void **ppv)
+/* What the class factory calls (shim/com/class_factory.h). */
+static HRESULT create_profiler(const IID *riid, void **ppv)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!self || !riid)
-        return E_INVALIDARG;
-    if (!shim_guid_equal(riid, &IID_IUnknown) && !shim_guid_equal(riid, &IID_IClassFactory))
-        return E_NOINTERFACE;
-    *ppv = self;
-    return S_OK;
-}
-
-static ULONG CLR_STDCALL factory_add_ref(IClassFactory *self)
-{
-    (void)self;
-    return 1;
-}
-
-static ULONG CLR_STDCALL factory_release(IClassFactory *self)
-{
-    (void)self;
-    return 1;
-}
-
-static HRESULT CLR_STDCALL factory_create_instance(IClassFactory *self, IUnknown *outer,
-                                                   const IID *riid, void **ppv)
-{
-    (void)self;
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (outer)
-        return CLASS_E_NOAGGREGATION;
     /* Every callback the runtime may call must exist: start from the
      * do-nothing table and put ours in. The runtime creates the profiler
      * once, on its startup thread, before any callback. */
@@ -341,18 +310,7 @@ static HRESULT CLR_STDCALL factory_create_instance(IClassFactory *self, IUnknown
     return query_interface(&profiler, riid, ppv);
 }
 
-static HRESULT CLR_STDCALL factory_lock_server(IClassFactory *self, BOOL lock)
-{
-    (void)self;
-    (void)lock;
-    return S_OK;
-}
-
-static const IClassFactoryVtbl factory_vtbl = {
-    factory_query_interface, factory_add_ref, factory_release, factory_create_instance,
-    factory_lock_server,
-};
-static IClassFactory factory = {&factory_vtbl};
+static clr_class_factory factory = CLR_CLASS_FACTORY_INIT(create_profiler);
 
 /* The runtime dlopens the library and calls this with CORECLR_PROFILER's
  * CLSID; the version script keeps every other symbol private. */
@@ -361,12 +319,5 @@ DllGetClassObject(const CLSID *rclsid, const IID *riid, void **ppv);
 
 HRESULT CLR_STDCALL DllGetClassObject(const CLSID *rclsid, const IID *riid, void **ppv)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid || !riid)
-        return E_INVALIDARG;
-    if (!shim_guid_equal(rclsid, &CLSID_MinimalProfiler))
-        return CLASS_E_CLASSNOTAVAILABLE;
-    return factory_query_interface(&factory, riid, ppv);
+    return clr_class_factory_get(&factory, &CLSID_MinimalProfiler, rclsid, riid, ppv);
 }
