@@ -15,6 +15,7 @@
 #include "com/guids.h"
 #include "com/metadata.h"
 #include "log.h"
+#include "platform/elt_hooks.h"
 #include "utf16.h"
 
 /* The hooks' way to the counters: they get nothing but the client ID. */
@@ -23,10 +24,11 @@ static atomic_flag claimed = ATOMIC_FLAG_INIT;
 
 DWORD shim_elt_event_mask(void)
 {
-    /* FRAME_INFO is the cheapest of the three flags that select the slow
-     * path: the runtime only keeps a frame handle for GetFunction*3Info,
-     * which the hooks never call. */
-    return COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FRAME_INFO;
+    /* ENTERLEAVE alone: none of FUNCTION_ARGS, FUNCTION_RETVAL or
+     * FRAME_INFO, so the runtime takes the fast path and JIT-compiled
+     * code calls the shim's stubs directly (platform/elt_hooks.h says
+     * why the slow path is not safe). */
+    return COR_PRF_MONITOR_ENTERLEAVE;
 }
 
 #define RELAXED memory_order_relaxed
@@ -58,30 +60,21 @@ static void count_hook(UINT_PTR id, enum hook_kind kind)
     bump(&counts[id]);
 }
 
-static void CLR_STDCALL on_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO info)
+/* Called by the platform's stubs with every register saved. */
+void shim_elt_count(uintptr_t id, int kind)
 {
-    (void)info;
-    count_hook(id.clientID, HOOK_ENTER);
-}
-
-static void CLR_STDCALL on_leave(FunctionIDOrClientID id, COR_PRF_ELT_INFO info)
-{
-    (void)info;
-    count_hook(id.clientID, HOOK_LEAVE);
-}
-
-static void CLR_STDCALL on_tailcall(FunctionIDOrClientID id, COR_PRF_ELT_INFO info)
-{
-    (void)info;
-    count_hook(id.clientID, HOOK_TAILCALL);
+    count_hook(id, kind == SHIM_ELT_LEAVE      ? HOOK_LEAVE
+                   : kind == SHIM_ELT_TAILCALL ? HOOK_TAILCALL
+                                               : HOOK_ENTER);
 }
 
 static int watched(shim_elt *e, ModuleID module)
 {
     if (!module)
         return 0;
-    for (size_t i = 0; i < SHIM_ELT_MAX_MODULES; i++)
-        if (atomic_load_explicit(&e->modules[i], memory_order_acquire) == module)
+    for (const shim_elt_module *m = atomic_load_explicit(&e->modules, memory_order_acquire); m;
+         m = m->next)
+        if (m->module == module)
             return 1;
     return 0;
 }
@@ -155,6 +148,13 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
         shim_log("ELT: already started in this process");
         return 1;
     }
+    shim_elt_hooks hooks;
+    if (!shim_elt_hooks_get(&hooks)) {
+        shim_log("ELT: no fast-path hook stubs for this platform; running without enter/leave "
+                 "hooks (the runtime's slow path would corrupt vector arguments)");
+        shim_report_check(r, "elt_setup", 0, "\"status\":\"no hook stubs for this platform\"");
+        return 1;
+    }
     e->info = info;
     e->capacity = max_functions ? max_functions : SHIM_ELT_DEFAULT_FUNCTIONS;
     e->hr_hooks = e->hr_mapper = E_FAIL;
@@ -187,15 +187,16 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
     atomic_store_explicit(&active, e, memory_order_release);
 
     /* Hooks first, then the mapper (clr-abi §6: mask, hooks, mapper). */
-    e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, on_enter, on_leave,
-                                                                    on_tailcall);
+    e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, hooks.enter, hooks.leave,
+                                                            hooks.tailcall);
     if (SUCCEEDED(e->hr_hooks))
         e->hr_mapper = info->lpVtbl->SetFunctionIDMapper2(info, map_function, e);
     int ok = SUCCEEDED(e->hr_hooks) && SUCCEEDED(e->hr_mapper);
     e->started = 1;
     shim_report_check(r, "elt_setup", ok,
-                      "\"hooks_hr\":\"0x%08X\",\"mapper_hr\":\"0x%08X\",\"capacity\":%zu",
-                      (unsigned)e->hr_hooks, (unsigned)e->hr_mapper, e->capacity);
+                      "\"hooks_hr\":\"0x%08X\",\"mapper_hr\":\"0x%08X\",\"capacity\":%zu,"
+                      "\"path\":\"fast\",\"saves\":\"%s\"",
+                      (unsigned)e->hr_hooks, (unsigned)e->hr_mapper, e->capacity, hooks.how);
     if (!ok)
         shim_log("ELT: SetEnterLeaveFunctionHooks3WithInfo 0x%08X, SetFunctionIDMapper2 0x%08X",
                  (unsigned)e->hr_hooks, (unsigned)e->hr_mapper);
@@ -204,15 +205,23 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
 
 void shim_elt_watch_module(shim_elt *e, ModuleID module)
 {
-    if (!e || !e->started || !module)
+    if (!e || !e->started || !module || watched(e, module))
         return;
-    for (size_t i = 0; i < SHIM_ELT_MAX_MODULES; i++) {
-        uintptr_t seen = 0;
-        if (atomic_compare_exchange_strong(&e->modules[i], &seen, module) || seen == module)
-            return;
+    /* Pushed in front, never removed or freed: the filter may be walking
+     * the list on another thread at any time (see elt.h). */
+    shim_elt_module *m = malloc(sizeof *m);
+    if (!m) {
+        shim_log("ELT: out of memory; the functions of module 0x%" PRIxPTR " are not hooked",
+                 module);
+        atomic_fetch_add(&e->modules_refused, 1);
+        return;
     }
-    shim_log("ELT: more than %d modules to watch; functions of the rest are not hooked",
-             SHIM_ELT_MAX_MODULES);
+    m->module = module;
+    m->next = atomic_load_explicit(&e->modules, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&e->modules, &m->next, m,
+                                                  memory_order_release, memory_order_relaxed)) {
+    }
+    atomic_fetch_add(&e->modules_watched, 1);
 }
 
 /* ---- Shutdown checks ------------------------------------------------------ */
@@ -290,15 +299,17 @@ void shim_elt_check(shim_elt *e, shim_report *r)
     int mapper_ok = calls > 0 && stats.mapped > 0 && stats.hooked > 0 &&
                     stats.hooked < stats.mapped && stats.refused == 0 && bad == 0 &&
                     mismatches == 0 && filter_calls >= stats.mapped &&
-                    filter_hooked >= stats.hooked;
+                    filter_hooked >= stats.hooked && atomic_load(&e->modules_refused) == 0;
     shim_report_check(r, "elt_mapper", mapper_ok,
                       "\"mapper_calls\":%" PRIu64 ",\"mapped\":%zu,\"hooked\":%zu,"
                       "\"refused\":%zu,\"unhooked_calls\":%" PRIu64 ",\"repeated_calls\":%" PRIu64
                       ",\"id_mismatches\":%" PRIu64 ",\"bad_ids\":%" PRIu64
                       ",\"filter_calls\":%" PRIu64 ",\"filter_hooked\":%" PRIu64
-                      ",\"filter_no_info\":%" PRIu64,
+                      ",\"filter_no_info\":%" PRIu64 ",\"modules_watched\":%zu,"
+                      "\"modules_refused\":%zu",
                       calls, stats.mapped, stats.hooked, stats.refused, unhooked, repeated,
-                      mismatches, bad, filter_calls, filter_hooked, no_info);
+                      mismatches, bad, filter_calls, filter_hooked, no_info,
+                      atomic_load(&e->modules_watched), atomic_load(&e->modules_refused));
 
     uint64_t enters = 0, leaves = 0, tailcalls = 0;
     size_t seen = 0;

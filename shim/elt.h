@@ -11,6 +11,11 @@
  * calls in plain arrays, lock-free. At shutdown the counts and the
  * mapper's answers are checked against each other (shim_elt_check).
  *
+ * The hooks are the platform's fast-path stubs (platform/elt_hooks.h):
+ * the runtime's slow-path helper does not preserve whole vector registers
+ * and would corrupt the application (shim/FINDINGS.md, "ELT slow path").
+ * On a platform without stubs the shim runs without hooks.
+ *
  * One shim_elt per process (the hooks receive no context pointer, so
  * they find it through a static); it is never freed, because the runtime
  * may call the hooks and the mapper until the process ends.
@@ -26,8 +31,13 @@
 #include "ilmap-versions.h"
 #include "report.h"
 
-#define SHIM_ELT_MAX_MODULES 16
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
+
+/* A watched module; a list that only grows (see shim_elt_watch_module). */
+typedef struct shim_elt_module {
+    ModuleID module;
+    struct shim_elt_module *next;
+} shim_elt_module;
 
 typedef struct shim_elt {
     ICorProfilerInfo4 *info;
@@ -37,8 +47,9 @@ typedef struct shim_elt {
     atomic_uint_least64_t *enters, *leaves, *tailcalls;
     atomic_uint_least64_t *map_calls;  /* mapper calls that answered this ID */
     atomic_uintptr_t *function_of;     /* the FunctionID it was first answered for */
-    /* The modules whose functions are hooked; 0 = free slot. */
-    atomic_uintptr_t modules[SHIM_ELT_MAX_MODULES];
+    /* The modules whose functions are hooked. */
+    _Atomic(shim_elt_module *) modules;
+    atomic_size_t modules_watched, modules_refused;
     /* Mapper calls as the shim's wrapper saw them. */
     atomic_uint_least64_t mapper_calls, unhooked_calls, repeated_calls, id_mismatches,
         bad_ids;

@@ -31,13 +31,25 @@ _Static_assert(sizeof(FunctionIDOrClientID) == sizeof(UINT_PTR),
 typedef UINT_PTR(CLR_STDCALL FunctionIDMapper2)(FunctionID function, void *client_data,
                                                 BOOL *pbHookFunction);
 
-/* The "slow path" hooks: the runtime calls them through its own helper,
- * which saves and restores registers, so they may be ordinary C
- * functions (the fast-path hooks of SetEnterLeaveFunctionHooks3 must be
- * assembly that preserves every register). */
+/* The "slow path" hooks: the runtime calls them through its own helper.
+ * That helper does not preserve whole vector registers (see
+ * shim/FINDINGS.md, "ELT slow path"), so the shim does not use them; they
+ * are declared for completeness. */
 typedef void(CLR_STDCALL FunctionEnter3WithInfo)(FunctionIDOrClientID id, COR_PRF_ELT_INFO info);
 typedef void(CLR_STDCALL FunctionLeave3WithInfo)(FunctionIDOrClientID id, COR_PRF_ELT_INFO info);
 typedef void(CLR_STDCALL FunctionTailcall3WithInfo)(FunctionIDOrClientID id,
                                                     COR_PRF_ELT_INFO info);
+
+/* The "fast path" hooks (SetEnterLeaveFunctionHooks3, with none of
+ * COR_PRF_ENABLE_FUNCTION_ARGS / _RETVAL / _FRAME_INFO in the event mask):
+ * JIT-compiled code calls them directly, in the middle of a call
+ * sequence, with the argument (enter) or return (leave) registers live.
+ * They must preserve every register but the scratch ones the JIT expects
+ * a helper call to destroy, so they are written in assembly (see
+ * shim/platform/elt_hooks.h); the ID arrives in a platform-specific
+ * register, not always the first argument register. */
+typedef void(CLR_STDCALL FunctionEnter3)(FunctionIDOrClientID id);
+typedef void(CLR_STDCALL FunctionLeave3)(FunctionIDOrClientID id);
+typedef void(CLR_STDCALL FunctionTailcall3)(FunctionIDOrClientID id);
 
 #endif

@@ -119,7 +119,9 @@ typedef struct ICorProfilerInfo9Vtbl {
     HRESULT(CLR_STDCALL *SetFunctionIDMapper2)(PI, FunctionIDMapper2 *mapper,
                                                void *client_data);          /* 59 */
     clr_slot GetStringLayout2;                                              /* 60 */
-    clr_slot SetEnterLeaveFunctionHooks3;                                   /* 61 */
+    HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3)(
+        PI, FunctionEnter3 *enter, FunctionLeave3 *leave,
+        FunctionTailcall3 *tailcall);                                       /* 61 */
     HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3WithInfo)(
         PI, FunctionEnter3WithInfo *enter, FunctionLeave3WithInfo *leave,
         FunctionTailcall3WithInfo *tailcall);                               /* 62 */
@@ -193,6 +195,7 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, DoStackSnapshot, 36);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetNotifiedExceptionClauseInfo, 56);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumJITedFunctions, 57);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetFunctionIDMapper2, 59);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);

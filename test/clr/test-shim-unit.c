@@ -22,6 +22,7 @@
 #include "com/info.h"
 #include "com/metadata.h"
 #include "elt.h"
+#include "platform/elt_hooks.h"
 #include "ilmap-il.h"
 #include "instrument.h"
 #include "profiler.h"
@@ -274,9 +275,9 @@ static struct fake {
     ULONG il_map_count;
     int map_set;
     /* what the ELT part set */
-    FunctionEnter3WithInfo *enter;
-    FunctionLeave3WithInfo *leave;
-    FunctionTailcall3WithInfo *tailcall;
+    FunctionEnter3 *enter;
+    FunctionLeave3 *leave;
+    FunctionTailcall3 *tailcall;
     FunctionIDMapper2 *mapper;
     void *mapper_data;
 } fake;
@@ -437,13 +438,15 @@ static HRESULT CLR_STDCALL info_rejit_ids(ICorProfilerInfo9 *self, FunctionID f,
     return S_OK;
 }
 
-static HRESULT CLR_STDCALL info_hooks(ICorProfilerInfo9 *self, FunctionEnter3WithInfo *enter,
-                                      FunctionLeave3WithInfo *leave,
-                                      FunctionTailcall3WithInfo *tailcall)
+static HRESULT CLR_STDCALL info_hooks(ICorProfilerInfo9 *self, FunctionEnter3 *enter,
+                                      FunctionLeave3 *leave, FunctionTailcall3 *tailcall)
 {
     (void)self;
-    /* As the runtime: the slow path needs one of ARGS/RETVAL/FRAME_INFO. */
-    if (!(fake.mask & COR_PRF_MONITOR_ENTERLEAVE) || !(fake.mask & COR_PRF_ENABLE_FRAME_INFO))
+    /* As the runtime: the fast path wants ENTERLEAVE and none of the
+     * flags that select the slow path. */
+    if (!(fake.mask & COR_PRF_MONITOR_ENTERLEAVE) ||
+        (fake.mask & (COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
+                      COR_PRF_ENABLE_FRAME_INFO)))
         return E_FAIL;
     fake.enter = enter;
     fake.leave = leave;
@@ -506,7 +509,7 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .GetModuleMetaData = info_metadata,
     .GetILFunctionBody = info_body,
     .SetFunctionIDMapper2 = info_id_mapper,
-    .SetEnterLeaveFunctionHooks3WithInfo = info_hooks,
+    .SetEnterLeaveFunctionHooks3 = info_hooks,
     .GetRuntimeInformation = info_runtime,
     .RequestReJIT = info_request_rejit,
     .GetCodeInfo3 = info_code_info3,
@@ -831,13 +834,52 @@ static char *read_text(const char *path)
     return text;
 }
 
+#if defined(__x86_64__) && !defined(_WIN32)
+/* test/clr/elt_probe_x86_64_sysv.S */
+void elt_probe(FunctionEnter3 *stub, uintptr_t id, const uint64_t in[73], uint64_t out[73],
+               int ymm);
+
+/* Calls a stub as JIT-compiled code would, every scratch register (and
+ * every vector register, whole) holding a pattern; the stub must hand
+ * all of them back unchanged. */
+static void hook_call(int kind, UINT_PTR id)
+{
+    static uint64_t seed = 0x9E3779B97F4A7C15u;
+    uint64_t in[73], out[73];
+    for (int i = 0; i < 73; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        in[i] = seed;
+    }
+    in[4] = id; /* rdi: the leave and tailcall stubs' ID */
+    int ymm = __builtin_cpu_supports("avx");
+    /* The three hook types have one signature. */
+    FunctionEnter3 *stub = kind == SHIM_ELT_ENTER   ? fake.enter
+                           : kind == SHIM_ELT_LEAVE ? (FunctionEnter3 *)fake.leave
+                                                    : (FunctionEnter3 *)fake.tailcall;
+    elt_probe(stub, id, in, out, ymm);
+    int same = 1;
+    for (int i = 0; i < 9; i++)
+        same &= in[i] == out[i];
+    for (int r = 0; r < 16; r++)
+        for (int w = 0; w < (ymm ? 4 : 2); w++)
+            same &= in[9 + 4 * r + w] == out[9 + 4 * r + w];
+    CHECK(same);
+}
+#else
+/* No stubs here: the counting function alone. */
+static void hook_call(int kind, UINT_PTR id)
+{
+    shim_elt_count(id, kind);
+}
+#endif
+
 static void elt(const char *report)
 {
     /* Static: the hooks keep finding it after this function returns. */
     static shim_elt e;
     shim_report r;
     CHECK(shim_report_open(&r, report) == 0);
-    CHECK(shim_elt_event_mask() == (COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FRAME_INFO));
+    CHECK(shim_elt_event_mask() == COR_PRF_MONITOR_ENTERLEAVE);
     CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16, &r) != 0);
 
     fake.info.lpVtbl = &fake_info_vtbl;
@@ -871,12 +913,12 @@ static void elt(const char *report)
     /* Calls: M three times, A once ending in a tail call, and one hook
      * with an ID the mapper never handed out. */
     for (int i = 0; i < 3; i++) {
-        fake.enter((FunctionIDOrClientID){.clientID = m}, 0);
-        fake.leave((FunctionIDOrClientID){.clientID = m}, 0);
+        hook_call(SHIM_ELT_ENTER, m);
+        hook_call(SHIM_ELT_LEAVE, m);
     }
-    fake.enter((FunctionIDOrClientID){.clientID = a}, 0);
-    fake.tailcall((FunctionIDOrClientID){.clientID = a}, 0);
-    fake.enter((FunctionIDOrClientID){.clientID = 0x9999}, 0);
+    hook_call(SHIM_ELT_ENTER, a);
+    hook_call(SHIM_ELT_TAILCALL, a);
+    hook_call(SHIM_ELT_ENTER, 0x9999);
     CHECK(atomic_load(&e.enters[1]) == 3 && atomic_load(&e.leaves[1]) == 3);
     CHECK(atomic_load(&e.tailcalls[2]) == 1 && atomic_load(&e.unknown_ids) == 1);
     CHECK(atomic_load(&e.repeated_calls) == 1);
