@@ -508,19 +508,23 @@ ILMAP_EXPORT ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t c
 
 /**
  * Checks an array as ilmap_native_from_entries() reads it and says what is
- * wrong. A native_end of 0 means "to the end of the method" and is read as
- * code_size, except on a PROLOG entry, where the runtime's lookup rule
- * (spec §5: end 0 matches nothing for a PROLOG) makes it an empty range.
- * Checks, in this order:
- *  1. per entry, lowest index first: native_start or the (repaired) end
- *     beyond code_size -> ILMAP_E_CODE_SIZE; start > end ->
- *     ILMAP_E_BAD_RANGE (a PROLOG entry with end 0 is empty wherever it
- *     starts: only its start is checked);
- *  2. then overlaps of non-empty ranges (empty ranges, start == end,
- *     overlap nothing): the overlap with the lowest native offset is
- *     reported, bad_index = the entry starting later (the higher index
- *     when both start together), other_index = the earlier-starting entry
- *     it overlaps -> ILMAP_E_OVERLAP.
+ * wrong. Only what the runtime never exports is refused; the rule and its
+ * reasons are written up in doc/native-to-il.md. A native_end of 0 is not
+ * a range end: the lookup reads it as open to the top (everything from
+ * native_start up, past code_size too), or, on a PROLOG entry, as
+ * matching nothing. Such entries are accepted wherever they start and
+ * whatever they cover, and only their start is checked. Checks, in this
+ * order:
+ *  1. per entry, lowest index first: native_start beyond code_size, or a
+ *     non-zero native_end beyond code_size -> ILMAP_E_CODE_SIZE;
+ *     native_start > native_end with native_end != 0 ->
+ *     ILMAP_E_BAD_RANGE;
+ *  2. then overlaps among the ranges with a non-zero end that are not
+ *     empty (start == end overlaps nothing; end-0 entries are left out):
+ *     the overlap with the lowest native offset is reported, bad_index =
+ *     the entry starting later (the higher index when both start
+ *     together), other_index = the earlier-starting entry it overlaps
+ *     (the one reaching furthest) -> ILMAP_E_OVERLAP.
  * Entries may be in any order; IL offsets (specials included) are not
  * checked.
  *
@@ -538,19 +542,24 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate(const ilmap_native_entry *entrie
 
 /**
  * Builds a map from an exported array, e.g. what GetILToNativeMapping2
- * returned, in any order. The array must pass ilmap_native_validate()
- * (same statuses); a native_end of 0 (but not on a PROLOG entry) is
- * repaired to code_size. The entries are sorted as the runtime sorts
- * (spec §3; equal entries keep the caller's order), exported as stored,
- * and answer every query of this header with the §5 rules. A PROLOG entry
- * with end 0 (what the runtime exports for an empty prolog) keeps it and,
- * as in the runtime, matches no native offset. Differences from a map
- * built from the JIT's boundaries, where the exported array holds less:
- * no source bits and no call sites; lastIL is the signed maximum of the
- * entries' IL offsets (0 when none is >= 0); and because the last entry
- * now ends at code_size, offsets >= code_size answer NO_INFO where the
- * runtime's own table (end 0) answers its last entry. (With code_size 0
- * a repaired end stays 0 and keeps the §5 end-0 rule.)
+ * returned, in any order (doc/native-to-il.md). The array must pass
+ * ilmap_native_validate() (same statuses); every array the runtime
+ * exports does. The entries are sorted as the runtime sorts (spec §3;
+ * equal entries keep the caller's order) and otherwise kept exactly as
+ * given: export returns them unchanged, a native_end of 0 included, and
+ * every query of this header answers what the runtime's scan (see
+ * ilmap_native_to_il()) answers on that sorted array. In particular an
+ * entry with native_end 0 that is not a PROLOG matches every native
+ * offset >= its start, at or past code_size as well, wherever it stands
+ * in the table, and there wins over every entry after it; one that is a
+ * PROLOG matches nothing (the scan still counts it in `which`). The
+ * runtime exports such entries when several boundaries share native
+ * offset 0: all but the last of them get end 0, e.g. (PROLOG 0..0)
+ * (IL 0: 0..0) (EPILOG 0..6) for a body that is all epilog, where IL 0
+ * answers every offset. Differences from a map built by
+ * ilmap_native_build(), where the exported array holds less: no source
+ * bits and no call sites; lastIL is the signed maximum of the entries' IL
+ * offsets (0 when none is >= 0).
  *
  * @param out receives the map, or NULL on any failure.
  * @return as ilmap_native_validate() (ILMAP_E_INVALID_ARG also for out
@@ -650,14 +659,15 @@ ILMAP_EXPORT ilmap_status ilmap_native_call_site_at(const ilmap_native *m, uint3
  * Native offset -> IL offset, exactly MapNativeOffsetToIL (spec §5): the
  * first exported entry, in sorted order, with native_offset >= start and
  * either native_offset < end or (end == 0 and the entry is not a PROLOG)
- * (so the end-unknown entry of a built map matches everything from its
- * start up, past the code too). Overlaps and duplicates resolve by that
- * order, not by native distance. Answered without a scan: every start
- * and non-zero end is a breakpoint, the answer (the first matching
- * entry) is precomputed for each interval between consecutive
- * breakpoints, and the interval is found through a bucket table over the
- * native axis (O(1) where breakpoints are spread out) backed by the rank
- * index (O(log n) where they crowd).
+ * (so the end-unknown entry of a built map, and any end-0 entry read by
+ * ilmap_native_from_entries(), matches everything from its start up,
+ * past the code too; doc/native-to-il.md). Overlaps and duplicates
+ * resolve by that order, not by native distance. Answered without a
+ * scan: every start and non-zero end is a breakpoint, the answer (the
+ * first matching entry) is precomputed for each interval between
+ * consecutive breakpoints, and the interval is found through a bucket
+ * table over the native axis (O(1) where breakpoints are spread out)
+ * backed by the rank index (O(log n) where they crowd).
  *
  * | matched entry          | *il_offset | returns                        |
  * |------------------------|------------|--------------------------------|

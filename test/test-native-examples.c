@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "ilmap-serial.h"
 #include "ilmap.h"
 #include "test.h"
 
@@ -564,7 +565,7 @@ static void test_bad_input(void)
 
 typedef struct validate_row {
     const char *what;
-    ilmap_native_entry entries[4];
+    ilmap_native_entry entries[5];
     size_t count;
     uint32_t code_size;
     ilmap_status status;
@@ -589,7 +590,25 @@ static void test_validate(void)
         { "overlap", { { 1, 0, 5 }, { 2, 4, 9 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
         { "overlap, reversed", { { 2, 4, 9 }, { 1, 0, 5 } }, 2, 9, ILMAP_E_OVERLAP, 0, 1 },
         { "same start", { { 1, 3, 5 }, { 2, 3, 4 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
-        { "end 0 overlaps", { { 1, 0, 0 }, { 2, 4, 6 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
+        /* End 0 is open to the top, yet never part of the overlap check:
+         * the runtime exports such entries (several boundaries at one
+         * native offset) and its scan resolves them by table order. */
+        { "end 0 overlaps nothing", { { 1, 0, 0 }, { 2, 4, 6 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "epilog-only body", { { P, 0, 0 }, { 0, 0, 0 }, { E, 0, 6 } }, 3, 6, ILMAP_OK, NO,
+          NO },
+        { "end 0 before a later range", { { 1, 5, 0 }, { 2, 0, 9 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "end 0 below its start", { { 2, 6, 0 }, { 1, 0, 6 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "end 0 at the code size", { { 2, 9, 0 }, { 1, 0, 9 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "several end 0 at one start", { { 1, 0, 0 }, { 2, 0, 0 }, { 1, 0, 0 }, { 3, 0, 9 } }, 4,
+          9, ILMAP_OK, NO, NO },
+        { "code size 0", { { P, 0, 0 }, { 1, 0, 0 }, { E, 0, 0 } }, 3, 0, ILMAP_OK, NO, NO },
+        { "empty range at the code size", { { 1, 0, 9 }, { 2, 9, 9 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "PROLOG end 0 from beyond code", { { 1, 0, 4 }, { P, 10, 0 } }, 2, 9,
+          ILMAP_E_CODE_SIZE, 1, NO },
+        { "overlap among end-0 entries", { { 1, 0, 0 }, { 2, 0, 5 }, { 3, 3, 0 }, { 4, 4, 9 } },
+          4, 9, ILMAP_E_OVERLAP, 3, 1 },
+        { "end 0 does not hide a bad range", { { 1, 0, 0 }, { 2, 7, 6 } }, 2, 9,
+          ILMAP_E_BAD_RANGE, 1, NO },
         { "nested, furthest end owns", { { 1, 0, 8 }, { 2, 2, 3 }, { 3, 4, 5 } }, 3, 9,
           ILMAP_E_OVERLAP, 1, 0 },
         { "lowest overlap reported", { { 1, 6, 9 }, { 2, 7, 8 }, { 3, 0, 3 }, { 4, 2, 4 } }, 4,
@@ -622,8 +641,8 @@ static void test_validate(void)
 
 static void test_from_entries(void)
 {
-    /* Any order in, the runtime's order out; end 0 repaired. */
-    const ilmap_native_entry in[] = { { E, 40, 0 }, { 6, 12, 30 }, { P, 0, 5 }, { 8, 30, 40 },
+    /* Any order in, the runtime's order out; ends kept as given. */
+    const ilmap_native_entry in[] = { { E, 40, 48 }, { 6, 12, 30 }, { P, 0, 5 }, { 8, 30, 40 },
                                       { 0, 5, 12 } };
     ilmap_native *m = NULL;
 
@@ -640,6 +659,24 @@ static void test_from_entries(void)
     check_lookups("from_entries", m, rows, COUNT(rows));
     ilmap_native_free(m);
 
+    /* The same with the last end unset (as an LCG method's map has it):
+     * end 0 stays 0, so the EPILOG answers past the code too. */
+    const ilmap_native_entry open_in[] = { { E, 40, 0 }, { 6, 12, 30 }, { P, 0, 5 },
+                                           { 8, 30, 40 }, { 0, 5, 12 } };
+    const ilmap_native_entry open_out[] = { { P, 0, 5 }, { 0, 5, 12 }, { 6, 12, 30 },
+                                            { 8, 30, 40 }, { E, 40, 0 } };
+    CHECK(ilmap_native_from_entries(open_in, COUNT(open_in), 48, &m) == ILMAP_OK);
+    if (!m)
+        return;
+    check_export("from_entries, end 0", m, open_out, COUNT(open_out));
+    const lookup_row open_rows[] = {
+        { 25, 6, ILMAP_MAPPING_APPROXIMATE }, { 45, 8, ILMAP_MAPPING_EPILOG },
+        { 48, 8, ILMAP_MAPPING_EPILOG },      { 100, 8, ILMAP_MAPPING_EPILOG },
+        { 0xFFFFFFFFu, 8, ILMAP_MAPPING_EPILOG },
+    };
+    check_lookups("from_entries, end 0", m, open_rows, COUNT(open_rows));
+    ilmap_native_free(m);
+
     /* The runtime's export of an empty prolog round-trips. */
     const ilmap_native_entry prolog[] = { { P, 0, 0 }, { 0, 0, 7 }, { 3, 7, 10 } };
     CHECK(ilmap_native_from_entries(prolog, 3, 10, &m) == ILMAP_OK);
@@ -648,6 +685,232 @@ static void test_from_entries(void)
         const lookup_row r[] = { { 0, 0, ILMAP_MAPPING_EXACT } };
         check_lookups("empty prolog round trip", m, r, 1);
         ilmap_native_free(m);
+    }
+}
+
+/* ---- end 0 in exported arrays (doc/native-to-il.md) ---- */
+
+#define X_ ILMAP_MAPPING_EXACT
+#define A_ ILMAP_MAPPING_APPROXIMATE
+#define PR_ ILMAP_MAPPING_PROLOG
+#define EP_ ILMAP_MAPPING_EPILOG
+#define UN_ ILMAP_MAPPING_UNMAPPED_ADDRESS
+#define NI_ ILMAP_MAPPING_NO_INFO
+#define NONE_ ILMAP_NO_INDEX
+
+typedef struct probe {
+    uint32_t native;
+    uint32_t il;
+    unsigned result;
+    size_t entry; /* index in the exported order */
+    uint32_t which;
+} probe;
+
+typedef struct end_zero_case {
+    const char *what;
+    ilmap_native_entry in[6];
+    size_t n;
+    uint32_t code_size;
+    ilmap_native_entry out[6]; /* the export: the runtime's order, ends as given */
+    uint32_t last_il;
+    probe probes[14];
+    size_t nprobes;
+} end_zero_case;
+
+static const end_zero_case end_zero_cases[] = {
+    /* An optimized method that is all epilog: every boundary at 0, so the
+     * PROLOG and IL 0 get end 0; only the last (the EPILOG) was flagged
+     * and exported with the code size. IL 0, reached first, matches
+     * everything from 0 up. */
+    { "epilog-only body", { { P, 0, 0 }, { 0, 0, 0 }, { E, 0, 6 } }, 3, 6,
+      { { P, 0, 0 }, { 0, 0, 0 }, { E, 0, 6 } }, 0,
+      { { 0, 0, X_, 1, 1 }, { 1, 0, A_, 1, 1 }, { 3, 0, A_, 1, 1 }, { 5, 0, A_, 1, 1 },
+        { 6, 0, A_, 1, 1 }, { 7, 0, A_, 1, 1 }, { 8, 0, A_, 1, 1 },
+        { 0xFFFFFFFFu, 0, A_, 1, 1 } }, 8 },
+    /* The same array handed over in another order: same map. */
+    { "epilog-only body, shuffled", { { E, 0, 6 }, { 0, 0, 0 }, { P, 0, 0 } }, 3, 6,
+      { { P, 0, 0 }, { 0, 0, 0 }, { E, 0, 6 } }, 0,
+      { { 0, 0, X_, 1, 1 }, { 6, 0, A_, 1, 1 }, { 8, 0, A_, 1, 1 } }, 3 },
+    /* End 0 first in the table: boundaries (0, IL 2), (0, IL 5), (4, IL 9). */
+    { "end 0 first", { { 2, 0, 0 }, { 5, 0, 4 }, { 9, 4, 10 } }, 3, 10,
+      { { 2, 0, 0 }, { 5, 0, 4 }, { 9, 4, 10 } }, 9,
+      { { 0, 2, X_, 0, 0 }, { 3, 2, A_, 0, 0 }, { 4, 2, A_, 0, 0 }, { 9, 2, A_, 0, 0 },
+        { 10, 2, A_, 0, 0 }, { 18, 2, A_, 0, 0 } }, 6 },
+    /* End 0 in the middle of the table: boundaries (0, IL 4), (0, IL 1),
+     * (5, IL 9), (9, EPILOG). IL 1 answers [0, 5); IL 4 everything after,
+     * so IL 9 and the EPILOG never answer. */
+    { "end 0 in the middle", { { 4, 0, 0 }, { 1, 0, 5 }, { 9, 5, 9 }, { E, 9, 12 } }, 4, 12,
+      { { 1, 0, 5 }, { 4, 0, 0 }, { 9, 5, 9 }, { E, 9, 12 } }, 9,
+      { { 0, 1, X_, 0, 0 }, { 4, 1, A_, 0, 0 }, { 5, 4, A_, 1, 0 }, { 8, 4, A_, 1, 0 },
+        { 9, 4, A_, 1, 0 }, { 11, 4, A_, 1, 0 }, { 12, 4, A_, 1, 0 }, { 20, 4, A_, 1, 0 } },
+      8 },
+    /* End 0 in the middle, starting inside another range (not something
+     * the runtime builds, but read by the same scan). */
+    { "end 0 in the middle, late start",
+      { { P, 0, 3 }, { 3, 3, 8 }, { 5, 6, 0 }, { 7, 8, 12 }, { E, 12, 14 } }, 5, 14,
+      { { P, 0, 3 }, { 3, 3, 8 }, { 5, 6, 0 }, { 7, 8, 12 }, { E, 12, 14 } }, 7,
+      { { 0, 0, PR_, 0, 1 }, { 2, 0, PR_, 0, 1 }, { 3, 3, X_, 1, 1 }, { 6, 3, A_, 1, 1 },
+        { 7, 3, A_, 1, 1 }, { 8, 5, A_, 2, 1 }, { 12, 5, A_, 2, 1 }, { 14, 5, A_, 2, 1 },
+        { 22, 5, A_, 2, 1 } }, 9 },
+    /* End 0 last: an EPILOG whose end was never set answers past the
+     * code as well. */
+    { "end 0 last, EPILOG", { { P, 0, 4 }, { 1, 4, 9 }, { E, 9, 0 } }, 3, 12,
+      { { P, 0, 4 }, { 1, 4, 9 }, { E, 9, 0 } }, 1,
+      { { 0, 0, PR_, 0, 1 }, { 4, 1, X_, 1, 1 }, { 8, 1, A_, 1, 1 }, { 9, 1, EP_, 2, 2 },
+        { 12, 1, EP_, 2, 2 }, { 13, 1, EP_, 2, 2 }, { 0xFFFFFFFFu, 1, EP_, 2, 2 } }, 7 },
+    { "end 0 last, NO_MAPPING", { { 0, 0, 3 }, { NM, 3, 0 } }, 2, 5,
+      { { 0, 0, 3 }, { NM, 3, 0 } }, 0,
+      { { 0, 0, X_, 0, 0 }, { 2, 0, A_, 0, 0 }, { 3, 0, UN_, 1, 1 }, { 5, 0, UN_, 1, 1 },
+        { 13, 0, UN_, 1, 1 } }, 5 },
+    { "end 0 last, normal", { { 0, 0, 3 }, { 6, 3, 0 } }, 2, 5,
+      { { 0, 0, 3 }, { 6, 3, 0 } }, 6,
+      { { 2, 0, A_, 0, 0 }, { 3, 6, X_, 1, 0 }, { 4, 6, A_, 1, 0 }, { 5, 6, A_, 1, 0 },
+        { 13, 6, A_, 1, 0 } }, 5 },
+    /* Several end-0 entries: boundaries (0, PROLOG), (0, IL 8), (0, IL 2),
+     * (0, IL 5), (7, EPILOG). The PROLOG's end 0 matches nothing; IL 2 is
+     * the first to match and answers everything. */
+    { "several end 0 at native 0",
+      { { P, 0, 0 }, { 8, 0, 0 }, { 2, 0, 0 }, { 5, 0, 7 }, { E, 7, 10 } }, 5, 10,
+      { { P, 0, 0 }, { 2, 0, 0 }, { 5, 0, 7 }, { 8, 0, 0 }, { E, 7, 10 } }, 8,
+      { { 0, 2, X_, 1, 1 }, { 6, 2, A_, 1, 1 }, { 7, 2, A_, 1, 1 }, { 10, 2, A_, 1, 1 },
+        { 50, 2, A_, 1, 1 } }, 5 },
+    /* Several end-0 entries at different starts: the EPILOG answers below
+     * IL 1's start, IL 1 from there on, IL 3 never. */
+    { "several end 0, staggered", { { 3, 5, 0 }, { 1, 2, 0 }, { E, 0, 2 } }, 3, 6,
+      { { 1, 2, 0 }, { 3, 5, 0 }, { E, 0, 2 } }, 3,
+      { { 0, 3, EP_, 2, 1 }, { 1, 3, EP_, 2, 1 }, { 2, 1, X_, 0, 0 }, { 5, 1, A_, 0, 0 },
+        { 6, 1, A_, 0, 0 }, { 9, 1, A_, 0, 0 } }, 6 },
+    /* PROLOG with end 0 anywhere matches nothing, but the scan visits it. */
+    { "PROLOG end 0 in the middle of the code", { { P, 4, 0 }, { 0, 0, 4 }, { 2, 4, 8 } }, 3, 8,
+      { { P, 4, 0 }, { 0, 0, 4 }, { 2, 4, 8 } }, 2,
+      { { 0, 0, X_, 1, 1 }, { 3, 0, A_, 1, 1 }, { 4, 2, X_, 2, 1 }, { 7, 2, A_, 2, 1 },
+        { 8, 0, NI_, NONE_, 1 }, { 100, 0, NI_, NONE_, 1 } }, 6 },
+    { "PROLOG end 0 at the code size", { { 0, 0, 8 }, { P, 8, 0 } }, 2, 8,
+      { { P, 8, 0 }, { 0, 0, 8 } }, 0,
+      { { 0, 0, X_, 1, 1 }, { 7, 0, A_, 1, 1 }, { 8, 0, NI_, NONE_, 1 },
+        { 9, 0, NI_, NONE_, 1 } }, 4 },
+    { "two PROLOGs end 0, EPILOG end 0", { { P, 0, 0 }, { P, 3, 0 }, { E, 0, 0 } }, 3, 4,
+      { { P, 0, 0 }, { P, 3, 0 }, { E, 0, 0 } }, 0,
+      { { 0, 0, EP_, 2, 3 }, { 3, 0, EP_, 2, 3 }, { 4, 0, EP_, 2, 3 },
+        { 9, 0, EP_, 2, 3 } }, 4 },
+    /* Empty ranges (start == end, non-zero) match nothing. */
+    { "empty ranges", { { 1, 0, 4 }, { 2, 4, 4 }, { 3, 4, 9 }, { 4, 9, 9 } }, 4, 9,
+      { { 1, 0, 4 }, { 2, 4, 4 }, { 3, 4, 9 }, { 4, 9, 9 } }, 4,
+      { { 0, 1, X_, 0, 0 }, { 3, 1, A_, 0, 0 }, { 4, 3, X_, 2, 0 }, { 8, 3, A_, 2, 0 },
+        { 9, 0, NI_, NONE_, 0 }, { 17, 0, NI_, NONE_, 0 } }, 6 },
+    /* Code size 0: every range is empty or open. */
+    { "code size 0", { { P, 0, 0 }, { 1, 0, 0 }, { E, 0, 0 } }, 3, 0,
+      { { P, 0, 0 }, { 1, 0, 0 }, { E, 0, 0 } }, 1,
+      { { 0, 1, X_, 1, 1 }, { 1, 1, A_, 1, 1 }, { 8, 1, A_, 1, 1 } }, 3 },
+};
+
+/* Serializing and reading back keeps the entries as they are. */
+static void check_serial_round_trip(const char *name, const ilmap_native *m,
+                                    const ilmap_native_entry *want, size_t n)
+{
+    unsigned char buf[32 + 12 * 8];
+    size_t size = 0;
+    ilmap_native *back = NULL;
+    ilmap_serial_error err;
+
+    CHECK(ilmap_native_serialize(m, buf, sizeof buf, &size) == ILMAP_OK);
+    CHECK(ilmap_native_deserialize(buf, size, 0, &back, &err) == ILMAP_OK);
+    if (!back)
+        return;
+    check_export(name, back, want, n);
+    ilmap_native_free(back);
+}
+
+static void check_end_zero_case(const end_zero_case *t)
+{
+    size_t bad = 7, other = 7;
+    ilmap_native *m = NULL;
+    uint32_t total = 0;
+
+    CHECK(ilmap_native_validate(t->in, t->n, t->code_size, &bad, &other) == ILMAP_OK);
+    CHECK(bad == ILMAP_NO_INDEX && other == ILMAP_NO_INDEX);
+    ilmap_status st = ilmap_native_from_entries(t->in, t->n, t->code_size, &m);
+    test_checks++;
+    if (st != ILMAP_OK || !m) {
+        test_failures++;
+        fprintf(stderr, "%s: from_entries = %s\n", t->what, ilmap_status_str(st));
+        return;
+    }
+    check_export(t->what, m, t->out, t->n);
+    CHECK_EQ_U32(ilmap_native_last_il(m), t->last_il);
+    CHECK_EQ_U32(ilmap_native_code_size(m), t->code_size);
+
+    /* The records: ends as given, no source bits. */
+    ilmap_native_record rec[6];
+    CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 6, &total, rec) == ILMAP_OK);
+    for (size_t i = 0; i < t->n && i < total; i++) {
+        CHECK_EQ_U32(rec[i].native_end, t->out[i].native_end);
+        CHECK_EQ_U32(rec[i].source, 0);
+    }
+
+    for (size_t i = 0; i < t->nprobes; i++) {
+        const probe *p = &t->probes[i];
+        uint32_t il = 0xDEADu, which = 0xDEADu, plain_il = 0xDEADu;
+        size_t entry = 12345;
+        unsigned r = ilmap_native_to_il_ex(m, p->native, &il, &entry, &which);
+        unsigned plain = ilmap_native_to_il(m, p->native, &plain_il);
+        test_checks++;
+        if (r != p->result || il != p->il || entry != p->entry || which != p->which ||
+            plain != r || plain_il != il) {
+            test_failures++;
+            fprintf(stderr,
+                    "%s: native %u -> (0x%X, IL 0x%X, #%zu, which %u), want "
+                    "(0x%X, 0x%X, #%zu, %u)\n",
+                    t->what, p->native, r, il, entry, which, p->result, p->il, p->entry,
+                    p->which);
+        }
+    }
+
+    /* IL -> native and the ranges hand the entries back as given. */
+    for (size_t i = 0; i < t->n; i++) {
+        ilmap_native_entry e, all[6];
+        size_t index = 99;
+        int exact = -1;
+        CHECK(ilmap_native_il_to_native(m, t->out[i].il_offset, &e, &index, &exact) ==
+              ILMAP_OK);
+        CHECK(exact == 1);
+        CHECK(index <= i && t->out[index].il_offset == t->out[i].il_offset);
+        CHECK(index <= i && memcmp(&e, &t->out[index], sizeof e) == 0);
+        CHECK(ilmap_native_ranges(m, t->out[i].il_offset, 6, &total, all) == ILMAP_OK);
+        int found = 0;
+        for (uint32_t j = 0; j < total && j < 6; j++)
+            found |= memcmp(&all[j], &t->out[i], sizeof e) == 0;
+        CHECK(found);
+    }
+
+    /* Round trips: export -> from_entries, and through bytes. */
+    ilmap_native_entry again[6];
+    ilmap_native *m2 = NULL;
+    CHECK(ilmap_native_export(m, 6, &total, again) == ILMAP_OK);
+    CHECK(ilmap_native_from_entries(again, total, t->code_size, &m2) == ILMAP_OK);
+    if (m2) {
+        check_export(t->what, m2, t->out, t->n);
+        ilmap_native_free(m2);
+    }
+    check_serial_round_trip(t->what, m, t->out, t->n);
+    ilmap_native_free(m);
+}
+
+static void test_end_zero(void)
+{
+    for (size_t c = 0; c < COUNT(end_zero_cases); c++)
+        check_end_zero_case(&end_zero_cases[c]);
+
+    /* The build from the JIT's boundaries (all at native 0) exports that
+     * very array, and its bytes read back unchanged. */
+    const ilmap_boundary jit[] = { { 0, P, 0 }, { 0, 0, 0 }, { 0, E, 0 } };
+    const ilmap_native_entry want[] = { { P, 0, 0 }, { 0, 0, 0 }, { E, 0, 6 } };
+    const lookup_row rows[] = { { 0, 0, X_ }, { 5, 0, A_ }, { 6, 0, A_ }, { 8, 0, A_ } };
+    check_case("epilog-only body, built", jit, 3, NULL, 6, 0, want, 3, 0, rows, 4);
+    ilmap_native *built = build(jit, 3, NULL, 6, 0);
+    if (built) {
+        check_serial_round_trip("epilog-only body, serialized", built, want, 3);
+        ilmap_native_free(built);
     }
 }
 
@@ -827,6 +1090,7 @@ int main(void)
     test_bad_input();
     test_validate();
     test_from_entries();
+    test_end_zero();
     test_il_to_native();
     test_compose();
     return test_finish("native-examples");

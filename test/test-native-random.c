@@ -13,10 +13,20 @@
  * code_size + 8 (and the top of the range), IL -> native and the ranges of
  * every IL offset, from_entries on the export, and composition.
  *
+ * Then exported arrays made directly, not through the build: shaped as
+ * the runtime exports them (several boundaries at native offset 0, so
+ * end-0 entries anywhere in the sorted table) and arbitrary ones (end-0
+ * entries, PROLOG or not, at any start; empty ranges; sometimes one entry
+ * broken). Validation is compared with a brute-force statement of its
+ * rules (status, bad and other index), and every accepted array's map
+ * with the scan of doc/native-to-il.md run on the array as given, then
+ * read back from its export and from its serialized bytes.
+ *
  * Replay a failure with the printed seed: test-native-random SEED.
  */
 #include <string.h>
 
+#include "ilmap-serial.h"
 #include "ilmap.h"
 #include "test.h"
 
@@ -30,6 +40,7 @@
 #define LARGE_CASES 3
 #define MAX_MAP 12
 #define CASES 20000
+#define ENTRY_CASES 40000
 
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
@@ -478,9 +489,10 @@ static void check_all(const char *what, const ilmap_native *lib, const model *m)
 /* from_entries and composition                                        */
 /* ------------------------------------------------------------------ */
 
-/* The model of a map read back from an exported array: end 0 repaired
- * to the code size except on a PROLOG, no sources, lastIL the signed
- * maximum of the IL offsets, the runtime's order. */
+/* The model of a map read back from an exported array, from the rule in
+ * doc/native-to-il.md: the entries exactly as given (end 0 stays 0 and is
+ * read by the scan in model_to_il), no sources, lastIL the signed
+ * maximum of the IL offsets, the runtime's order (stable). */
 static void model_from_entries(const ilmap_native_entry *e, size_t n, uint32_t code_size,
                                model *out)
 {
@@ -490,8 +502,6 @@ static void model_from_entries(const ilmap_native_entry *e, size_t n, uint32_t c
     out->code_size = code_size;
     for (size_t i = 0; i < n; i++) {
         mrec r = { e[i].il_offset, e[i].native_start, e[i].native_end, 0 };
-        if (r.end == 0 && r.il != P)
-            r.end = code_size;
         out->seq[i] = r;
         if ((int32_t)r.il > last)
             last = (int32_t)r.il;
@@ -501,65 +511,146 @@ static void model_from_entries(const ilmap_native_entry *e, size_t n, uint32_t c
     model_sort(out->seq, n);
 }
 
-/* Pairwise: does any pair of non-empty ranges overlap? */
-static int model_has_overlap(const ilmap_native_entry *e, size_t n, uint32_t code_size)
+/* A range the overlap check looks at: a non-zero end above the start.
+ * End 0 (open, or nothing on a PROLOG) and start == end never count. */
+static int model_counts(const ilmap_native_entry *e)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            uint32_t ei = e[i].native_end, ej = e[j].native_end;
-            if (ei == 0 && e[i].il_offset == P)
-                continue;
-            if (ej == 0 && e[j].il_offset == P)
-                continue;
-            ei = ei ? ei : code_size;
-            ej = ej ? ej : code_size;
-            if (e[i].native_start < ei && e[j].native_start < ej &&
-                e[i].native_start < ej && e[j].native_start < ei)
-                return 1;
+    return e->native_end != 0 && e->native_start < e->native_end;
+}
+
+/* Sweep order of the overlap check: by start, then by index. */
+static int model_before(const ilmap_native_entry *e, size_t a, size_t b)
+{
+    return e[a].native_start < e[b].native_start ||
+           (e[a].native_start == e[b].native_start && a < b);
+}
+
+/* What ilmap_native_validate must say, by brute force: the lowest index
+ * with a start past the code, a non-zero end past the code or a start
+ * above a non-zero end; else, among the pairs of counted ranges that
+ * overlap, the later one in sweep order of the earliest such pair (bad)
+ * and, among the counted ranges before it, the one reaching furthest,
+ * the first in sweep order on ties (other). */
+static ilmap_status model_validate(const ilmap_native_entry *e, size_t n, uint32_t code_size,
+                                   size_t *bad, size_t *other)
+{
+    *bad = *other = ILMAP_NO_INDEX;
+    for (size_t i = 0; i < n; i++) {
+        int open = e[i].native_end == 0;
+        ilmap_status st = ILMAP_OK;
+        if (e[i].native_start > code_size || (!open && e[i].native_end > code_size))
+            st = ILMAP_E_CODE_SIZE;
+        else if (!open && e[i].native_start > e[i].native_end)
+            st = ILMAP_E_BAD_RANGE;
+        if (st != ILMAP_OK) {
+            *bad = i;
+            return st;
         }
-    return 0;
+    }
+    /* The earliest range (sweep order) that overlaps one before it. */
+    for (size_t i = 0; i < n; i++) {
+        if (!model_counts(&e[i]))
+            continue;
+        int overlaps = 0;
+        for (size_t j = 0; j < n && !overlaps; j++)
+            overlaps = j != i && model_counts(&e[j]) && model_before(e, j, i) &&
+                       e[i].native_start < e[j].native_end;
+        if (overlaps && (*bad == ILMAP_NO_INDEX || model_before(e, i, *bad)))
+            *bad = i;
+    }
+    if (*bad == ILMAP_NO_INDEX)
+        return ILMAP_OK;
+    for (size_t j = 0; j < n; j++) {
+        if (!model_counts(&e[j]) || !model_before(e, j, *bad))
+            continue;
+        if (*other == ILMAP_NO_INDEX || e[j].native_end > e[*other].native_end ||
+            (e[j].native_end == e[*other].native_end && model_before(e, j, *other)))
+            *other = j;
+    }
+    return ILMAP_E_OVERLAP;
+}
+
+/* An array given to from_entries: validation against the model, and
+ * when accepted, the map against the model of the array as given, the
+ * export read back, and the bytes read back. Returns 1 when accepted. */
+static long refusals[ILMAP_E_OVERLAP + 1]; /* by status, for the summary */
+
+static int check_entries(const char *what, const ilmap_native_entry *ex, size_t n,
+                         uint32_t code_size)
+{
+    static model want;
+    static ilmap_native_entry again[MAX_JIT];
+    size_t bad = 12345, other = 12345, want_bad, want_other;
+    ilmap_status want_st = model_validate(ex, n, code_size, &want_bad, &want_other);
+    ilmap_status st = ilmap_native_validate(ex, n, code_size, &bad, &other);
+
+    test_checks++;
+    if (st != want_st || bad != want_bad || other != want_other) {
+        FAIL("%s: validate = %s bad %zu other %zu, want %s bad %zu other %zu", what,
+             ilmap_status_str(st), bad, other, ilmap_status_str(want_st), want_bad, want_other);
+        return 0;
+    }
+    ilmap_native *m = (ilmap_native *)(uintptr_t)1;
+    st = ilmap_native_from_entries(ex, n, code_size, &m);
+    test_checks++;
+    if (st != want_st || (m != NULL) != (want_st == ILMAP_OK)) {
+        FAIL("%s: from_entries = %s, want %s", what, ilmap_status_str(st),
+             ilmap_status_str(want_st));
+        return 0;
+    }
+    if (!m) {
+        if ((size_t)st < sizeof refusals / sizeof refusals[0])
+            refusals[st]++;
+        return 0;
+    }
+    model_from_entries(ex, n, code_size, &want);
+    check_all(what, m, &want);
+
+    /* The export reads back into the same map. */
+    uint32_t total = 0;
+    ilmap_native *m2 = NULL;
+    ilmap_native_export(m, MAX_JIT, &total, again);
+    test_checks++;
+    if (ilmap_native_from_entries(again, total, code_size, &m2) != ILMAP_OK) {
+        FAIL("%s: export does not read back", what);
+    } else {
+        check_all(what, m2, &want);
+        ilmap_native_free(m2);
+    }
+
+    /* So do its bytes. */
+    size_t size = 0;
+    static unsigned char buf[32 + 12 * MAX_JIT];
+    ilmap_native *m3 = NULL;
+    test_checks++;
+    if (ilmap_native_serialize(m, buf, sizeof buf, &size) != ILMAP_OK ||
+        ilmap_native_deserialize(buf, size, 0, &m3, NULL) != ILMAP_OK) {
+        FAIL("%s: serialized map does not read back", what);
+    } else {
+        check_export(what, m3, &want);
+        ilmap_native_free(m3);
+    }
+    ilmap_native_free(m);
+    return 1;
 }
 
 static void check_from_entries(const ilmap_native *lib)
 {
     static ilmap_native_entry ex[MAX_JIT];
-    static model want;
     uint32_t total = 0;
     uint32_t code_size = ilmap_native_code_size(lib);
 
     ilmap_native_export(lib, MAX_JIT, &total, ex);
+    check_entries("from_entries", ex, total, code_size);
     /* Reverse the order: from_entries takes any order. Then stable
-     * sorting keeps reversed order among equal entries, so compare
-     * against the model built from the same reversed array. */
+     * sorting keeps reversed order among equal entries, which the model,
+     * sorting the same reversed array, does too. */
     for (size_t i = 0; i < total / 2; i++) {
         ilmap_native_entry t = ex[i];
         ex[i] = ex[total - 1 - i];
         ex[total - 1 - i] = t;
     }
-    size_t bad = 0, other = 0;
-    ilmap_status st = ilmap_native_validate(ex, total, code_size, &bad, &other);
-    int overlap = model_has_overlap(ex, total, code_size);
-    test_checks++;
-    if (st != (overlap ? ILMAP_E_OVERLAP : ILMAP_OK)) {
-        FAIL("from_entries: validate = %s, model overlap %d", ilmap_status_str(st), overlap);
-        return;
-    }
-    if (st == ILMAP_E_OVERLAP) {
-        /* The two reported entries really overlap. */
-        ilmap_native_entry pair[2] = { ex[bad], ex[other] };
-        test_checks++;
-        if (bad == other || bad >= total || other >= total ||
-            !model_has_overlap(pair, 2, code_size))
-            FAIL("from_entries: reported %zu/%zu do not overlap", bad, other);
-        return;
-    }
-    ilmap_native *m = NULL;
-    CHECK(ilmap_native_from_entries(ex, total, code_size, &m) == ILMAP_OK);
-    if (!m)
-        return;
-    model_from_entries(ex, total, code_size, &want);
-    check_all("from_entries", m, &want);
-    ilmap_native_free(m);
+    check_entries("from_entries, reversed", ex, total, code_size);
 }
 
 /* Composition: the export made with no map, replayed with the map, is the
@@ -690,6 +781,145 @@ static size_t random_map(test_rng *rng, ilmap_entry *map)
     return n;
 }
 
+/* ------------------------------------------------------------------ */
+/* Exported arrays made directly                                       */
+/* ------------------------------------------------------------------ */
+
+#define MAX_ENTRIES 24
+
+static void shuffle(test_rng *rng, ilmap_native_entry *e, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = test_rng_below(rng, (uint32_t)i);
+        ilmap_native_entry t = e[i - 1];
+        e[i - 1] = e[j];
+        e[j] = t;
+    }
+}
+
+static int compare_export(const ilmap_native_entry *a, const ilmap_native_entry *b)
+{
+    mrec x = { a->il_offset, a->native_start, a->native_end, 0 };
+    mrec y = { b->il_offset, b->native_start, b->native_end, 0 };
+    return model_compare(&x, &y);
+}
+
+/* What the runtime exports, written here from its rules rather than
+ * through the build: boundaries in native order, often several at native
+ * offset 0 (and sometimes all of them), each ending where the next one
+ * starts, the last one ending at the code size (or, as for a method whose
+ * last end is left unset, at 0); then sorted into the runtime's order. */
+static size_t runtime_shaped(test_rng *rng, ilmap_native_entry *e, uint32_t *code_size)
+{
+    size_t n = 1 + test_rng_below(rng, MAX_ENTRIES);
+    size_t at_zero = test_rng_below(rng, 4) == 0 ? n : test_rng_below(rng, 5);
+    uint32_t native = 0, il = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (i >= at_zero)
+            native += test_rng_below(rng, 4) == 0 ? 0 : 1 + test_rng_below(rng, 6);
+        il = random_il(rng, il, i == 0);
+        e[i].il_offset = il;
+        e[i].native_start = native;
+    }
+    *code_size = native + (test_rng_below(rng, 3) == 0 ? 0 : 1 + test_rng_below(rng, 6));
+    for (size_t i = 0; i + 1 < n; i++)
+        e[i].native_end = e[i + 1].native_start;
+    e[n - 1].native_end = test_rng_below(rng, 8) == 0 ? 0 : *code_size;
+
+    /* Insertion sort: stable, as libilmap resolves the runtime's ties. */
+    for (size_t i = 1; i < n; i++) {
+        ilmap_native_entry x = e[i];
+        size_t j = i;
+        while (j > 0 && compare_export(&x, &e[j - 1]) < 0) {
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = x;
+    }
+    return n;
+}
+
+/* Anything from_entries accepts: disjoint ranges with a non-zero end
+ * picked from a random tiling of the code, empty ranges, and end-0
+ * entries (PROLOG or not) at any start from 0 to the code size; specials
+ * everywhere, repeated IL offsets. Then, sometimes, one entry broken in
+ * one of the ways the runtime never produces. */
+static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_size)
+{
+    uint32_t size = test_rng_below(rng, 8) == 0 ? 0 : test_rng_below(rng, 48);
+    uint32_t cut[MAX_ENTRIES][2];
+    size_t ncuts = 0, n = 0, want = test_rng_below(rng, MAX_ENTRIES + 1);
+    uint32_t pos = 0, il = 0;
+
+    while (ncuts < MAX_ENTRIES) {
+        pos += test_rng_below(rng, 3);
+        uint32_t len = 1 + test_rng_below(rng, 6);
+        if (pos + len > size)
+            break;
+        cut[ncuts][0] = pos;
+        cut[ncuts][1] = pos + len;
+        ncuts++;
+        pos += len;
+    }
+    for (size_t c = 0; c < ncuts && n < want; c++)
+        if (test_rng_below(rng, 3) != 0) {
+            il = random_il(rng, il, n == 0);
+            e[n].il_offset = il;
+            e[n].native_start = cut[c][0];
+            e[n].native_end = cut[c][1];
+            n++;
+        }
+    while (n < want) {
+        uint32_t r = test_rng_below(rng, 10);
+        il = random_il(rng, il, 0);
+        e[n].il_offset = r == 0 ? P : il;
+        e[n].native_start = test_rng_below(rng, size + 1);
+        e[n].native_end = 0;
+        if (r >= 7 && e[n].native_start > 0)
+            e[n].native_end = e[n].native_start; /* empty */
+        n++;
+    }
+    shuffle(rng, e, n);
+
+    if (n > 0 && test_rng_below(rng, 4) == 0) {
+        size_t i = test_rng_below(rng, (uint32_t)n);
+        uint32_t k = 1 + test_rng_below(rng, 4);
+        switch (test_rng_below(rng, 5)) {
+        case 0: e[i].native_start = size + k; break;                           /* start past */
+        case 1: e[i].native_end = size + k; break;                             /* end past */
+        case 2: e[i].native_start = e[i].native_end + k; break;                /* start > end */
+        case 3: e[i] = e[test_rng_below(rng, (uint32_t)n)]; break;             /* duplicate */
+        default: e[i].native_end = e[i].native_end ? e[i].native_end + k : 0; /* longer */
+        }
+    }
+    *code_size = size;
+    return n;
+}
+
+static void run_entries_case(test_rng *sub, long *accepted, long *open_ends)
+{
+    static ilmap_native_entry e[MAX_ENTRIES];
+    uint32_t code_size = 0;
+    int shaped = test_rng_below(sub, 2) == 0;
+    size_t n = shaped ? runtime_shaped(sub, e, &code_size) : arbitrary(sub, e, &code_size);
+
+    if (shaped && test_rng_below(sub, 2) == 0)
+        shuffle(sub, e, n);
+    for (size_t i = 0; i < n; i++)
+        if (e[i].native_end == 0 && e[i].il_offset != P) {
+            (*open_ends)++;
+            break;
+        }
+    if (check_entries(shaped ? "runtime-shaped" : "arbitrary", e, n, code_size))
+        (*accepted)++;
+    else if (shaped) {
+        /* The runtime's arrays never overlap where both ends are non-zero. */
+        test_checks++;
+        FAIL("runtime-shaped array refused");
+    }
+}
+
 /* One case: both flavours against the model, from_entries on the
  * in-process export, composition when there are no call instructions. */
 static void run_case(test_rng *sub, size_t n_wanted, long *exact_in_process, long *exact_dac)
@@ -750,6 +980,23 @@ int main(int argc, char **argv)
     }
     printf("compositions checked as exact: %ld in-process, %ld DAC\n", exact_in_process,
            exact_dac);
+
+    /* Exported arrays made directly, end-0 entries wherever they stand. */
+    long accepted = 0, open_ends = 0;
+    for (int c = 0; c < ENTRY_CASES && reported < 20; c++) {
+        test_rng sub;
+        case_seed = test_rng_next(&rng);
+        test_rng_seed(&sub, case_seed);
+        run_entries_case(&sub, &accepted, &open_ends);
+    }
+    printf("arrays: %d, accepted %ld, with an open (end 0, not PROLOG) entry %ld\n",
+           ENTRY_CASES, accepted, open_ends);
+    printf("refused: %ld code size, %ld bad range, %ld overlap\n",
+           refusals[ILMAP_E_CODE_SIZE], refusals[ILMAP_E_BAD_RANGE], refusals[ILMAP_E_OVERLAP]);
+    CHECK(accepted > ENTRY_CASES / 2);
+    CHECK(refusals[ILMAP_E_CODE_SIZE] > 0 && refusals[ILMAP_E_BAD_RANGE] > 0 &&
+          refusals[ILMAP_E_OVERLAP] > 0);
+    CHECK(open_ends > ENTRY_CASES / 4);
     CHECK(exact_in_process > CASES / 20);
     CHECK(exact_dac > CASES / 20);
     return test_finish("native-random");

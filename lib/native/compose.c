@@ -13,6 +13,12 @@
 
 #define KNOWN_FLAGS (ILMAP_DAC | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
 
+/* Empty for the native order, i.e. a boundary followed by another at the
+ * same offset. That includes (0, 0): the end 0 the runtime exports when
+ * several boundaries share offset 0, which the lookup reads as open to
+ * the top but which here only says "the next boundary starts at 0". An
+ * end 0 above a non-zero start is no such boundary; consistent() then
+ * accepts it only as the last entry (an end left unset). */
 static int is_empty(const ilmap_native_entry *e)
 {
     return e->native_end == e->native_start;

@@ -1,23 +1,22 @@
 /*
  * Maps from exported arrays (what GetILToNativeMapping2 returns): the
- * checks of ilmap_native_validate and ilmap_native_from_entries.
+ * checks of ilmap_native_validate and ilmap_native_from_entries. The
+ * array is kept exactly as given (only sorted into the runtime's order),
+ * so every lookup answers what the runtime's scan answers on it; the
+ * checks refuse only what the runtime never exports.
  */
 #include <stdlib.h>
 
 #include "native/native.h"
 
-/* Spec §5: a PROLOG entry with end 0 matches nothing, so its range is
- * empty wherever it starts; any other end 0 means "to the end". */
-static int prolog_open(const ilmap_native_entry *e)
+/* A non-zero end is where the range stops. End 0 is no range end at all:
+ * the lookup scan reads it as "open to the top" (or, on a PROLOG, as
+ * matching nothing), and the runtime exports it where several boundaries
+ * share native offset 0 (doc/native-to-il.md). Such entries are kept as
+ * given and left out of the range checks. */
+static int has_end(const ilmap_native_entry *e)
 {
-    return e->native_end == 0 && e->il_offset == ILMAP_PROLOG;
-}
-
-static uint32_t repaired_end(const ilmap_native_entry *e, uint32_t code_size)
-{
-    if (e->native_end == 0 && e->il_offset != ILMAP_PROLOG)
-        return code_size;
-    return e->native_end;
+    return e->native_end != 0;
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -32,10 +31,11 @@ static void set_index(size_t *p, size_t value)
         *p = value;
 }
 
-/* Sweeps the non-empty ranges in native order; the first one starting
- * below the furthest end seen so far overlaps the entry owning that end. */
+/* Sweeps the non-empty ranges with a non-zero end in native order; the
+ * first one starting below the furthest end seen so far overlaps the
+ * entry owning that end. */
 static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n,
-                                   uint32_t code_size, size_t *bad_index, size_t *other_index)
+                                   size_t *bad_index, size_t *other_index)
 {
     uint64_t *order = malloc((size_t)(n ? n : 1) * sizeof *order);
     uint32_t ranges = 0;
@@ -43,15 +43,14 @@ static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n
     if (!order)
         return ILMAP_E_NOMEM;
     for (uint32_t i = 0; i < n; i++)
-        if (!prolog_open(&entries[i]) &&
-            entries[i].native_start < repaired_end(&entries[i], code_size))
+        if (has_end(&entries[i]) && entries[i].native_start < entries[i].native_end)
             order[ranges++] = (uint64_t)entries[i].native_start << 32 | i;
     qsort(order, ranges, sizeof *order, compare_u64);
 
     uint32_t furthest = 0, owner = 0;
     for (uint32_t r = 0; r < ranges; r++) {
         uint32_t i = (uint32_t)order[r];
-        uint32_t end = repaired_end(&entries[i], code_size);
+        uint32_t end = entries[i].native_end;
 
         if (r > 0 && entries[i].native_start < furthest) {
             set_index(bad_index, i);
@@ -82,16 +81,16 @@ ilmap_status ilmap_native_validate(const ilmap_native_entry *entries, size_t cou
 
         if (e->native_start > code_size)
             status = ILMAP_E_CODE_SIZE;
-        else if (!prolog_open(e) && repaired_end(e, code_size) > code_size)
+        else if (has_end(e) && e->native_end > code_size)
             status = ILMAP_E_CODE_SIZE;
-        else if (!prolog_open(e) && e->native_start > repaired_end(e, code_size))
+        else if (has_end(e) && e->native_start > e->native_end)
             status = ILMAP_E_BAD_RANGE;
         if (status != ILMAP_OK) {
             set_index(bad_index, i);
             return status;
         }
     }
-    return check_overlaps(entries, (uint32_t)count, code_size, bad_index, other_index);
+    return check_overlaps(entries, (uint32_t)count, bad_index, other_index);
 }
 
 ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t count,
@@ -115,7 +114,7 @@ ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t
     for (uint32_t i = 0; i < n; i++) {
         records[i].il_offset = entries[i].il_offset;
         records[i].native_start = entries[i].native_start;
-        records[i].native_end = repaired_end(&entries[i], code_size);
+        records[i].native_end = entries[i].native_end; /* end 0 stays 0 */
         records[i].source = 0;
         last_il = native_signed_max(last_il, entries[i].il_offset);
     }
