@@ -21,6 +21,8 @@ static void build(ICorProfilerCallback4Vtbl *v)
     v->ModuleLoadFinished = shim_cb_module_load_finished;
     v->JITCompilationStarted = shim_cb_jit_started;
     v->JITCompilationFinished = shim_cb_jit_finished;
+    v->JITCachedFunctionSearchStarted = shim_cb_cache_search_started;
+    v->JITCachedFunctionSearchFinished = shim_cb_cache_search_finished;
     v->ReJITCompilationStarted = shim_cb_rejit_started;
     v->GetReJITParameters = shim_cb_get_rejit_parameters;
     v->ReJITCompilationFinished = shim_cb_rejit_finished;

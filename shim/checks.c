@@ -6,6 +6,7 @@
  * the runtime may call back into the shim on another thread meanwhile.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,9 +115,9 @@ static const char *api_name(const map_source *src)
 
 /* The two-call protocol against the runtime and the same calls against
  * libilmap's export of the same entries (spec §4, decision 6). */
-static void check_protocol(shim_profiler *p, const char *name, const map_source *src,
-                           const COR_DEBUG_IL_TO_NATIVE_MAP *full, ULONG32 total,
-                           const ilmap_native *native)
+static void check_protocol(shim_profiler *p, const char *name, const char *where,
+                           const map_source *src, const COR_DEBUG_IL_TO_NATIVE_MAP *full,
+                           ULONG32 total, const ilmap_native *native)
 {
     COR_DEBUG_IL_TO_NATIVE_MAP *buf = sentinel_buffer(total);
     if (!buf)
@@ -125,9 +126,10 @@ static void check_protocol(shim_profiler *p, const char *name, const map_source 
     HRESULT hr = get_map(src, 0, &reported, buf);
     shim_report_check(&p->report, "protocol_cap0", hr == S_OK && reported == total &&
                                                        untouched(buf, 0, total ? total : 1),
-                      "\"method\":\"%s\",\"api\":\"%s\",\"hr\":\"0x%08X\",\"total\":%u,"
+                      "\"method\":\"%s\"%s,\"api\":\"%s\",\"hr\":\"0x%08X\",\"total\":%u,"
                       "\"want\":%u",
-                      name, api_name(src), (unsigned)hr, (unsigned)reported, (unsigned)total);
+                      name, where, api_name(src), (unsigned)hr, (unsigned)reported,
+                      (unsigned)total);
     if (total >= 2) {
         ULONG32 cap = total / 2;
         memset(buf, 0xA5, total * sizeof *buf);
@@ -147,22 +149,24 @@ static void check_protocol(shim_profiler *p, const char *name, const map_source 
         }
         free(ours);
         shim_report_check(&p->report, "protocol_truncate", ok,
-                          "\"method\":\"%s\",\"api\":\"%s\",\"hr\":\"0x%08X\",\"cap\":%u,"
+                          "\"method\":\"%s\"%s,\"api\":\"%s\",\"hr\":\"0x%08X\",\"cap\":%u,"
                           "\"total\":%u",
-                          name, api_name(src), (unsigned)hr, (unsigned)cap, (unsigned)reported);
+                          name, where, api_name(src), (unsigned)hr, (unsigned)cap,
+                          (unsigned)reported);
         shim_report_check(&p->report, "ilmap_protocol_truncate", same_prefix,
-                          "\"method\":\"%s\",\"cap\":%u,\"ilmap_total\":%u,\"status\":\"%s\"", name,
-                          (unsigned)cap, (unsigned)ours_total, ilmap_status_str(st));
+                          "\"method\":\"%s\"%s,\"cap\":%u,\"ilmap_total\":%u,\"status\":\"%s\"",
+                          name, where, (unsigned)cap, (unsigned)ours_total, ilmap_status_str(st));
     }
     reported = 0;
     hr = get_map(src, 1, &reported, NULL);
     shim_report_check(&p->report, "protocol_null_buffer", hr == E_INVALIDARG,
-                      "\"method\":\"%s\",\"api\":\"%s\",\"hr\":\"0x%08X\"", name,
+                      "\"method\":\"%s\"%s,\"api\":\"%s\",\"hr\":\"0x%08X\"", name, where,
                       api_name(src), (unsigned)hr);
     uint32_t ilmap_total = 1234;
     ilmap_status st = ilmap_native_export(native, 1, &ilmap_total, NULL);
     shim_report_check(&p->report, "ilmap_protocol_null_buffer", st == ILMAP_E_INVALID_ARG,
-                      "\"method\":\"%s\",\"status\":\"%s\"", name, ilmap_status_str(st));
+                      "\"method\":\"%s\"%s,\"status\":\"%s\"", name, where,
+                      ilmap_status_str(st));
     free(buf);
 }
 
@@ -253,84 +257,156 @@ static void check_twins(shim_profiler *p, const char *mapped_name, const shim_ve
     ilmap_native_free(composed);
 }
 
-void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
-                        FunctionID function, ReJITID rejit)
+static void lk(shim_profiler *p)
 {
-    if (!p || !p->info)
-        return;
-    ICorProfilerInfo4 *info = p->info;
     if (p->lock_ready)
         shim_mutex_lock(&p->lock);
-    shim_method *m = shim_find_method(p, module, token);
-    int instrumented = m && m->instrumented;
-    int role = m ? m->role : 0;
-    const ilmap *map = m ? m->map : NULL;
-    const uint32_t *starts = m ? m->new_starts : NULL;
-    size_t start_count = m ? m->new_start_count : 0;
+}
+
+static void ulk(shim_profiler *p)
+{
     if (p->lock_ready)
         shim_mutex_unlock(&p->lock);
-    if (!m)
-        return;
-    const char *name = shim_method_name(p, m);
-    if (!instrumented) {
-        shim_report_event(&p->report, "rejit_uninstrumented", "\"method\":\"%s\"", name);
-        return;
+}
+
+/* The runtime's "how many" protocol for the list APIs (code ranges, code
+ * starts, ReJIT IDs): ask with a first guess, and when the reported total
+ * is larger, ask again with room for all of it. No fixed limit. */
+typedef HRESULT (*fill_fn)(const void *ctx, ULONG32 cap, ULONG32 *total, void *buf);
+
+static HRESULT fetch_all(fill_fn fn, const void *ctx, size_t elem, ULONG32 guess, void **out,
+                         ULONG32 *count)
+{
+    *out = NULL;
+    *count = 0;
+    ULONG32 cap = guess ? guess : 1;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if ((size_t)cap > SIZE_MAX / elem)
+            return E_OUTOFMEMORY;
+        void *buf = calloc(cap, elem);
+        if (!buf)
+            return E_OUTOFMEMORY;
+        ULONG32 total = 0;
+        HRESULT hr = fn(ctx, cap, &total, buf);
+        if (FAILED(hr)) {
+            free(buf);
+            return hr;
+        }
+        if (total <= cap) {
+            *out = buf;
+            *count = total;
+            return hr;
+        }
+        free(buf);
+        cap = total; /* the list grew, or the guess was short: once more */
     }
+    return E_UNEXPECTED;
+}
 
-    /* Code size (hot + cold) of this version: the exported end of the
-     * end-unknown entry. */
-    COR_PRF_CODE_INFO code[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    ULONG32 ranges = 0;
-    HRESULT hr = info->lpVtbl->GetCodeInfo3(info, function, rejit, 4, &ranges, code);
-    uint64_t code_size = 0;
-    for (ULONG32 i = 0; SUCCEEDED(hr) && i < ranges && i < 4; i++)
-        code_size += code[i].size;
-    shim_report_check(&p->report, "code_info", SUCCEEDED(hr) && ranges > 0 && ranges <= 4,
-                      "\"method\":\"%s\",\"hr\":\"0x%08X\",\"ranges\":%u,\"size\":%" PRIu64, name,
-                      (unsigned)hr, (unsigned)ranges, code_size);
-    if (FAILED(hr) || ranges == 0 || code_size > 0xFFFFFFFFu)
-        return;
+typedef struct list_ctx {
+    ICorProfilerInfo4 *info;
+    FunctionID function;
+    ReJITID rejit;
+    UINT_PTR start;
+} list_ctx;
 
-    /* Which call reads this version's map (see get_map). */
-    map_source src = {info, p->has_info9, function, rejit, code[0].startAddress};
-    if (p->has_info9) {
-        UINT_PTR starts[8];
-        ULONG32 n_starts = 0;
-        hr = info->lpVtbl->GetNativeCodeStartAddresses(info, function, rejit, 8, &n_starts,
-                                                       starts);
-        int found = 0;
-        for (ULONG32 i = 0; SUCCEEDED(hr) && i < n_starts && i < 8; i++)
-            found |= starts[i] == code[0].startAddress;
-        shim_report_check(&p->report, "code_start", found,
-                          "\"method\":\"%s\",\"hr\":\"0x%08X\",\"starts\":%u", name,
-                          (unsigned)hr, (unsigned)n_starts);
+static HRESULT fill_code_info3(const void *ctx, ULONG32 cap, ULONG32 *total, void *buf)
+{
+    const list_ctx *c = ctx;
+    return c->info->lpVtbl->GetCodeInfo3(c->info, c->function, c->rejit, cap, total, buf);
+}
+
+static HRESULT fill_code_info4(const void *ctx, ULONG32 cap, ULONG32 *total, void *buf)
+{
+    const list_ctx *c = ctx;
+    return c->info->lpVtbl->GetCodeInfo4(c->info, c->start, cap, total, buf);
+}
+
+static HRESULT fill_starts(const void *ctx, ULONG32 cap, ULONG32 *total, void *buf)
+{
+    const list_ctx *c = ctx;
+    return c->info->lpVtbl->GetNativeCodeStartAddresses(c->info, c->function, c->rejit, cap,
+                                                        total, buf);
+}
+
+static HRESULT fill_rejit_ids(const void *ctx, ULONG32 cap, ULONG32 *total, void *buf)
+{
+    const list_ctx *c = ctx;
+    ULONG n = 0;
+    HRESULT hr = c->info->lpVtbl->GetReJITIDs(c->info, c->function, cap, &n, buf);
+    *total = n;
+    return hr;
+}
+
+/* Claims one native body for checking: 1 when it is new (then *index is
+ * its number among the bodies of (function, rejit)), 0 when it was seen
+ * already or cannot be recorded (counted). The caller holds the lock. */
+static int claim_body(shim_profiler *p, shim_method *m, FunctionID function, ReJITID rejit,
+                      UINT_PTR start, unsigned *index)
+{
+    unsigned same = 0;
+    for (size_t i = 0; i < m->body_count; i++) {
+        if (m->bodies[i].code_start == start)
+            return 0;
+        same += m->bodies[i].function == function && m->bodies[i].rejit == rejit;
     }
+    if (m->body_count == m->body_cap) {
+        size_t cap = m->body_cap ? m->body_cap * 2 : 4;
+        shim_body *grown = cap < SIZE_MAX / sizeof *grown
+                               ? realloc(m->bodies, cap * sizeof *grown)
+                               : NULL;
+        if (!grown) {
+            p->bodies_dropped++;
+            shim_note_dropped(p, 4, "a native body not checked");
+            return 0;
+        }
+        m->bodies = grown;
+        m->body_cap = cap;
+    }
+    shim_body b = {function, rejit, start};
+    m->bodies[m->body_count++] = b;
+    p->bodies_checked++;
+    if (same)
+        p->bodies_extra++;
+    *index = same;
+    return 1;
+}
 
-    /* The two-call protocol: a size query, then the fill. */
+/* The checks of one native body: the two-call protocol, libilmap accepting
+ * the export and keeping its order, the protocol on libilmap's side, and
+ * (a). Returns the export (the caller frees it and *full_out) or NULL. */
+static ilmap_native_entry *check_body(shim_profiler *p, const char *name, const char *where,
+                                      int role, const ilmap *map, const uint32_t *starts,
+                                      size_t start_count, const map_source *src,
+                                      uint64_t code_size, ReJITID rejit,
+                                      COR_DEBUG_IL_TO_NATIVE_MAP **full_out, ULONG32 *total_out)
+{
+    *full_out = NULL;
+    *total_out = 0;
     ULONG32 total = 0;
-    hr = get_map(&src, 0, &total, NULL);
+    HRESULT hr = get_map(src, 0, &total, NULL);
     shim_report_check(&p->report, "protocol_size_query", hr == S_OK && total > 0,
-                      "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"api\":\"%s\",\"hr\":\"0x%08X\","
-                      "\"total\":%u",
-                      name, rejit, api_name(&src), (unsigned)hr, (unsigned)total);
+                      "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"api\":\"%s\","
+                      "\"hr\":\"0x%08X\",\"total\":%u",
+                      name, where, rejit, api_name(src), (unsigned)hr, (unsigned)total);
     if (hr != S_OK || total == 0)
-        return;
+        return NULL;
     COR_DEBUG_IL_TO_NATIVE_MAP *full = sentinel_buffer(total);
     if (!full)
-        return;
+        return NULL;
     ULONG32 got = 0;
-    hr = get_map(&src, total, &got, full);
+    hr = get_map(src, total, &got, full);
     shim_report_check(&p->report, "protocol_fill", hr == S_OK && got == total,
-                      "\"method\":\"%s\",\"hr\":\"0x%08X\",\"total\":%u,\"want\":%u", name,
-                      (unsigned)hr, (unsigned)got, (unsigned)total);
+                      "\"method\":\"%s\"%s,\"hr\":\"0x%08X\",\"total\":%u,\"want\":%u", name,
+                      where, (unsigned)hr, (unsigned)got, (unsigned)total);
     if (hr != S_OK || got != total) {
         free(full);
-        return;
+        return NULL;
     }
     ilmap_native_entry *exported = malloc(total * sizeof *exported);
     if (!exported) {
         free(full);
-        return;
+        return NULL;
     }
     to_ilmap(full, exported, total);
 
@@ -338,8 +414,9 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
     ilmap_native *native = NULL;
     ilmap_status st = ilmap_native_from_entries(exported, total, (uint32_t)code_size, &native);
     shim_report_check(&p->report, "ilmap_accepts_export", st == ILMAP_OK,
-                      "\"method\":\"%s\",\"status\":\"%s\",\"entries\":%u,\"code_size\":%" PRIu64,
-                      name, ilmap_status_str(st), (unsigned)total, code_size);
+                      "\"method\":\"%s\"%s,\"status\":\"%s\",\"entries\":%u,"
+                      "\"code_size\":%" PRIu64,
+                      name, where, ilmap_status_str(st), (unsigned)total, code_size);
     if (st == ILMAP_OK) {
         ilmap_native_entry *again = malloc(total * sizeof *again);
         uint32_t again_total = 0;
@@ -349,8 +426,8 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
             same = same_entry(&again[i], &exported[i]);
         free(again);
         shim_report_check(&p->report, "ilmap_sort_order", same,
-                          "\"method\":\"%s\",\"entries\":%u", name, (unsigned)total);
-        check_protocol(p, name, &src, full, total, native);
+                          "\"method\":\"%s\"%s,\"entries\":%u", name, where, (unsigned)total);
+        check_protocol(p, name, where, src, full, total, native);
     }
     ilmap_native_free(native);
 
@@ -366,17 +443,161 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
             continue;
         if (role == SHIM_ROLE_TWIN_UNMAPPED) {
             shim_report_check(&p->report, "a_unmapped", contains_u32(starts, start_count, il),
-                              "\"method\":\"%s\",\"entry\":%u,\"il\":%u,\"native\":[%u,%u]", name,
-                              (unsigned)i, (unsigned)il, (unsigned)exported[i].native_start,
+                              "\"method\":\"%s\"%s,\"entry\":%u,\"il\":%u,\"native\":[%u,%u]",
+                              name, where, (unsigned)i, (unsigned)il,
+                              (unsigned)exported[i].native_start,
                               (unsigned)exported[i].native_end);
         } else {
             shim_report_check(&p->report, "a", keys && contains_u32(keys, key_count, il),
-                              "\"method\":\"%s\",\"entry\":%u,\"il\":%u,\"native\":[%u,%u]", name,
-                              (unsigned)i, (unsigned)il, (unsigned)exported[i].native_start,
+                              "\"method\":\"%s\"%s,\"entry\":%u,\"il\":%u,\"native\":[%u,%u]",
+                              name, where, (unsigned)i, (unsigned)il,
+                              (unsigned)exported[i].native_start,
                               (unsigned)exported[i].native_end);
         }
     }
     free(keys);
+    *full_out = full;
+    *total_out = total;
+    return exported;
+}
+
+static void body_tag(char *out, size_t cap, UINT_PTR start, unsigned index)
+{
+    snprintf(out, cap, ",\"code_start\":\"0x%" PRIxPTR "\",\"body\":%u", start, index);
+}
+
+/* Every native body of (function, rejit) not checked yet: with tiering
+ * kept, one per tier (ReJITCompilationFinished fires for each, while
+ * GetCodeInfo3 and GetILToNativeMapping2 keep describing the first). Each
+ * is read by its code start (Info9). */
+static void check_new_bodies(shim_profiler *p, shim_method *m, const char *name, int role,
+                             const ilmap *map, const uint32_t *starts, size_t start_count,
+                             FunctionID function, ReJITID rejit)
+{
+    ICorProfilerInfo4 *info = p->info;
+    list_ctx ctx = {info, function, rejit, 0};
+    UINT_PTR *code_starts = NULL;
+    ULONG32 n = 0;
+    HRESULT hr = fetch_all(fill_starts, &ctx, sizeof *code_starts, 4, (void **)&code_starts, &n);
+    if (FAILED(hr)) {
+        free(code_starts);
+        return;
+    }
+    for (ULONG32 i = 0; i < n; i++) {
+        unsigned index = 0;
+        lk(p);
+        int fresh = code_starts[i] != 0 &&
+                    claim_body(p, m, function, rejit, code_starts[i], &index);
+        ulk(p);
+        if (!fresh)
+            continue;
+        char where[96];
+        body_tag(where, sizeof where, code_starts[i], index);
+        list_ctx one = {info, function, rejit, code_starts[i]};
+        COR_PRF_CODE_INFO *code = NULL;
+        ULONG32 ranges = 0;
+        hr = fetch_all(fill_code_info4, &one, sizeof *code, 4, (void **)&code, &ranges);
+        uint64_t code_size = 0;
+        for (ULONG32 r = 0; SUCCEEDED(hr) && r < ranges; r++)
+            code_size += code[r].size;
+        int starts_here = SUCCEEDED(hr) && ranges > 0 && code[0].startAddress == code_starts[i];
+        shim_report_check(&p->report, "code_info4", starts_here,
+                          "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"hr\":\"0x%08X\","
+                          "\"ranges\":%u,\"size\":%" PRIu64,
+                          name, where, rejit, (unsigned)hr, (unsigned)ranges, code_size);
+        free(code);
+        if (!starts_here || code_size > 0xFFFFFFFFu)
+            continue;
+        map_source src = {info, 1, function, rejit, code_starts[i]};
+        COR_DEBUG_IL_TO_NATIVE_MAP *full = NULL;
+        ULONG32 total = 0;
+        ilmap_native_entry *exported = check_body(p, name, where, role, map, starts, start_count,
+                                                  &src, code_size, rejit, &full, &total);
+        shim_report_event(&p->report, "body_checked",
+                          "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"entries\":%u,"
+                          "\"code_size\":%" PRIu64,
+                          name, where, rejit, (unsigned)total, code_size);
+        free(full);
+        free(exported);
+    }
+    free(code_starts);
+}
+
+/* Keeps a version for (b) and (c): the array of pointers grows, the
+ * record does not move. Takes ownership of v on success; the caller holds
+ * the lock. */
+static int keep_version(shim_profiler *p, shim_method *m, shim_version *v)
+{
+    if (m->version_count == m->version_cap) {
+        size_t cap = m->version_cap ? m->version_cap * 2 : 2;
+        shim_version **grown = cap < SIZE_MAX / sizeof *grown
+                                   ? realloc(m->versions, cap * sizeof *grown)
+                                   : NULL;
+        if (!grown) {
+            p->versions_dropped++;
+            shim_note_dropped(p, 2, "a compiled version not kept for checks (b) and (c)");
+            return 1;
+        }
+        m->versions = grown;
+        m->version_cap = cap;
+    }
+    m->versions[m->version_count++] = v;
+    return 0;
+}
+
+/* The first native body of a new (function, rejit): every check. */
+static void check_first_body(shim_profiler *p, shim_method *m, const char *name, int role,
+                             const ilmap *map, const uint32_t *starts, size_t start_count,
+                             ModuleID module, mdMethodDef token, FunctionID function,
+                             ReJITID rejit)
+{
+    ICorProfilerInfo4 *info = p->info;
+    /* Code size (hot + cold) of this version: the exported end of the
+     * end-unknown entry. */
+    list_ctx ctx = {info, function, rejit, 0};
+    COR_PRF_CODE_INFO *code = NULL;
+    ULONG32 ranges = 0;
+    HRESULT hr = fetch_all(fill_code_info3, &ctx, sizeof *code, 4, (void **)&code, &ranges);
+    uint64_t code_size = 0;
+    for (ULONG32 i = 0; SUCCEEDED(hr) && i < ranges; i++)
+        code_size += code[i].size;
+    shim_report_check(&p->report, "code_info", SUCCEEDED(hr) && ranges > 0,
+                      "\"method\":\"%s\",\"hr\":\"0x%08X\",\"ranges\":%u,\"size\":%" PRIu64, name,
+                      (unsigned)hr, (unsigned)ranges, code_size);
+    if (FAILED(hr) || ranges == 0 || code_size > 0xFFFFFFFFu) {
+        free(code);
+        return;
+    }
+
+    /* Which call reads this version's map (see get_map). */
+    map_source src = {info, p->has_info9, function, rejit, code[0].startAddress};
+    if (p->has_info9) {
+        UINT_PTR *cs = NULL;
+        ULONG32 n_starts = 0;
+        hr = fetch_all(fill_starts, &ctx, sizeof *cs, 4, (void **)&cs, &n_starts);
+        int found = 0;
+        for (ULONG32 i = 0; SUCCEEDED(hr) && i < n_starts; i++)
+            found |= cs[i] == code[0].startAddress;
+        free(cs);
+        shim_report_check(&p->report, "code_start", found,
+                          "\"method\":\"%s\",\"hr\":\"0x%08X\",\"starts\":%u", name,
+                          (unsigned)hr, (unsigned)n_starts);
+    }
+    unsigned index = 0;
+    lk(p);
+    claim_body(p, m, function, rejit, code[0].startAddress, &index);
+    ulk(p);
+    char where[96];
+    body_tag(where, sizeof where, code[0].startAddress, index);
+
+    COR_DEBUG_IL_TO_NATIVE_MAP *full = NULL;
+    ULONG32 total = 0;
+    ilmap_native_entry *exported = check_body(p, name, where, role, map, starts, start_count,
+                                              &src, code_size, rejit, &full, &total);
+    if (!exported) {
+        free(code);
+        return;
+    }
 
     /* GetILToNativeMapping2 for this ReJITID and for ReJITID 0 (the
      * original IL). runtime-semantics §4 says the ReJITID is ignored (the
@@ -399,12 +620,15 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
      * native version), its own buffer protocol is checked too, on the map
      * it returns (the original version's, sized by GetCodeInfo3(f, 0)). */
     if (hr2 == S_OK && n2 > 0) {
-        COR_PRF_CODE_INFO orig[4];
+        list_ctx zero = {info, function, 0, 0};
+        COR_PRF_CODE_INFO *orig = NULL;
         ULONG32 orig_ranges = 0;
         uint64_t orig_size = 0;
-        HRESULT hc = info->lpVtbl->GetCodeInfo3(info, function, 0, 4, &orig_ranges, orig);
-        for (ULONG32 i = 0; SUCCEEDED(hc) && i < orig_ranges && i < 4; i++)
+        HRESULT hc = fetch_all(fill_code_info3, &zero, sizeof *orig, 4, (void **)&orig,
+                               &orig_ranges);
+        for (ULONG32 i = 0; SUCCEEDED(hc) && i < orig_ranges; i++)
             orig_size += orig[i].size;
+        free(orig);
         ilmap_native_entry *e2 = malloc(n2 * sizeof *e2);
         ilmap_native *native2 = NULL;
         if (e2 && SUCCEEDED(hc) && orig_size <= 0xFFFFFFFFu) {
@@ -416,7 +640,7 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
                               name, ilmap_status_str(st2), (unsigned)n2, orig_size);
             map_source src2 = {info, 0, function, rejit, 0};
             if (st2 == ILMAP_OK)
-                check_protocol(p, name, &src2, m2, n2, native2);
+                check_protocol(p, name, "", &src2, m2, n2, native2);
         }
         ilmap_native_free(native2);
         free(e2);
@@ -425,76 +649,113 @@ void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
     free(m0);
     free(full);
 
-    ReJITID ids[16];
-    ULONG id_count = 0;
-    hr = info->lpVtbl->GetReJITIDs(info, function, 16, &id_count, ids);
+    ReJITID *ids = NULL;
+    ULONG32 id_count = 0;
+    hr = fetch_all(fill_rejit_ids, &ctx, sizeof *ids, 16, (void **)&ids, &id_count);
     int listed = 0;
-    char id_list[16 * 24] = "";
+    size_t list_cap = (size_t)id_count * 24 + 1;
+    char *id_list = malloc(list_cap);
     size_t at = 0;
-    for (ULONG i = 0; SUCCEEDED(hr) && i < id_count && i < 16; i++) {
+    if (id_list)
+        id_list[0] = '\0';
+    for (ULONG32 i = 0; SUCCEEDED(hr) && i < id_count; i++) {
         listed |= ids[i] == rejit;
-        at += (size_t)snprintf(id_list + at, sizeof id_list - at, "%s%" PRIuPTR, i ? "," : "",
-                               ids[i]);
+        if (id_list && at < list_cap)
+            at += (size_t)snprintf(id_list + at, list_cap - at, "%s%" PRIuPTR, i ? "," : "",
+                                   ids[i]);
     }
     shim_report_check(&p->report, "rejit_ids", listed,
                       "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"hr\":\"0x%08X\",\"ids\":[%s]",
-                      name, rejit, (unsigned)hr, id_list);
+                      name, rejit, (unsigned)hr, id_list ? id_list : "");
+    free(id_list);
+    free(ids);
 
     /* The version into libilmap's version store, as a profiler would keep
      * it: with the COR_IL_MAP the runtime was given (none for the unmapped
-     * twin) and the native body over its code ranges. Once per version:
-     * with tiering kept (ILMAP_SHIM_KEEP_TIERING) the runtime finishes one
-     * ReJIT version once per tier, and GetCodeInfo3 shows the first
-     * body every time. */
-    ranges = ranges < 4 ? ranges : 4;
-    if (p->lock_ready)
-        shim_mutex_lock(&p->lock);
-    int known = 0;
-    for (size_t i = 0; i < m->version_count; i++)
-        known |= m->versions[i].function == function && m->versions[i].rejit == rejit;
-    if (p->lock_ready)
-        shim_mutex_unlock(&p->lock);
-    if (!known) {
-        st = shim_store_add(&p->store, function, module, token, rejit,
-                            role == SHIM_ROLE_TWIN_UNMAPPED ? NULL : map, code, ranges,
-                            exported, total, (uint32_t)code_size);
-        shim_report_check(&p->report, "store_add", st == ILMAP_OK,
-                          "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"ranges\":%u,"
-                          "\"status\":\"%s\"",
-                          name, rejit, (unsigned)ranges, ilmap_status_str(st));
-    }
+     * twin) and the native body over its code ranges. Once per version
+     * (the caller's "known" test): with tiering kept the runtime finishes
+     * one ReJIT version once per tier; the extra bodies are checked, not
+     * stored. */
+    ilmap_status st = shim_store_add(&p->store, function, module, token, rejit,
+                                     role == SHIM_ROLE_TWIN_UNMAPPED ? NULL : map, code, ranges,
+                                     exported, total, (uint32_t)code_size);
+    shim_report_check(&p->report, "store_add", st == ILMAP_OK,
+                      "\"method\":\"%s\",\"rejit\":%" PRIuPTR ",\"ranges\":%u,"
+                      "\"status\":\"%s\"",
+                      name, rejit, (unsigned)ranges, ilmap_status_str(st));
 
     /* Keep the version for (b) and (c). */
-    shim_version v = {function, rejit, code[0].startAddress, (uint32_t)code_size,
-                      {code[0], code[1], code[2], code[3]}, (uint32_t)ranges, exported, total};
+    shim_version *v = malloc(sizeof *v);
+    if (v) {
+        v->function = function;
+        v->rejit = rejit;
+        v->code_start = code[0].startAddress;
+        v->code_size = (uint32_t)code_size;
+        v->ranges = code;
+        v->range_count = ranges;
+        v->exported = exported;
+        v->exported_count = total;
+    }
     const shim_version *mv = NULL, *uv = NULL;
     const ilmap *mmap = NULL, *umap = NULL;
     const char *mname = NULL, *uname = NULL;
-    if (p->lock_ready)
-        shim_mutex_lock(&p->lock);
-    if (m->version_count < SHIM_MAX_VERSIONS) {
-        m->versions[m->version_count++] = v;
+    lk(p);
+    if (!v) {
+        p->versions_dropped++;
+        shim_note_dropped(p, 2, "a compiled version not kept for checks (b) and (c)");
+    } else if (keep_version(p, m, v) == 0) {
+        v = NULL; /* now the method's */
+        code = NULL;
         exported = NULL;
     }
-    if (m->twin != SHIM_NO_TWIN && m->twin < p->method_count) {
-        shim_method *t = &p->methods[m->twin];
-        if (!m->twin_checked && m->version_count && t->version_count && t->instrumented) {
-            shim_method *mapped = m->role == SHIM_ROLE_TWIN_MAPPED ? m : t;
-            shim_method *unmapped = mapped == m ? t : m;
-            m->twin_checked = t->twin_checked = 1;
-            mv = &mapped->versions[0];
-            uv = &unmapped->versions[0];
-            mmap = mapped->map;
-            umap = unmapped->map;
-            mname = shim_method_name(p, mapped);
-            uname = shim_method_name(p, unmapped);
-        }
+    shim_method *t = shim_method_at(p, m->twin);
+    if (t && !m->twin_checked && m->version_count && t->version_count && t->instrumented) {
+        shim_method *mapped = m->role == SHIM_ROLE_TWIN_MAPPED ? m : t;
+        shim_method *unmapped = mapped == m ? t : m;
+        m->twin_checked = t->twin_checked = 1;
+        mv = mapped->versions[0];
+        uv = unmapped->versions[0];
+        mmap = mapped->map;
+        umap = unmapped->map;
+        mname = shim_method_name(p, mapped);
+        uname = shim_method_name(p, unmapped);
     }
-    if (p->lock_ready)
-        shim_mutex_unlock(&p->lock);
-    free(exported); /* only when the version table was full */
+    ulk(p);
+    free(v); /* only when it could not be kept */
+    free(code);
+    free(exported);
     if (mv)
         check_twins(p, mname, mv, mmap, uname, uv, umap);
+}
+
+void shim_check_version(shim_profiler *p, ModuleID module, mdMethodDef token,
+                        FunctionID function, ReJITID rejit)
+{
+    if (!p || !p->info)
+        return;
+    lk(p);
+    shim_method *m = shim_find_method(p, module, token);
+    int instrumented = m && m->instrumented;
+    int role = m ? m->role : 0;
+    const ilmap *map = m ? m->map : NULL;
+    const uint32_t *starts = m ? m->new_starts : NULL;
+    size_t start_count = m ? m->new_start_count : 0;
+    int known = 0;
+    for (size_t i = 0; m && i < m->version_count; i++)
+        known |= m->versions[i]->function == function && m->versions[i]->rejit == rejit;
+    ulk(p);
+    if (!m)
+        return;
+    const char *name = shim_method_name(p, m);
+    if (!instrumented) {
+        shim_report_event(&p->report, "rejit_uninstrumented", "\"method\":\"%s\"", name);
+        return;
+    }
+    if (!known)
+        check_first_body(p, m, name, role, map, starts, start_count, module, token, function,
+                         rejit);
+    if (p->has_info9)
+        check_new_bodies(p, m, name, role, map, starts, start_count, function, rejit);
 }
 
 /* The same question as (c) asked of the version store by address, as a
@@ -552,12 +813,13 @@ void shim_check_frames(shim_profiler *p)
         const shim_method *owner = NULL;
         size_t candidates = 0;
         for (size_t i = 0; i < p->method_count; i++) {
-            if (p->methods[i].token != token)
+            const shim_method *mi = p->methods[i];
+            if (mi->token != token)
                 continue;
-            candidates += p->methods[i].version_count;
-            if (p->methods[i].version_count) {
-                v = &p->methods[i].versions[0];
-                owner = &p->methods[i];
+            candidates += mi->version_count;
+            if (mi->version_count) {
+                v = mi->versions[0];
+                owner = mi;
             }
         }
         if (p->lock_ready)

@@ -7,6 +7,7 @@
 #include "profiler.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,6 @@
 #include "resolve.h"
 #include "utf16.h"
 
-#define SHIM_METHOD_CAP 1024
 #define SHIM_DEFAULT_WAIT_MS 10000u
 
 /* The one instance; see profiler.h for why it is static. */
@@ -111,10 +111,17 @@ const char *shim_method_name(const shim_profiler *p, const shim_method *m)
     return p->selection.items[m->selector].json_name;
 }
 
-/* "Ns.Type::Method" for the report: the selector's type and the method's
- * own name from metadata (a "*" selector names no method). */
-static void method_display_name(IMetaDataImport *md, const shim_selector *sel,
-                                mdMethodDef token, char *out, size_t cap)
+/* Methods without IL: abstract, P/Invoke, internal call, runtime or
+ * native implementation, or no RVA. ReJIT has nothing to work on there. */
+#define CLR_MD_ABSTRACT 0x0400u
+#define CLR_MD_PINVOKE_IMPL 0x2000u
+#define CLR_MI_CODE_TYPE_MASK 0x0003u
+#define CLR_MI_INTERNAL_CALL 0x1000u
+
+/* The method's own name (UTF-8) and whether it has an IL body; returns
+ * non-zero when GetMethodProps fails. */
+static int method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
+                        int *has_il)
 {
     WCHAR name[256];
     ULONG len = 0;
@@ -122,23 +129,116 @@ static void method_display_name(IMetaDataImport *md, const shim_selector *sel,
     DWORD attr = 0, impl = 0;
     PCCOR_SIGNATURE sig = NULL;
     ULONG sig_size = 0, rva = 0;
-    char method[512] = "?";
+    *has_il = 0;
+    snprintf(method, cap, "?");
     if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
-                                   &rva, &impl) == S_OK)
-        shim_utf16_to_utf8(name, len < 256 ? len : 256, method, sizeof method);
-    char full[1024];
-    snprintf(full, sizeof full, "%s::%s", sel->type_name, method);
-    shim_json_escape(out, cap, full);
+                                   &rva, &impl) != S_OK)
+        return 1;
+    shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
+    *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
+              (impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(impl & CLR_MI_INTERNAL_CALL);
+    return 0;
+}
+
+static size_t hash_key(ModuleID module, mdMethodDef token)
+{
+    uint64_t h = (uint64_t)module * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)token * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return (size_t)h;
+}
+
+shim_method *shim_method_at(shim_profiler *p, size_t i)
+{
+    return p && p->methods && i < p->method_count ? p->methods[i] : NULL;
 }
 
 shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token)
 {
-    if (!p)
+    if (!p || !p->index_cap || !p->method_index)
         return NULL;
-    for (size_t i = 0; i < p->method_count; i++)
-        if (p->methods[i].module == module && p->methods[i].token == token)
-            return &p->methods[i];
+    size_t mask = p->index_cap - 1;
+    size_t at = hash_key(module, token) & mask;
+    for (size_t probes = 0; probes < p->index_cap; probes++, at = (at + 1) & mask) {
+        size_t v = p->method_index[at];
+        if (v == 0 || v > p->method_count)
+            return NULL;
+        shim_method *m = p->methods[v - 1];
+        if (m->module == module && m->token == token)
+            return m;
+    }
     return NULL;
+}
+
+static void index_put(size_t *table, size_t cap, const shim_method *m, size_t value)
+{
+    size_t mask = cap - 1;
+    size_t at = hash_key(m->module, m->token) & mask;
+    while (table[at])
+        at = (at + 1) & mask;
+    table[at] = value;
+}
+
+/* Keeps the index at most half full; 0 on success. */
+static int index_reserve(shim_profiler *p, size_t count)
+{
+    if (count <= p->index_cap / 2)
+        return 0;
+    size_t cap = p->index_cap ? p->index_cap : 1024;
+    while (count > cap / 2) {
+        if (cap > SIZE_MAX / 2 / sizeof(size_t))
+            return -1;
+        cap *= 2;
+    }
+    size_t *table = calloc(cap, sizeof *table);
+    if (!table)
+        return -1;
+    for (size_t i = 0; i < p->method_count; i++)
+        index_put(table, cap, p->methods[i], i + 1);
+    free(p->method_index);
+    p->method_index = table;
+    p->index_cap = cap;
+    return 0;
+}
+
+/* A new record for (module, token), indexed; NULL when memory runs out.
+ * The caller holds p->lock. */
+static shim_method *method_add(shim_profiler *p, ModuleID module, mdMethodDef token)
+{
+    if (p->method_count == SIZE_MAX)
+        return NULL;
+    if (p->method_count == p->method_cap) {
+        size_t cap = p->method_cap ? p->method_cap : 256;
+        if (p->method_cap) {
+            if (cap > SIZE_MAX / 2 / sizeof *p->methods)
+                return NULL;
+            cap *= 2;
+        }
+        shim_method **grown = realloc(p->methods, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        p->methods = grown;
+        p->method_cap = cap;
+    }
+    if (index_reserve(p, p->method_count + 1))
+        return NULL;
+    shim_method *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->module = module;
+    m->token = token;
+    m->twin = SHIM_NO_TWIN;
+    p->methods[p->method_count++] = m;
+    index_put(p->method_index, p->index_cap, m, p->method_count);
+    return m;
+}
+
+void shim_note_dropped(shim_profiler *p, int kind_bit, const char *what)
+{
+    if (!p || (p->dropped_logged & kind_bit))
+        return;
+    p->dropped_logged |= kind_bit;
+    shim_log("out of memory: %s (logged once; the summary has the count)", what ? what : "?");
 }
 
 static void lock(shim_profiler *p)
@@ -240,13 +340,9 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                              &p->selection)) {
         memset(&p->selection, 0, sizeof p->selection);
     }
-    if (p->selection.count) {
-        p->methods = calloc(SHIM_METHOD_CAP, sizeof *p->methods);
-        if (p->methods)
-            p->method_cap = SHIM_METHOD_CAP;
-        else
-            shim_log("out of memory for the method table; nothing will be instrumented");
-    }
+    for (size_t i = 0; i < p->selection.count; i++)
+        p->any_late |= p->selection.items[i].late;
+    p->keep_tiering = env_u32("ILMAP_SHIM_KEEP_TIERING", 0) != 0;
 
     /* JIT and module events drive the selection; ENABLE_REJIT must be in
      * the mask for RequestReJIT; DISABLE_INLINING because a caller that
@@ -255,6 +351,10 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
      * not needed for ReJIT in CoreCLR and costs startup time: opt-in. */
     DWORD mask = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |
                  COR_PRF_ENABLE_REJIT | COR_PRF_DISABLE_INLINING;
+    /* Late methods in ReadyToRun code are never JIT-compiled: their
+     * trigger is the runtime finding their precompiled code. */
+    if (p->any_late)
+        mask |= COR_PRF_MONITOR_CACHE_SEARCHES;
     if (env_u32("ILMAP_SHIM_DISABLE_NGEN", 0))
         mask |= COR_PRF_DISABLE_ALL_NGEN_IMAGES;
     /* Enter/leave hooks, only on request: they make the runtime JIT every
@@ -274,7 +374,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     /* One native body per (method, ReJIT version): tiering would add
      * versions, and GetILToNativeMapping2 reports only the first. */
     HRESULT hr_high = E_NOTIMPL;
-    if (p->has_info5 && !env_u32("ILMAP_SHIM_KEEP_TIERING", 0)) {
+    if (p->has_info5 && !p->keep_tiering) {
         hr_high = p->info->lpVtbl->SetEventMask2(p->info, mask,
                                                  COR_PRF_HIGH_DISABLE_TIERED_COMPILATION);
         if (FAILED(hr_high))
@@ -294,7 +394,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                       (unsigned)mask, (unsigned)hr_high, p->selection.count,
                       p->selection.probe.type_name ? "true" : "false",
                       p->elt_enabled ? "true" : "false", p->store.store ? "true" : "false");
-    if (p->selection.count && p->methods && shim_rejit_start(&p->rejit, p->info))
+    if (p->selection.count && shim_rejit_start(&p->rejit, p->info))
         shim_report_event(&p->report, "rejit_thread_failed", NULL);
     p->initialized = 1;
     if (p->verbose)
@@ -320,41 +420,87 @@ static void module_name(shim_profiler *p, ModuleID module, char *out, size_t cap
 }
 
 /* Resolves every selector in one module; returns how many methods are to
- * be rejitted now (late ones wait for their first JIT compilation), their
- * tokens in tokens[0..). */
+ * be rejitted now (late ones wait for their first JIT compilation or
+ * cached-code lookup), their tokens in *tokens_out (malloc'd, the caller
+ * frees). */
 static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport *md,
-                              mdMethodDef *tokens, size_t cap)
+                              mdMethodDef **tokens_out)
 {
+    *tokens_out = NULL;
     mdMethodDef probe = 0;
     if (p->selection.probe.type_name)
         probe = shim_resolve_probe(md, &p->selection.probe);
+    shim_found_list found = {NULL, 0, 0};
+    if (shim_resolve_all(md, &p->selection, &found)) {
+        lock(p);
+        p->methods_dropped++; /* at least one; the list stopped there */
+        shim_note_dropped(p, 1, "method selection in a module stopped early");
+        unlock(p);
+    }
+    if (found.count == 0) {
+        shim_found_list_free(&found);
+        return 0;
+    }
+    mdMethodDef *tokens = malloc(found.count * sizeof *tokens);
+    if (!tokens) {
+        lock(p);
+        p->methods_dropped += found.count;
+        shim_note_dropped(p, 1, "the methods selected in a module");
+        unlock(p);
+        shim_found_list_free(&found);
+        return 0;
+    }
     size_t added = 0;
+    lock(p);
     size_t first = p->method_count;
-    for (size_t s = 0; s < p->selection.count && added < cap; s++) {
-        const shim_selector *sel = &p->selection.items[s];
-        mdMethodDef found[256];
-        size_t n = shim_resolve_methods(md, sel, found, 256);
-        if (n > 1 && sel->role != SHIM_ROLE_PLAIN) {
-            shim_log("twin %s names %zu methods; twins must be unique, skipping it",
-                     sel->json_name, n);
+    unlock(p);
+    for (size_t i = 0; i < found.count; i++) {
+        const shim_found *f = &found.items[i];
+        if (f->selector >= p->selection.count)
             continue;
-        }
-        for (size_t i = 0; i < n && added < cap; i++) {
-            if (found[i] == probe) {
-                shim_log("%s is the probe itself; not instrumenting it", sel->json_name);
+        const shim_selector *sel = &p->selection.items[f->selector];
+        if (sel->role != SHIM_ROLE_PLAIN) {
+            size_t same = 0;
+            for (size_t j = 0; j < found.count; j++)
+                same += found.items[j].selector == f->selector;
+            if (same > 1) {
+                shim_log("twin %s names %zu methods; twins must be unique, skipping it",
+                         sel->json_name, same);
                 continue;
             }
-            char display[320];
-            method_display_name(md, sel, found[i], display, sizeof display);
+        }
+        if (f->token == probe) {
+            shim_log("%s is the probe itself; not instrumenting it", sel->json_name);
+            continue;
+        }
+        char method[512];
+        int has_il = 0;
+        method_props(md, f->token, method, sizeof method, &has_il);
+        if (!has_il) {
             lock(p);
-            shim_method *m = shim_find_method(p, module, found[i]);
-            if (!m && p->method_count < p->method_cap) {
-                m = &p->methods[p->method_count++];
-                m->module = module;
-                m->token = found[i];
-                m->selector = s;
+            p->methods_skipped_no_body++;
+            unlock(p);
+            continue;
+        }
+        char type[1024];
+        if (sel->ns_prefix)
+            shim_type_full_name(md, f->type, type, sizeof type);
+        else
+            snprintf(type, sizeof type, "%s", sel->type_name);
+        char full[1600];
+        snprintf(full, sizeof full, "%s::%s", type, method);
+        char display[320];
+        shim_json_escape(display, sizeof display, full);
+        lock(p);
+        shim_method *m = shim_find_method(p, module, f->token);
+        if (!m) {
+            m = method_add(p, module, f->token);
+            if (!m) {
+                p->methods_dropped++;
+                shim_note_dropped(p, 1, "a selected method not registered");
+            } else {
+                m->selector = f->selector;
                 m->role = sel->role;
-                m->twin = SHIM_NO_TWIN;
                 m->probe_token = probe;
                 m->late = sel->late;
                 memcpy(m->name, display, sizeof m->name);
@@ -362,26 +508,30 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                     p->late_waiting++;
                 } else {
                     m->requested = 1;
-                    tokens[added++] = found[i];
+                    tokens[added++] = f->token;
                 }
-            } else if (!m) {
-                shim_log("method table full; %s not instrumented", sel->json_name);
             }
-            unlock(p);
         }
+        unlock(p);
     }
+    shim_found_list_free(&found);
     /* Link twins registered in this module. */
     lock(p);
     for (size_t i = first; i < p->method_count; i++) {
-        shim_method *m = &p->methods[i];
-        if (m->role == SHIM_ROLE_PLAIN)
+        shim_method *m = p->methods[i];
+        if (m->role == SHIM_ROLE_PLAIN || m->module != module)
             continue;
         size_t want = p->selection.items[m->selector].twin;
         for (size_t j = first; j < p->method_count; j++)
-            if (p->methods[j].selector == want)
+            if (p->methods[j]->selector == want && p->methods[j]->module == module)
                 m->twin = j;
     }
     unlock(p);
+    if (added == 0) {
+        free(tokens);
+        return 0;
+    }
+    *tokens_out = tokens;
     return added;
 }
 
@@ -394,7 +544,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     lock(p);
     p->modules_loaded++;
     unlock(p);
-    if (FAILED(status) || !p->methods || p->selection.count == 0)
+    if (FAILED(status) || p->selection.count == 0)
         return S_OK;
 
     IUnknown *unk = NULL;
@@ -403,11 +553,11 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     if (hr != S_OK || !unk)
         return S_OK; /* resource-only or dynamic module: nothing to select */
     IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
-    mdMethodDef tokens[512];
+    mdMethodDef *tokens = NULL;
     lock(p);
     size_t before = p->method_count;
     unlock(p);
-    size_t n = register_module(p, module, md, tokens, 512);
+    size_t n = register_module(p, module, md, &tokens);
     md->lpVtbl->Release(md);
     lock(p);
     int selected = p->method_count > before;
@@ -417,18 +567,30 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
      * JIT-compiled before this callback returns. */
     if (selected && p->elt_enabled)
         shim_elt_watch_module(&p->elt, module);
-    if (n == 0)
+    if (n == 0 || !tokens) {
+        free(tokens);
         return S_OK;
+    }
 
     char name[1024];
     module_name(p, module, name, sizeof name);
-    ModuleID modules[512];
+    ModuleID *modules = n <= ULONG_MAX ? malloc(n * sizeof *modules) : NULL;
+    if (!modules) {
+        lock(p);
+        p->methods_dropped += n;
+        shim_note_dropped(p, 1, "a module's ReJIT request");
+        unlock(p);
+        free(tokens);
+        return S_OK;
+    }
     for (size_t i = 0; i < n; i++)
         modules[i] = module;
     /* Wait for the request so that the first calls already run the
      * instrumented body; the timeout keeps a runtime that blocks the
      * request until this callback returns from hanging the process. */
     hr = shim_rejit_request(&p->rejit, modules, tokens, (ULONG)n, p->wait_ms);
+    free(modules);
+    free(tokens);
     lock(p);
     p->rejit_requested += n;
     unlock(p);
@@ -457,6 +619,43 @@ HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID 
     return S_OK;
 }
 
+/* A late method has just got its original native code (JIT-compiled, or
+ * found precompiled): now ask for its ReJIT, so that it has two native
+ * versions (rejitid 0 and n). */
+static void late_trigger(shim_profiler *p, FunctionID function, const char *trigger,
+                         uint32_t wait_ms)
+{
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+        return;
+    lock(p);
+    shim_method *m = shim_find_method(p, module, token);
+    int now = m && m->late && !m->requested;
+    if (now) {
+        m->requested = 1;
+        p->late_waiting--;
+        p->rejit_requested++;
+        if (trigger[0] == 'j')
+            p->late_by_jit++;
+        else
+            p->late_by_cached_search++;
+    }
+    unlock(p);
+    if (!now)
+        return;
+    HRESULT hr = shim_rejit_request(&p->rejit, &module, &token, 1, wait_ms);
+    shim_report_event(&p->report, "rejit_requested_late",
+                      "\"method\":\"%s\",\"function\":\"0x%" PRIxPTR "\",\"trigger\":\"%s\","
+                      "\"hr\":\"0x%08X\",\"waited\":%s",
+                      shim_method_name(p, m), function, trigger, (unsigned)hr,
+                      wait_ms ? "true" : "false");
+    if (FAILED(hr))
+        shim_log("late RequestReJIT for %s failed: 0x%08X", shim_method_name(p, m),
+                 (unsigned)hr);
+}
+
 HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
                                          HRESULT status, BOOL safe_to_block)
 {
@@ -471,28 +670,38 @@ HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID
     if (!waiting || FAILED(status))
         return S_OK;
 
-    /* A late method has just got its original native code: now ask for
-     * its ReJIT, so that it has two native versions (rejitid 0 and n). */
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+    late_trigger(p, function, "jit", p->wait_ms);
+    return S_OK;
+}
+
+/* ReadyToRun code raises no JIT event: the runtime's search of its
+ * precompiled code is the first sign that a method is about to run. */
+HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,
+                                                 FunctionID function, BOOL *use_cached)
+{
+    (void)self;
+    (void)function;
+    if (use_cached)
+        *use_cached = 1; /* the precompiled code is fine: it is the original version */
+    return S_OK;
+}
+
+HRESULT CLR_STDCALL shim_cb_cache_search_finished(ICorProfilerCallback4 *self,
+                                                  FunctionID function, COR_PRF_JIT_CACHE result)
+{
+    shim_profiler *p = profiler_of(self);
+    if (!p || !p->initialized)
         return S_OK;
     lock(p);
-    shim_method *m = shim_find_method(p, module, token);
-    int now = m && m->late && !m->requested;
-    if (now) {
-        m->requested = 1;
-        p->late_waiting--;
-        p->rejit_requested++;
-    }
+    p->cached_searches++;
+    size_t waiting = p->late_waiting;
     unlock(p);
-    if (!now)
+    if (!waiting || result != COR_PRF_CACHED_FUNCTION_FOUND)
         return S_OK;
-    HRESULT hr = shim_rejit_request(&p->rejit, &module, &token, 1, p->wait_ms);
-    shim_report_event(&p->report, "rejit_requested_late",
-                      "\"method\":\"%s\",\"function\":\"0x%" PRIxPTR "\",\"hr\":\"0x%08X\"",
-                      shim_method_name(p, m), function, (unsigned)hr);
+    /* Not waiting for the request here: this thread is inside the
+     * runtime's code lookup for the method, and may hold what
+     * RequestReJIT needs. The ReJIT thread makes the request later. */
+    late_trigger(p, function, "cached_search", 0);
     return S_OK;
 }
 
@@ -596,9 +805,15 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
     shim_instrumented inst;
     const char *why = NULL;
     if (shim_instrument(header, size, &probe, &inst, &why)) {
-        shim_log("not instrumenting %s: %s", name, why ? why : "?");
-        shim_report_check(&p->report, "instrument", 0, "\"method\":\"%s\",\"why\":\"%s\"", name,
-                          why ? why : "?");
+        /* A limit of the instrumenter, not a wrong map: counted, with the
+         * reason; the runtime keeps the original IL for this version. */
+        if (p->verbose)
+            shim_log("not instrumenting %s: %s", name, why ? why : "?");
+        lock(p);
+        p->methods_refused++;
+        unlock(p);
+        shim_report_event(&p->report, "instrument_refused", "\"method\":\"%s\",\"why\":\"%s\"",
+                          name, why ? why : "?");
         return S_OK;
     }
     shim_report_check(&p->report, "instrument", 1,
@@ -674,16 +889,24 @@ HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self)
     lock(p);
     size_t rejitted = 0;
     for (size_t i = 0; i < p->method_count; i++)
-        rejitted += p->methods[i].version_count != 0;
+        rejitted += p->methods[i]->version_count != 0;
     shim_report_summary(
         &p->report,
         "\"methods_selected\":%zu,\"methods_instrumented\":%" PRIu64 ",\"methods_rejitted\":%zu,"
         "\"modules_loaded\":%" PRIu64 ",\"jit_started\":%" PRIu64 ",\"jit_finished\":%" PRIu64
         ",\"rejit_requested\":%" PRIu64 ",\"rejit_parameters\":%" PRIu64
-        ",\"rejit_started\":%" PRIu64 ",\"rejit_finished\":%" PRIu64 ",\"rejit_errors\":%" PRIu64,
+        ",\"rejit_started\":%" PRIu64 ",\"rejit_finished\":%" PRIu64 ",\"rejit_errors\":%" PRIu64
+        ",\"methods_skipped_no_body\":%" PRIu64 ",\"methods_refused\":%" PRIu64
+        ",\"methods_dropped\":%" PRIu64 ",\"versions_dropped\":%" PRIu64
+        ",\"bodies_dropped\":%" PRIu64 ",\"late_waiting\":%zu,\"late_trigger_jit\":%" PRIu64
+        ",\"late_trigger_cached_search\":%" PRIu64 ",\"cached_searches\":%" PRIu64
+        ",\"bodies_checked\":%" PRIu64 ",\"bodies_extra\":%" PRIu64 ",\"keep_tiering\":%s",
         p->method_count, p->instrumented_bodies, rejitted, p->modules_loaded, p->jit_started,
         p->jit_finished, p->rejit_requested, p->rejit_params, p->rejit_started,
-        p->rejit_finished, p->rejit_errors);
+        p->rejit_finished, p->rejit_errors, p->methods_skipped_no_body, p->methods_refused,
+        p->methods_dropped, p->versions_dropped, p->bodies_dropped, p->late_waiting,
+        p->late_by_jit, p->late_by_cached_search, p->cached_searches, p->bodies_checked,
+        p->bodies_extra, p->keep_tiering ? "true" : "false");
     unlock(p);
     shim_report_close(&p->report);
     return S_OK;

@@ -1,5 +1,6 @@
 #include "resolve.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,37 @@
 #include "utf16.h"
 
 #define NAME_CAP 1024
+#define MAX_NESTING 64
+
+void shim_found_list_free(shim_found_list *l)
+{
+    if (!l)
+        return;
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static int push(shim_found_list *l, mdMethodDef token, mdTypeDef type, size_t selector)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap : 64;
+        if (l->cap) {
+            if (cap > SIZE_MAX / 2 / sizeof *l->items)
+                return -1;
+            cap *= 2;
+        }
+        shim_found *grown = realloc(l->items, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        l->items = grown;
+        l->cap = cap;
+    }
+    l->items[l->count].token = token;
+    l->items[l->count].type = type;
+    l->items[l->count].selector = selector;
+    l->count++;
+    return 0;
+}
 
 /* "Ns.Outer+Inner": the outer type by its full name, each nested one by
  * its simple name within the previous (nested types carry no namespace). */
@@ -37,22 +69,18 @@ static int find_type(IMetaDataImport *md, const char *type_name, mdTypeDef *out)
     return enclosing == CLR_MD_TOKEN_NIL;
 }
 
-size_t shim_resolve_methods(IMetaDataImport *md, const shim_selector *sel, mdMethodDef *out,
-                            size_t cap)
+/* The methods of td named by method_name ("*": all) onto out. */
+static int methods_of(IMetaDataImport *md, mdTypeDef td, const char *method_name,
+                      size_t selector, shim_found_list *out)
 {
-    if (!md || !sel || !sel->type_name || !sel->method_name || !out || cap == 0)
-        return 0;
-    mdTypeDef td;
-    if (find_type(md, sel->type_name, &td))
-        return 0;
-    int all = strcmp(sel->method_name, "*") == 0;
+    int all = strcmp(method_name, "*") == 0;
     WCHAR name[NAME_CAP];
-    if (!all && shim_utf8_to_utf16(sel->method_name, name, NAME_CAP)) {
-        shim_log("method name '%s' is not valid UTF-8", sel->method_name);
+    if (!all && shim_utf8_to_utf16(method_name, name, NAME_CAP)) {
+        shim_log("method name '%s' is not valid UTF-8", method_name);
         return 0;
     }
     HCORENUM e = NULL;
-    size_t found = 0;
+    int rc = 0;
     for (;;) {
         mdMethodDef chunk[64];
         ULONG got = 0;
@@ -60,19 +88,166 @@ size_t shim_resolve_methods(IMetaDataImport *md, const shim_selector *sel, mdMet
                          : md->lpVtbl->EnumMethodsWithName(md, &e, td, name, chunk, 64, &got);
         if (hr != S_OK || got == 0)
             break;
-        for (ULONG i = 0; i < got && found < cap; i++)
-            out[found++] = chunk[i];
-        if (found == cap)
+        for (ULONG i = 0; i < got && i < 64 && rc == 0; i++)
+            rc = push(out, chunk[i], td, selector);
+        if (rc)
             break;
     }
     if (e)
         md->lpVtbl->CloseEnum(md, e);
-    return found;
+    return rc;
+}
+
+int shim_resolve_selector(IMetaDataImport *md, const shim_selector *sel, size_t index,
+                          shim_found_list *out)
+{
+    if (!md || !sel || !sel->type_name || !sel->method_name || !out || sel->ns_prefix)
+        return 0;
+    mdTypeDef td;
+    if (find_type(md, sel->type_name, &td))
+        return 0;
+    return methods_of(md, td, sel->method_name, index, out);
+}
+
+int shim_namespace_matches(const char *prefix, const char *ns)
+{
+    if (!prefix || !ns || !*prefix)
+        return 0;
+    size_t n = strlen(prefix);
+    return strncmp(ns, prefix, n) == 0 && (ns[n] == '\0' || ns[n] == '.');
+}
+
+/* The UTF-8 full name of one TypeDef row as GetTypeDefProps gives it. */
+static int typedef_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
+{
+    WCHAR small[256];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    out[0] = '\0';
+    HRESULT hr = md->lpVtbl->GetTypeDefProps(md, td, small, 256, &len, &flags, &extends);
+    if (FAILED(hr))
+        return 1;
+    if (len <= 256) {
+        shim_utf16_to_utf8(small, len, out, cap);
+        return 0;
+    }
+    WCHAR *big = malloc((size_t)len * sizeof *big);
+    if (!big)
+        return 1;
+    ULONG len2 = 0;
+    hr = md->lpVtbl->GetTypeDefProps(md, td, big, len, &len2, &flags, &extends);
+    int rc = FAILED(hr);
+    if (!rc)
+        shim_utf16_to_utf8(big, len2 < len ? len2 : len, out, cap);
+    free(big);
+    return rc;
+}
+
+/* The chain of enclosing types, outermost first; returns its length (0 on
+ * failure). */
+static size_t nesting_chain(IMetaDataImport *md, mdTypeDef td, mdTypeDef *chain, size_t cap)
+{
+    mdTypeDef rev[MAX_NESTING];
+    size_t n = 0;
+    rev[n++] = td;
+    while (n < MAX_NESTING) {
+        mdTypeDef enclosing = CLR_MD_TOKEN_NIL;
+        if (md->lpVtbl->GetNestedClassProps(md, rev[n - 1], &enclosing) != S_OK ||
+            enclosing == CLR_MD_TOKEN_NIL)
+            break;
+        rev[n++] = enclosing;
+    }
+    if (n > cap)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        chain[i] = rev[n - 1 - i];
+    return n;
+}
+
+void shim_type_full_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
+{
+    if (!out || cap == 0)
+        return;
+    out[0] = '\0';
+    mdTypeDef chain[MAX_NESTING];
+    size_t n = md ? nesting_chain(md, td, chain, MAX_NESTING) : 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        char part[NAME_CAP];
+        if (typedef_name(md, chain[i], part, sizeof part))
+            break;
+        size_t len = strlen(part);
+        if (at + (i ? 1 : 0) + len + 1 > cap)
+            break;
+        if (i)
+            out[at++] = '+';
+        memcpy(out + at, part, len + 1);
+        at += len;
+    }
+    if (!out[0] && cap >= 2) {
+        out[0] = '?';
+        out[1] = '\0';
+    }
+}
+
+/* The namespace of a TypeDef: that of its outermost enclosing type. */
+static int type_namespace(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
+{
+    mdTypeDef chain[MAX_NESTING];
+    size_t n = nesting_chain(md, td, chain, MAX_NESTING);
+    if (n == 0 || typedef_name(md, chain[0], out, cap))
+        return 1;
+    char *dot = strrchr(out, '.');
+    if (dot)
+        *dot = '\0';
+    else
+        out[0] = '\0';
+    return 0;
+}
+
+int shim_resolve_all(IMetaDataImport *md, const shim_selection *s, shim_found_list *out)
+{
+    if (!md || !s || !out)
+        return 0;
+    int any_ns = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        if (s->items[i].ns_prefix) {
+            any_ns = 1;
+        } else if (shim_resolve_selector(md, &s->items[i], i, out)) {
+            return -1;
+        }
+    }
+    if (!any_ns)
+        return 0;
+    HCORENUM e = NULL;
+    int rc = 0;
+    while (rc == 0) {
+        mdTypeDef chunk[64];
+        ULONG got = 0;
+        HRESULT hr = md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got);
+        if (hr != S_OK || got == 0)
+            break;
+        for (ULONG t = 0; t < got && t < 64 && rc == 0; t++) {
+            char ns[NAME_CAP];
+            if (type_namespace(md, chunk[t], ns, sizeof ns))
+                continue;
+            for (size_t i = 0; i < s->count && rc == 0; i++) {
+                const shim_selector *sel = &s->items[i];
+                if (sel->ns_prefix && sel->method_name &&
+                    shim_namespace_matches(sel->type_name, ns))
+                    rc = methods_of(md, chunk[t], sel->method_name, i, out);
+            }
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    return rc;
 }
 
 mdMethodDef shim_resolve_probe(IMetaDataImport *md, const shim_selector *sel)
 {
-    if (!md || !sel || !sel->type_name || !sel->method_name)
+    if (!md || !sel || !sel->type_name || !sel->method_name || sel->ns_prefix)
         return 0;
     mdTypeDef td;
     if (find_type(md, sel->type_name, &td))

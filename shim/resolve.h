@@ -7,11 +7,38 @@
 #include "com/metadata.h"
 #include "selection.h"
 
-/* The methodDefs sel names in this module (all overloads; "*" = all
- * methods of the type), up to cap. Returns how many were found (0 when
- * the type or method is not in this module). */
-size_t shim_resolve_methods(IMetaDataImport *md, const shim_selector *sel, mdMethodDef *out,
-                            size_t cap);
+/* One method a selector names in a module. */
+typedef struct shim_found {
+    mdMethodDef token;
+    mdTypeDef type;  /* its type (for the display name) */
+    size_t selector; /* index in the selection */
+} shim_found;
+
+/* A growable list; no limit but memory. */
+typedef struct shim_found_list {
+    shim_found *items;
+    size_t count, cap;
+} shim_found_list;
+
+void shim_found_list_free(shim_found_list *l);
+
+/* Appends the methodDefs sel names in this module (all overloads; "*" = all
+ * methods of the type; a namespace selector every type in the namespace
+ * prefix, nested types included). Returns 0, or -1 when memory ran out
+ * (what was found so far stays in out). */
+int shim_resolve_selector(IMetaDataImport *md, const shim_selector *sel, size_t index,
+                          shim_found_list *out);
+
+/* Every selector of s in this module, the namespace selectors with one
+ * pass over the module's TypeDefs. Returns 0 or -1 (out of memory). */
+int shim_resolve_all(IMetaDataImport *md, const shim_selection *s, shim_found_list *out);
+
+/* Does namespace ns (UTF-8) fall under the prefix: equal to it, or
+ * starting with prefix + "."? */
+int shim_namespace_matches(const char *prefix, const char *ns);
+
+/* "Ns.Outer+Inner" of a TypeDef, UTF-8, JSON-unescaped; "?" on failure. */
+void shim_type_full_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap);
 
 /* The probe: a method named by sel with signature static void(). 0 when
  * absent from this module. */

@@ -51,7 +51,23 @@ static int parse_one(const char *s, size_t n, shim_selector *out)
                  (int)n, s);
         return 1;
     }
-    out->type_name = dup_range(s, (size_t)(sep - s));
+    size_t type_len = (size_t)(sep - s);
+    int ns = type_len > 2 && s[type_len - 1] == '*' && s[type_len - 2] == '.';
+    if (ns)
+        type_len -= 2;
+    if (memchr(s, '*', type_len) || (type_len == 1 && s[0] == '*')) {
+        shim_log("ignoring method selector '%.*s': '*' in a type name is only allowed as "
+                 "'Namespace.Prefix.*'",
+                 (int)n, s);
+        return 1;
+    }
+    if (type_len == 0 || s[0] == '.' || (ns && memchr(s, '+', type_len))) {
+        shim_log("ignoring malformed method selector '%.*s' (want Namespace.Prefix.*::Method)",
+                 (int)n, s);
+        return 1;
+    }
+    out->ns_prefix = ns;
+    out->type_name = dup_range(s, type_len);
     out->method_name = dup_range(sep + 2, (size_t)(s + n - sep - 2));
     char *text = dup_range(s, n);
     out->json_name = malloc(2 * n + 8);
@@ -133,7 +149,8 @@ static int add_twins(shim_selection *s, const char *item, size_t n)
         selector_free(&a);
         return rc < 0 ? -1 : 0;
     }
-    if (strcmp(a.method_name, "*") == 0 || strcmp(b.method_name, "*") == 0) {
+    if (strcmp(a.method_name, "*") == 0 || strcmp(b.method_name, "*") == 0 || a.ns_prefix ||
+        b.ns_prefix) {
         shim_log("ignoring twin pair '%.*s': a twin must name one method", (int)n, item);
         selector_free(&a);
         selector_free(&b);
@@ -163,7 +180,7 @@ int shim_selection_parse(const char *methods, const char *twins, const char *lat
         int rc = parse_one(probe, strlen(probe), &out->probe);
         if (rc < 0)
             goto oom;
-        if (rc == 0 && strcmp(out->probe.method_name, "*") == 0) {
+        if (rc == 0 && (strcmp(out->probe.method_name, "*") == 0 || out->probe.ns_prefix)) {
             shim_log("ignoring probe '%s': it must name one method", probe);
             selector_free(&out->probe);
         }

@@ -1,7 +1,17 @@
 /*
  * Which methods to instrument, from the environment:
- *   ILMAP_SHIM_METHODS  "Ns.Type::Method;Ns.Type::*;Ns.Outer+Inner::M"
- *                       (every overload of Method; * = every method)
+ *   ILMAP_SHIM_METHODS  "Ns.Type::Method;Ns.Type::*;Ns.Outer+Inner::M;Ns.Prefix.*::*"
+ *                       (every overload of Method; * = every method).
+ *                       Namespace form "Ns.Prefix.*::Method" (or "::*"):
+ *                       every type whose namespace is Ns.Prefix or starts
+ *                       with "Ns.Prefix.", nested types included (by the
+ *                       namespace of their outermost type), in every loaded
+ *                       module. The prefix must be non-empty and hold no
+ *                       other '*'; there is no "select everything" form.
+ *                       Generic types and methods are selected as
+ *                       definitions (one ReJIT covers all instantiations).
+ *                       Methods without IL (abstract, extern, runtime,
+ *                       P/Invoke, RVA 0) are counted, not rejitted.
  *   ILMAP_SHIM_TWINS    "Ns.T::Mapped=Ns.T::Unmapped;..." twin methods with
  *                       identical IL: both get the same instrumentation,
  *                       only the first gets the COR_IL_MAP; check (b)
@@ -10,10 +20,14 @@
  *   ILMAP_SHIM_LATE     "Ns.Type::Method;...": like ILMAP_SHIM_METHODS, but
  *                       ReJIT is requested only after the method's first
  *                       JIT compilation, so that it has an original native
- *                       version besides the ReJIT one.
+ *                       version besides the ReJIT one. For ReadyToRun
+ *                       code (no JIT compilation) the trigger is the
+ *                       runtime's cached-function search finding the
+ *                       precompiled code. Namespace forms allowed.
  *   ILMAP_SHIM_PROBE    "Ns.Type::Method": a static void() method called by
  *                       the probe (in the instrumented method's module);
- *                       without it the probe is a nop.
+ *                       without it the probe is a nop. Twins and the probe
+ *                       must name one type (no namespace form).
  * Pure parsing, no runtime calls.
  */
 #ifndef SHIM_SELECTION_H
@@ -28,7 +42,9 @@ enum shim_role {
 };
 
 typedef struct shim_selector {
-    char *type_name;   /* "Ns.Type", nested parts joined by '+' */
+    char *type_name;   /* "Ns.Type", nested parts joined by '+'; for a
+                          namespace selector the prefix "Ns.Prefix" */
+    int ns_prefix;     /* namespace form "Ns.Prefix.*::Method" */
     char *method_name; /* "Method" or "*" */
     char *json_name;   /* "Ns.Type::Method", JSON-escaped for the report */
     int role;          /* enum shim_role */

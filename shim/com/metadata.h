@@ -17,14 +17,19 @@ typedef struct IMetaDataImportVtbl {
     void(CLR_STDCALL *CloseEnum)(MI, HCORENUM e);                             /* 3 */
     clr_slot CountEnum;                                                       /* 4 */
     clr_slot ResetEnum;                                                       /* 5 */
-    clr_slot EnumTypeDefs;                                                    /* 6 */
+    HRESULT(CLR_STDCALL *EnumTypeDefs)(MI, HCORENUM *e, mdTypeDef out[], ULONG cap,
+                                       ULONG *count);                         /* 6 */
     clr_slot EnumInterfaceImpls;                                              /* 7 */
     clr_slot EnumTypeRefs;                                                    /* 8 */
     HRESULT(CLR_STDCALL *FindTypeDefByName)(MI, const WCHAR *name, mdToken enclosing,
                                             mdTypeDef *out);                  /* 9 */
     clr_slot GetScopeProps;                                                   /* 10 */
     clr_slot GetModuleFromScope;                                              /* 11 */
-    clr_slot GetTypeDefProps;                                                 /* 12 */
+    /* The name is the full one: "Ns.Name" (a nested type's namespace is
+     * usually empty). */
+    HRESULT(CLR_STDCALL *GetTypeDefProps)(MI, mdTypeDef td, WCHAR *name, ULONG cch_name,
+                                          ULONG *pcch_name, DWORD *flags,
+                                          mdToken *extends);                  /* 12 */
     clr_slot GetInterfaceImplProps;                                           /* 13 */
     clr_slot GetTypeRefProps;                                                 /* 14 */
     clr_slot ResolveTypeRef;                                                  /* 15 */
@@ -82,7 +87,8 @@ typedef struct IMetaDataImportVtbl {
     clr_slot GetParamProps;                                                   /* 59 */
     clr_slot GetCustomAttributeByName;                                        /* 60 */
     clr_slot IsValidToken;                                                    /* 61 */
-    clr_slot GetNestedClassProps;                                             /* 62 */
+    HRESULT(CLR_STDCALL *GetNestedClassProps)(MI, mdTypeDef nested,
+                                              mdTypeDef *enclosing);          /* 62 */
     clr_slot GetNativeCallConvFromSig;                                        /* 63 */
     clr_slot IsGlobal;                                                        /* 64 */
 } IMetaDataImportVtbl;
@@ -92,11 +98,14 @@ struct IMetaDataImport {
     const IMetaDataImportVtbl *lpVtbl;
 };
 
+CLR_SLOT_AT(IMetaDataImportVtbl, EnumTypeDefs, 6);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindTypeDefByName, 9);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeDefProps, 12);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethods, 18);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethodsWithName, 19);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetMethodProps, 30);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 CLR_SLOT_AT(IMetaDataImportVtbl, IsGlobal, 64);
 _Static_assert(sizeof(IMetaDataImportVtbl) == 65 * sizeof(void (*)(void)),
                "IMetaDataImport has 65 slots");

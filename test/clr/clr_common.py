@@ -1,12 +1,14 @@
-"""What the clr suite's runners share: the environment for `dotnet`, the
-offline build of the C# program (built once into the work directory and
-reused by every runner), the sanitizer runtime preload, and how to run a
-process under a profiler.
+"""What the clr and field suites' runners share: the environment for
+`dotnet`, the build of a C# program (built once into the work directory
+and reused by every runner; offline, or from the offline folder and
+nuget.org for a program with package references), the sanitizer runtime
+preload, how to run a process under a profiler and read the shim's report.
 
 Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
 sanitizer build whose runtime cannot be found, see sanitizer_preload), 99
 setup failure (the program does not build).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -101,14 +103,40 @@ def _sources(app):
             if n.endswith((".cs", ".csproj"))]
 
 
-def build(args, env):
-    """Copies the program into the work dir and builds it there, offline;
-    returns the program's .dll, or None when the build fails. A build
-    newer than every source (made by an earlier runner of this suite run)
-    is reused: `dotnet build` costs tens of seconds even when it has
-    nothing to do."""
+NUGET_ORG = "https://api.nuget.org/v3/index.json"
+OFFLINE_FEED = "/opt/nuget/packages"
+
+
+def write_nuget_config(path, online):
+    """The package sources of a build: the offline package folder first (if
+    there is one), then nuget.org when online. Nothing inherited from the
+    user's or machine's configuration."""
+    feeds = []
+    if os.path.isdir(OFFLINE_FEED):
+        feeds.append(f'<add key="offline" value="{OFFLINE_FEED}" />')
+    if online:
+        feeds.append(f'<add key="nuget.org" value="{NUGET_ORG}" protocolVersion="3" />')
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n'
+                '  <packageSources>\n    <clear />\n' +
+                "".join(f"    {x}\n" for x in feeds) +
+                '  </packageSources>\n</configuration>\n')
+
+
+def build(args, env, program=PROGRAM, online=False):
+    """Copies the program into the work dir and builds it there; returns
+    the program's .dll, or None when the build fails. A build newer than
+    every source (made by an earlier runner of this suite run) is reused:
+    `dotnet build` costs tens of seconds even when it has nothing to do.
+
+    Without online the only package source is the offline folder (the clr
+    suite's program references no package, so an empty source list
+    restores too). With online (a program with pinned package references)
+    nuget.org is listed after the offline folder; if that restore fails
+    (no network) and the offline folder exists, the build is retried with
+    the offline folder alone."""
     out = os.path.join(args.work, "out")
-    dll = os.path.join(out, PROGRAM + ".dll")
+    dll = os.path.join(out, program + ".dll")
     sources = _sources(args.app)
     newest = max((os.path.getmtime(p) for p in sources), default=0)
     if os.path.isfile(dll) and os.path.getmtime(dll) >= newest:
@@ -119,23 +147,22 @@ def build(args, env):
     os.makedirs(src, exist_ok=True)
     for path in sources:
         shutil.copy2(path, os.path.join(src, os.path.basename(path)))
-    # No network: only the offline package folder, if there is one. The
-    # program references no package, so an empty source list restores too.
-    feed = '<add key="offline" value="/opt/nuget/packages" />' \
-        if os.path.isdir("/opt/nuget/packages") else ""
-    with open(os.path.join(src, "nuget.config"), "w") as f:
-        f.write('<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n'
-                f'  <packageSources>\n    <clear />\n    {feed}\n  </packageSources>\n'
-                '</configuration>\n')
-    cmd = ["dotnet", "build", os.path.join(src, PROGRAM + ".csproj"), "-c", "Release",
-           "-o", out, "--nologo", "-v", "quiet", "-p:UseSharedCompilation=false"]
-    say("building the C# program:", " ".join(cmd))
-    proc, secs = run(cmd, env, timeout=600)
-    if proc.returncode != 0 or not os.path.isfile(dll):
+    attempts = [True, False] if online and os.path.isdir(OFFLINE_FEED) else [online]
+    for n, with_org in enumerate(attempts):
+        write_nuget_config(os.path.join(src, "nuget.config"), with_org)
+        cmd = ["dotnet", "build", os.path.join(src, program + ".csproj"), "-c", "Release",
+               "-o", out, "--nologo", "-v", "quiet", "-p:UseSharedCompilation=false"]
+        say("building the C# program:", " ".join(cmd),
+            "(sources: offline folder" + (" + nuget.org)" if with_org else ")"))
+        proc, secs = run(cmd, env, timeout=600)
+        if proc.returncode == 0 and os.path.isfile(dll):
+            break
         say(f"dotnet build failed (rc {proc.returncode}, {secs:.0f} s)")
         sys.stdout.write(proc.stdout[-4000:])
         sys.stderr.write(proc.stderr[-4000:])
-        return None
+        if n + 1 == len(attempts):
+            return None
+        say("retrying with the offline package folder only")
     # MSBuild keeps an unchanged output's old timestamp; the reuse test
     # above compares against the sources, so mark the build as current.
     os.utime(dll)
@@ -143,7 +170,7 @@ def build(args, env):
     return dll
 
 
-def prepare(args):
+def prepare(args, program=PROGRAM, online=False):
     """Everything before the first run: skip without dotnet (77), the
     sanitizer preload (None: skip, 77), the build (None: setup failure,
     99). Returns (code, env, preload, dll); code is None when the runner
@@ -156,7 +183,7 @@ def prepare(args):
         return SKIP, None, None, None
     os.makedirs(args.work, exist_ok=True)
     env = base_env()
-    dll = build(args, env)
+    dll = build(args, env, program, online)
     if dll is None:
         return SETUP, None, None, None
     return None, env, preload, dll
@@ -170,6 +197,27 @@ def profiler_env(env, clsid, path, preload, **settings):
     out.update(preload)
     out.update(settings)
     return out
+
+
+def load_report(path):
+    """The shim's JSON-lines report: (checks, events, summary or None, lines
+    that are not JSON)."""
+    checks, events, summary, bad = [], [], None, []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                bad.append(f"line {n}: {e}")
+                continue
+            kind = obj.get("type")
+            if kind == "check":
+                checks.append(obj)
+            elif kind == "event":
+                events.append(obj)
+            elif kind == "summary":
+                summary = obj
+    return checks, events, summary, bad
 
 
 def first_difference(a, b):

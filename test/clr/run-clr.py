@@ -18,17 +18,28 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clr_common import (add_arguments, first_difference, prepare,  # noqa: E402
-                        profiler_env, run, say, SETUP)
+from clr_common import (add_arguments, first_difference, load_report,  # noqa: E402
+                        prepare, profiler_env, run, say, SETUP)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
 
 # What the shim instruments in the program (see app/Program.cs).
-METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*"
+METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step"
 TWINS = f"{NS}.Twins::TwinA={NS}.Twins::TwinB;{NS}.Twins::TwinC={NS}.Twins::TwinD"
 LATE = f"{NS}.Late::Compute"
 PROBE = f"{NS}.Probe::Hit"
+
+# With --tiering (the dotnet-late-r2r-tiering test), on top: tiered
+# compilation kept, so Hot.Step's ReJIT version gets more than one native
+# body; a late namespace selector over the framework's precompiled
+# (ReadyToRun) collection code, which selects thousands of methods and
+# rejits only those that run, each after the runtime found its precompiled
+# code (trigger "cached_search"); and one named framework method.
+LATE_R2R = "System.Collections.Generic.*::*;System.Text.StringBuilder::ToString"
+# Checks (c) need frames of the first body; with tiering a frame may be in
+# a later tier, so that run records none.
+NO_FRAMES_CHECKS = ("c", "c_store")
 
 # The least the report must show for the run to count. Set well below what
 # the program produces (see shim-readme.md) so that a JIT change moving a
@@ -64,25 +75,6 @@ MINIMUM_ELT = {
     "elt_hooks": 1,
     "elt_client": 15,    # one per client ID
 }
-
-
-def load_report(path):
-    checks, events, summary, bad = [], [], None, []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                bad.append(f"line {n}: {e}")
-                continue
-            kind = obj.get("type")
-            if kind == "check":
-                checks.append(obj)
-            elif kind == "event":
-                events.append(obj)
-            elif kind == "summary":
-                summary = obj
-    return checks, events, summary, bad
 
 
 def frames_agreement(plain_path, shim_path):
@@ -136,11 +128,54 @@ def check_elt(checks, probe_hits, failures):
             f"{hit['enters'] if hit else '?'} times, program says {probe_hits}")
 
 
+def check_tiering(checks, events, summary, failures):
+    """The run with tiering kept and late framework selectors: no cap below
+    thousands of selected methods, the ReadyToRun trigger fired, and
+    Hot.Step's ReJIT version had more than one native body checked."""
+    late = [e for e in events if e.get("event") == "rejit_requested_late"]
+    triggers = collections.Counter(e.get("trigger") for e in late)
+    if triggers["cached_search"] < 1:
+        failures.append("no late ReJIT triggered by a cached (ReadyToRun) function search: "
+                        f"{dict(triggers)}")
+    bodies = collections.defaultdict(set)
+    for c in checks:
+        if c["check"] == "protocol_size_query" and "code_start" in c:
+            bodies[(c["method"], c.get("rejit"))].add(c["code_start"])
+    hot = [len(v) for k, v in bodies.items() if k[0] == f"{NS}.Hot::Step"]
+    most = max(hot, default=0)
+    if most < 2:
+        failures.append(f"Hot.Step: {most} native bodies checked for one ReJIT version, "
+                        "want >= 2 with tiering kept")
+    multi = sum(1 for v in bodies.values() if len(v) > 1)
+    if summary is None:
+        return
+    if summary.get("methods_selected", 0) <= 1024:
+        failures.append(f"only {summary.get('methods_selected')} methods selected, "
+                        "want > 1024 (no fixed cap)")
+    for field in ("methods_skipped_no_body", "methods_refused", "methods_dropped",
+                  "late_trigger_jit", "late_trigger_cached_search", "bodies_checked",
+                  "bodies_extra"):
+        if field not in summary:
+            failures.append(f"the summary has no {field}")
+    if summary.get("methods_dropped"):
+        failures.append(f"{summary['methods_dropped']} selected methods dropped")
+    if (summary.get("late_trigger_cached_search") != triggers["cached_search"]
+            or summary.get("late_trigger_jit") != triggers["jit"]):
+        failures.append("the summary's late trigger counts do not match the events")
+    say(f"  tiering: selected {summary.get('methods_selected')}, no body "
+        f"{summary.get('methods_skipped_no_body')}, refused {summary.get('methods_refused')}, "
+        f"rejitted {summary.get('methods_rejitted')}, late triggers {dict(triggers)}, "
+        f"bodies {summary.get('bodies_checked')} (extra {summary.get('bodies_extra')}), "
+        f"versions with > 1 body {multi}, Hot.Step bodies {most}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
     ap.add_argument("--elt", action="store_true",
                     help="run the shim with enter/leave hooks and libilmap's ID mapper")
+    ap.add_argument("--tiering", action="store_true",
+                    help="keep tiering, add late ReadyToRun namespace selectors")
     ap.add_argument("--elt-corelib", action="store_true",
                     help="hooks on every function of System.Private.CoreLib (vector "
                          "arguments and returns pass through the hooks); no ReJIT checks")
@@ -158,6 +193,8 @@ def main():
     if args.elt_corelib:
         args.elt = True
     suffix = "-elt-corelib" if args.elt_corelib else "-elt" if args.elt else ""
+    if args.tiering:
+        suffix = "-tiering"
     frames_plain = os.path.join(args.work, f"frames-plain{suffix}.txt")
     frames_shim = os.path.join(args.work, f"frames-shim{suffix}.txt")
     report = os.path.join(args.work, f"report{suffix}.jsonl")
@@ -180,6 +217,10 @@ def main():
                             ILMAP_SHIM_FRAMES=frames_shim)
     if args.elt:
         shim_env["ILMAP_SHIM_ELT"] = "1"
+    if args.tiering:
+        shim_env["ILMAP_SHIM_KEEP_TIERING"] = "1"
+        shim_env["ILMAP_SHIM_LATE"] = LATE + ";" + LATE_R2R
+        del shim_env["ILMAP_SHIM_FRAMES"]
     if args.elt_corelib:
         # Selecting CoreLib methods makes the mapper hook every function of
         # CoreLib, Vector128 helpers included (issue: the runtime's slow-path
@@ -226,6 +267,9 @@ def main():
         minimum = dict(MINIMUM, **MINIMUM_ELT) if args.elt else MINIMUM
         if args.elt_corelib:
             minimum = MINIMUM_ELT_CORELIB
+        if args.tiering:
+            minimum = {k: v for k, v in minimum.items() if k not in NO_FRAMES_CHECKS}
+            check_tiering(checks, events, summary, failures)
         for kind, least in minimum.items():
             if counts[kind] < least:
                 failures.append(f"only {counts[kind]} '{kind}' checks (want >= {least})")
@@ -253,7 +297,7 @@ def main():
             if e.get("event") in ("runtime", "initialized", "frames_done"):
                 say("  event", json.dumps(e))
 
-    agreement = frames_agreement(frames_plain, frames_shim)
+    agreement = None if args.tiering else frames_agreement(frames_plain, frames_shim)
     if agreement:
         same, n_plain, n_shim = agreement
         say(f"frames: {same} of {n_plain} report the same IL offset with and without probes "

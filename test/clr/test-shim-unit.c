@@ -26,6 +26,7 @@
 #include "ilmap-il.h"
 #include "instrument.h"
 #include "profiler.h"
+#include "resolve.h"
 #include "selection.h"
 #include "utf16.h"
 #include "version_store.h"
@@ -153,6 +154,34 @@ static void selection(void)
     if (s.count == 1)
         CHECK(strcmp(s.items[0].json_name, "a\\\"b::c") == 0);
     shim_selection_free(&s);
+
+    /* Namespace selectors: "Ns.Prefix.*::Method"; '*' nowhere else in the
+     * type, no select-everything form, not for twins or the probe. */
+    CHECK(shim_selection_parse("System.Collections.Generic.*::*; A.*::Run ;*::*;.*::M;A.*.B::M;"
+                               "A*::M;A.B*::M;N.*+X::M;X.Y::*",
+                               "N.*::A=N.T::B", "Q.*::M", "P.*::Hit", &s) == 0);
+    CHECK(s.count == 4);
+    if (s.count == 4) {
+        CHECK(s.items[0].ns_prefix == 1);
+        CHECK(strcmp(s.items[0].type_name, "System.Collections.Generic") == 0);
+        CHECK(strcmp(s.items[0].method_name, "*") == 0);
+        CHECK(strcmp(s.items[0].json_name, "System.Collections.Generic.*::*") == 0);
+        CHECK(s.items[1].ns_prefix == 1 && strcmp(s.items[1].type_name, "A") == 0);
+        CHECK(strcmp(s.items[1].method_name, "Run") == 0);
+        CHECK(s.items[2].ns_prefix == 0 && strcmp(s.items[2].type_name, "X.Y") == 0);
+        CHECK(s.items[3].ns_prefix == 1 && s.items[3].late == 1);
+        CHECK(strcmp(s.items[3].type_name, "Q") == 0);
+    }
+    CHECK(s.probe.type_name == NULL);
+    shim_selection_free(&s);
+
+    CHECK(shim_namespace_matches("System.Collections", "System.Collections"));
+    CHECK(shim_namespace_matches("System.Collections", "System.Collections.Generic"));
+    CHECK(!shim_namespace_matches("System.Collections", "System.CollectionsX"));
+    CHECK(!shim_namespace_matches("System.Collections", "System"));
+    CHECK(!shim_namespace_matches("System.Collections", ""));
+    CHECK(!shim_namespace_matches("", "System"));
+    CHECK(!shim_namespace_matches(NULL, "System"));
 }
 
 /* Native offsets run across the hot and cold ranges end to end. */
@@ -627,7 +656,8 @@ static HRESULT CLR_STDCALL md_method_props(IMetaDataImport *self, mdMethodDef to
     *cls = TD_T;
     *attr = *impl = 0;
     *sig = NULL;
-    *sig_size = *rva = 0;
+    *sig_size = 0;
+    *rva = 0x2050; /* an IL body: methods without one are not rejitted */
     *pcch = 2;
     return cch >= 2 && !shim_utf8_to_utf16(names[token - TOK_M], name, cch) ? S_OK : E_FAIL;
 }
@@ -642,6 +672,175 @@ static const IMetaDataImportVtbl fake_md_vtbl = {
     .FindMethod = md_find_method,
     .GetMethodProps = md_method_props,
 };
+
+/* ------------------------------------------------------------------ */
+/* Namespace selectors against a second fake metadata scope             */
+
+/* Types: Sys.Coll.List (methods Add, Get, Add), its nested Enumerator (2),
+ * Sys.CollX.Other (1, outside the prefix), Sys.Coll.Generic.Dict (300:
+ * more than the old per-type cap of 256), Top (no namespace, 1). */
+#define NS_TYPES 5
+static const struct ns_type {
+    mdTypeDef td;
+    const char *name;
+    mdTypeDef enclosing;
+    mdMethodDef first;
+    ULONG methods;
+} ns_types[NS_TYPES] = {
+    {0x02000002u, "Sys.Coll.List", 0, 0x06000001u, 3},
+    {0x02000003u, "Enumerator", 0x02000002u, 0x06000010u, 2},
+    {0x02000004u, "Sys.CollX.Other", 0, 0x06000020u, 1},
+    {0x02000005u, "Sys.Coll.Generic.Dict", 0, 0x06000100u, 300},
+    {0x02000006u, "Top", 0, 0x06000030u, 1},
+};
+
+static const struct ns_type *ns_type_of(mdTypeDef td)
+{
+    for (size_t i = 0; i < NS_TYPES; i++)
+        if (ns_types[i].td == td)
+            return &ns_types[i];
+    return NULL;
+}
+
+static int ns_is_add(mdMethodDef t)
+{
+    return t == 0x06000001u || t == 0x06000003u || t == 0x06000100u;
+}
+
+/* The enumerator is a heap cursor, freed by md_close. */
+static HRESULT ns_next(HCORENUM *e, ULONG limit, ULONG cap, ULONG *count, ULONG *from)
+{
+    if (!*e) {
+        *e = calloc(1, sizeof(ULONG));
+        if (!*e)
+            return E_OUTOFMEMORY;
+    }
+    ULONG *at = *e;
+    *from = *at;
+    *count = limit - *at < cap ? limit - *at : cap;
+    *at += *count;
+    return *count ? S_OK : S_FALSE;
+}
+
+static HRESULT CLR_STDCALL ns_enum_types(IMetaDataImport *self, HCORENUM *e, mdTypeDef out[],
+                                         ULONG cap, ULONG *count)
+{
+    (void)self;
+    ULONG from = 0;
+    HRESULT hr = ns_next(e, NS_TYPES, cap, count, &from);
+    for (ULONG i = 0; i < *count; i++)
+        out[i] = ns_types[from + i].td;
+    return hr;
+}
+
+static HRESULT CLR_STDCALL ns_enum_methods(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                           mdMethodDef out[], ULONG cap, ULONG *count)
+{
+    (void)self;
+    const struct ns_type *t = ns_type_of(cls);
+    ULONG from = 0;
+    HRESULT hr = ns_next(e, t ? t->methods : 0, cap, count, &from);
+    for (ULONG i = 0; i < *count; i++)
+        out[i] = t->first + from + i;
+    return hr;
+}
+
+static HRESULT CLR_STDCALL ns_enum_named(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                         const WCHAR *name, mdMethodDef out[], ULONG cap,
+                                         ULONG *count)
+{
+    /* Filtered as the runtime does: every chunk holds matches only. */
+    *count = 0;
+    while (*count < cap) {
+        mdMethodDef one = 0;
+        ULONG n = 0;
+        if (ns_enum_methods(self, e, cls, &one, 1, &n) != S_OK || n == 0)
+            break;
+        if (wide_is(name, "Add") && ns_is_add(one))
+            out[(*count)++] = one;
+    }
+    return *count ? S_OK : S_FALSE;
+}
+
+static HRESULT CLR_STDCALL ns_find_type(IMetaDataImport *self, const WCHAR *name, mdToken outer,
+                                        mdTypeDef *out)
+{
+    (void)self;
+    *out = 0;
+    for (size_t i = 0; i < NS_TYPES; i++)
+        if (ns_types[i].enclosing == outer && wide_is(name, ns_types[i].name))
+            *out = ns_types[i].td;
+    return *out ? S_OK : E_FAIL;
+}
+
+static HRESULT CLR_STDCALL ns_type_props(IMetaDataImport *self, mdTypeDef td, WCHAR *name,
+                                         ULONG cch, ULONG *pcch, DWORD *flags, mdToken *extends)
+{
+    (void)self;
+    const struct ns_type *t = ns_type_of(td);
+    if (!t)
+        return E_INVALIDARG;
+    *flags = 0;
+    *extends = 0;
+    *pcch = (ULONG)strlen(t->name) + 1;
+    return cch >= *pcch && !shim_utf8_to_utf16(t->name, name, cch) ? S_OK : E_FAIL;
+}
+
+static HRESULT CLR_STDCALL ns_nested(IMetaDataImport *self, mdTypeDef td, mdTypeDef *enclosing)
+{
+    (void)self;
+    const struct ns_type *t = ns_type_of(td);
+    *enclosing = t ? t->enclosing : 0;
+    return t && t->enclosing ? S_OK : E_FAIL;
+}
+
+static const IMetaDataImportVtbl ns_md_vtbl = {
+    .QueryInterface = md_qi,
+    .AddRef = md_ref,
+    .Release = md_ref,
+    .CloseEnum = md_close,
+    .EnumTypeDefs = ns_enum_types,
+    .FindTypeDefByName = ns_find_type,
+    .GetTypeDefProps = ns_type_props,
+    .EnumMethods = ns_enum_methods,
+    .EnumMethodsWithName = ns_enum_named,
+    .GetNestedClassProps = ns_nested,
+};
+
+static size_t resolved(const char *methods)
+{
+    IMetaDataImport md = {&ns_md_vtbl};
+    shim_selection s;
+    shim_found_list found = {NULL, 0, 0};
+    size_t n = (size_t)-1;
+    if (shim_selection_parse(methods, NULL, NULL, NULL, &s) == 0) {
+        if (shim_resolve_all(&md, &s, &found) == 0)
+            n = found.count;
+        shim_found_list_free(&found);
+        shim_selection_free(&s);
+    }
+    return n;
+}
+
+static void namespaces(void)
+{
+    CHECK(resolved("Sys.Coll.*::*") == 3 + 2 + 300);
+    CHECK(resolved("Sys.*::*") == 3 + 2 + 1 + 300);
+    CHECK(resolved("Sys.Coll.Generic.*::*") == 300);
+    CHECK(resolved("Sys.Col.*::*") == 0);
+    CHECK(resolved("Sys.Coll.*::Add") == 3);
+    CHECK(resolved("Sys.Coll.Generic.Dict::*") == 300);
+    CHECK(resolved("Sys.Coll.List+Enumerator::*") == 2);
+    CHECK(resolved("Sys.Coll.*::*;Sys.Coll.Generic.*::*") == 305 + 300);
+    IMetaDataImport md = {&ns_md_vtbl};
+    char name[64];
+    shim_type_full_name(&md, 0x02000003u, name, sizeof name);
+    CHECK(strcmp(name, "Sys.Coll.List+Enumerator") == 0);
+    shim_type_full_name(&md, 0x02000006u, name, sizeof name);
+    CHECK(strcmp(name, "Top") == 0);
+    shim_type_full_name(&md, 0x02000009u, name, sizeof name);
+    CHECK(strcmp(name, "?") == 0);
+}
 
 /* ICorProfilerFunctionControl: records what the shim sets. */
 static HRESULT CLR_STDCALL fc_qi(ICorProfilerFunctionControl *self, const IID *riid, void **ppv)
@@ -943,6 +1142,7 @@ int main(void)
 {
     vtable_complete();
     selection();
+    namespaces();
     utf16();
     code_address();
     instrument();

@@ -44,6 +44,7 @@ namespace IlmapShimTest
                 sb.Append("mixed ").Append(Shapes.Mixed(round * 4 + 1)).Append('\n');
                 sb.Append("late ").Append(Late.Compute(round + 6)).Append('\n');
             }
+            sb.Append("hot ").Append(Hot.Run()).Append('\n');
             Console.Write(sb.ToString());
             Frames.Write();
             Console.Error.WriteLine("probe hits: " + Probe.Count.ToString(CultureInfo.InvariantCulture));
@@ -317,6 +318,35 @@ namespace IlmapShimTest
                 }
             }
             return acc;
+        }
+    }
+
+    /// <summary>
+    /// Called often, with pauses, so that with tiered compilation kept
+    /// (ILMAP_SHIM_KEEP_TIERING=1) the runtime promotes Step's ReJIT
+    /// version past its first tier: one ReJIT version, several native
+    /// bodies. No loop in Step (no on-stack replacement); the result does
+    /// not depend on timing.
+    /// </summary>
+    public static class Hot
+    {
+        public static int Step(int x)
+        {
+            if ((x & 3) == 0)
+                return x * 3 + 1;
+            return x ^ 5;
+        }
+
+        public static long Run()
+        {
+            long sum = 0;
+            for (int round = 0; round < 8; round++)
+            {
+                for (int i = 0; i < 200; i++)
+                    sum += Step(i + round);
+                System.Threading.Thread.Sleep(150);
+            }
+            return sum;
         }
     }
 
