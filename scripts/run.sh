@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for the two jobs README.md documents:
-#   bash scripts/run.sh bench   build optimized, run the bench suite on its built-in data
+#   bash scripts/run.sh bench   build optimized, run the bench suite on its built-in data,
+#                               then (with `dotnet` on PATH) the profiler overhead bench
 #   bash scripts/run.sh test    build and run every test suite, plain and under
 #                               AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                               concurrent code under ThreadSanitizer, then the
@@ -66,6 +67,15 @@ job_bench() {
         say "running $b $*"
         "$b" "$@"
     done
+    # The profiler shim's overhead on real code (bench/overhead.py): the
+    # shim builds in build-release whatever -Dtests says.
+    if command -v dotnet >/dev/null 2>&1 && [ -f build-release/shim/libilmap_clr.so ]; then
+        say "running bench/overhead.py (profiler overhead, plain vs the shim's modes)"
+        python3 bench/overhead.py --shim build-release/shim/libilmap_clr.so \
+            --work build-release/bench/overhead
+    else
+        say "no dotnet on PATH (or no shim built): skipping the profiler overhead bench"
+    fi
 }
 
 # libFuzzer needs clang and its runtime library (Debian: libclang-rt-dev).
@@ -83,6 +93,8 @@ ensure_fuzzer() {
 job_test() {
     configure build -Dbench=true -Dexamples=true
     ninja -C build
+    # Every suite, the field suite (test/field: Newtonsoft.Json and
+    # framework code under the shim in every mode) included.
     say "test suites, plain build"
     meson test -C build --print-errorlogs
 

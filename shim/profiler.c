@@ -811,6 +811,7 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
             shim_log("not instrumenting %s: %s", name, why ? why : "?");
         lock(p);
         p->methods_refused++;
+        m->refused = 1;
         unlock(p);
         shim_report_event(&p->report, "instrument_refused", "\"method\":\"%s\",\"why\":\"%s\"",
                           name, why ? why : "?");
@@ -887,9 +888,21 @@ HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self)
     if (p->elt_enabled)
         shim_elt_check(&p->elt, &p->report);
     lock(p);
-    size_t rejitted = 0;
-    for (size_t i = 0; i < p->method_count; i++)
-        rejitted += p->methods[i]->version_count != 0;
+    /* Where every selected method ended up: instrumented, refused by the
+     * instrumenter, requested but never compiled (never called after the
+     * request), or late and never compiled at all. They add up to
+     * methods_selected; the field suite holds the shim to that. */
+    size_t rejitted = 0, requested_not_compiled = 0, late_never_compiled = 0;
+    for (size_t i = 0; i < p->method_count; i++) {
+        const shim_method *m = p->methods[i];
+        rejitted += m->version_count != 0;
+        if (m->instrumented || m->refused)
+            continue;
+        if (m->requested)
+            requested_not_compiled++;
+        else
+            late_never_compiled++;
+    }
     shim_report_summary(
         &p->report,
         "\"methods_selected\":%zu,\"methods_instrumented\":%" PRIu64 ",\"methods_rejitted\":%zu,"
@@ -900,13 +913,15 @@ HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self)
         ",\"methods_dropped\":%" PRIu64 ",\"versions_dropped\":%" PRIu64
         ",\"bodies_dropped\":%" PRIu64 ",\"late_waiting\":%zu,\"late_trigger_jit\":%" PRIu64
         ",\"late_trigger_cached_search\":%" PRIu64 ",\"cached_searches\":%" PRIu64
-        ",\"bodies_checked\":%" PRIu64 ",\"bodies_extra\":%" PRIu64 ",\"keep_tiering\":%s",
+        ",\"bodies_checked\":%" PRIu64 ",\"bodies_extra\":%" PRIu64 ",\"keep_tiering\":%s"
+        ",\"methods_requested_not_compiled\":%zu,\"methods_late_never_compiled\":%zu",
         p->method_count, p->instrumented_bodies, rejitted, p->modules_loaded, p->jit_started,
         p->jit_finished, p->rejit_requested, p->rejit_params, p->rejit_started,
         p->rejit_finished, p->rejit_errors, p->methods_skipped_no_body, p->methods_refused,
         p->methods_dropped, p->versions_dropped, p->bodies_dropped, p->late_waiting,
         p->late_by_jit, p->late_by_cached_search, p->cached_searches, p->bodies_checked,
-        p->bodies_extra, p->keep_tiering ? "true" : "false");
+        p->bodies_extra, p->keep_tiering ? "true" : "false", requested_not_compiled,
+        late_never_compiled);
     unlock(p);
     shim_report_close(&p->report);
     return S_OK;

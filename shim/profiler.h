@@ -64,6 +64,7 @@ typedef struct shim_method {
     int requested;             /* ReJIT requested */
     /* Set once, in GetReJITParameters, then read-only. */
     int instrumented;
+    int refused;               /* the instrumenter refused its IL (instrument_refused) */
     ilmap *map;                /* the map built for the new body */
     uint32_t *new_starts;      /* instruction starts of the new body */
     size_t new_start_count;

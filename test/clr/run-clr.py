@@ -221,6 +221,10 @@ def main():
         shim_env["ILMAP_SHIM_KEEP_TIERING"] = "1"
         shim_env["ILMAP_SHIM_LATE"] = LATE + ";" + LATE_R2R
         del shim_env["ILMAP_SHIM_FRAMES"]
+        # Call counting at once instead of after 100 ms without new tier-0
+        # code: Hot.Step's tier-up then does not depend on how busy the
+        # machine is (the program's output does not depend on tiering).
+        shim_env["DOTNET_TC_CallCountingDelayMs"] = "0"
     if args.elt_corelib:
         # Selecting CoreLib methods makes the mapper hook every function of
         # CoreLib, Vector128 helpers included (issue: the runtime's slow-path

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Profiler overhead: the field suite's program (test/field/app) plainly
+and under libilmap's shim in each mode, in the same run:
+
+  startup     wall time of `IlmapField --startup` (loads the runtime and
+              Newtonsoft.Json, serializes one object, exits): median of
+              --startup-runs runs
+  first       the program's first workload iteration (JIT + ReJIT), ms
+  throughput  the program's own steady-state throughput (workload
+              iterations after the first, per second, Stopwatch-timed
+              inside the program): median of --throughput-runs runs
+
+Modes: plain (no profiler), none (shim loaded, nothing selected), then
+methods, late, tiering, hooks (test/field/field_common.py), selecting
+whole namespaces of Newtonsoft.Json and the framework. Ratios are against
+plain. Exits 0 with a note when `dotnet` is not on PATH.
+
+  python3 bench/overhead.py --shim build-release/shim/libilmap_clr.so \\
+      --work build-release/bench/overhead
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import sys
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "field"))
+import field_common as fc  # noqa: E402
+import clr_common  # noqa: E402
+
+MODES = ["plain", "none", "methods", "late", "tiering", "hooks"]
+
+
+def program_figure(stderr, label):
+    m = re.search(rf"^{label}: ([0-9.]+)", stderr, re.MULTILINE)
+    return float(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--app", default=fc.APP)
+    ap.add_argument("--startup-runs", type=int, default=5)
+    ap.add_argument("--throughput-runs", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=8,
+                    help="workload iterations per throughput run")
+    ap.add_argument("--modes", default=",".join(MODES))
+    args = ap.parse_args()
+    args.sanitize, args.cc, args.cc_path = "none", "", ""
+
+    if shutil.which("dotnet") is None:
+        print("[overhead] dotnet is not on PATH: no profiler overhead figures")
+        return 0
+    if not os.path.isfile(args.shim):
+        print("[overhead] no shim at", args.shim)
+        return 1
+    code, env, _, dll = clr_common.prepare(args, program=fc.PROGRAM, online=True)
+    if code is not None:
+        return code
+    selection, how = fc.NAMESPACE_SELECTION, "namespaces " + ", ".join(fc.NAMESPACES)
+    print(f"[overhead] selection: {how}", flush=True)
+
+    modes = [m for m in args.modes.split(",") if m]
+    started = time.monotonic()
+    results = {}
+    for mode in modes:
+        e = env if mode == "plain" else fc.mode_env(env, args.shim, mode, selection)
+        starts = []
+        for _ in range(args.startup_runs):
+            proc, secs = clr_common.run(["dotnet", dll, "--startup"], e, timeout=300)
+            if proc.returncode != 0:
+                print(f"[overhead] {mode}: --startup failed (rc {proc.returncode})")
+                break
+            starts.append(secs)
+        firsts, rates = [], []
+        # Hooks on every CoreLib function make an iteration ~20 s: one
+        # run of 2 iterations keeps the bench within minutes.
+        runs, iterations = ((1, 2) if mode == "hooks" else
+                            (args.throughput_runs, args.iterations))
+        for _ in range(runs):
+            proc, _ = clr_common.run(["dotnet", dll, "--iterations", str(iterations)],
+                                     e, timeout=600)
+            rate = program_figure(proc.stderr, "throughput")
+            first = program_figure(proc.stderr, "first iteration")
+            if proc.returncode != 0 or rate is None:
+                print(f"[overhead] {mode}: workload failed (rc {proc.returncode})")
+                break
+            rates.append(rate)
+            firsts.append(first)
+        results[mode] = (statistics.median(starts) if starts else None,
+                         statistics.median(firsts) if firsts else None,
+                         statistics.median(rates) if rates else None)
+        print(f"[overhead] {mode}: done", flush=True)
+
+    base = results.get("plain", (None, None, None))
+
+    def ratio(v, b):
+        return f"{v / b:6.2f}x" if v and b else "     -"
+
+    def fmt(v, spec):
+        return format(v, spec) if v is not None else "-"
+    print()
+    print(f"profiler overhead, {os.cpu_count()} cores; startup median of {args.startup_runs}, "
+          f"throughput median of {args.throughput_runs} runs x {args.iterations} iterations "
+          "(hooks: 1 run x 2)")
+    print(f"{'mode':10} {'startup ms':>10} {'ratio':>7} {'first it ms':>11} {'ratio':>7} "
+          f"{'ops/s':>8} {'ratio':>7}")
+    for mode in modes:
+        s, f, t = results[mode]
+        print(f"{mode:10} {fmt(s and s * 1000, '10.0f'):>10} {ratio(s, base[0]):>7} "
+              f"{fmt(f, '11.0f'):>11} {ratio(f, base[1]):>7} {fmt(t, '8.2f'):>8} "
+              f"{ratio(t, base[2]):>7}")
+    print(f"[overhead] {time.monotonic() - started:.0f} s")
+    return 0 if all(all(v is not None for v in r) for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The field suite: real third-party (Newtonsoft.Json) and framework code
+(System.Text.Json, Regex, LINQ, generic collections, System.Xml) under
+libilmap's profiler shim, whole namespaces at a time.
+
+Builds app/ (restoring Newtonsoft.Json from the offline folder or
+nuget.org), runs it plainly once, then once under the shim in every mode
+(methods, late, tiering, hooks; see field_common.MODES), and fails unless
+each run under the shim: prints exactly what the plain run printed, exits
+with 0, has no failed check in its report, ends its report with a
+summary, drops nothing silently (every selected method is accounted for:
+instrumented, refused by the instrumenter, requested but never compiled,
+or late and never compiled; no *_dropped / *_truncated count; no log line
+saying a table was full or a method was not instrumented or dropped), and
+instruments at least --min-instrumented methods.
+
+Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
+sanitizer build: the clr suite covers the shim there), 99 setup failure.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import field_common as fc  # noqa: E402
+from clr_common import (add_arguments, first_difference, load_report,  # noqa: E402
+                        prepare, run, say, SETUP, SKIP)
+
+# Where the selected methods that were not instrumented went (summary
+# fields); with methods_instrumented they add up to methods_selected.
+ACCOUNTED = ("methods_refused", "methods_requested_not_compiled", "methods_late_never_compiled")
+DROPPED = re.compile(r"(_dropped|_truncated)$|^dropped|^truncated")
+LOG_DROPPED = re.compile(r"\bfull\b|not instrumented|dropped", re.IGNORECASE)
+
+
+def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
+    """Everything about one run under the shim; appends to failures."""
+    fail = lambda msg: failures.append(f"{name}: {msg}")  # noqa: E731
+    say(f"--- mode {name}: rc {proc.returncode}, {secs:.1f} s")
+    if proc.returncode != 0:
+        fail(f"the program fails under the shim (rc {proc.returncode})")
+        for line in proc.stderr.splitlines()[-15:]:
+            say("  stderr|", line)
+    diff = first_difference(plain, proc.stdout)
+    if diff:
+        fail(f"output differs from the plain run at line {diff[0]}")
+        say(f"  first difference, line {diff[0]}: {diff[1][:160]!r} vs {diff[2][:160]!r}")
+    shim_lines = [line for line in proc.stderr.splitlines() if "[ilmap-shim]" in line]
+    if not shim_lines:
+        fail("the shim left no trace on stderr: was it loaded?")
+    noisy = [line for line in proc.stderr.splitlines() if LOG_DROPPED.search(line)]
+    if noisy:
+        fail(f"{len(noisy)} log lines say something was dropped or not instrumented")
+        for line in noisy[:5]:
+            say("  stderr|", line)
+    for line in proc.stderr.splitlines():
+        if line.startswith(("throughput:", "first iteration:")):
+            say("  program|", line)
+
+    if not os.path.isfile(report):
+        fail("no report written")
+        return
+    checks, events, summary, bad = load_report(report)
+    if bad:
+        fail(f"{len(bad)} report lines are not JSON: {bad[:3]}")
+    counts, failed = collections.Counter(), collections.Counter()
+    for c in checks:
+        counts[c["check"]] += 1
+        if c.get("ok") is not True:
+            failed[c["check"]] += 1
+    say(f"  report: {len(checks)} checks, {sum(failed.values())} failed, {len(events)} events")
+    for kind in sorted(counts):
+        extra = f"  FAILED {failed[kind]}" if failed[kind] else ""
+        say(f"    {kind:30} {counts[kind]:7}{extra}")
+    for c in [c for c in checks if c.get("ok") is not True][:20]:
+        say("  FAILED CHECK:", json.dumps(c)[:400])
+    if failed:
+        fail(f"{sum(failed.values())} failed checks: {dict(failed)}")
+    ev = collections.Counter(e.get("event") for e in events)
+    if ev:
+        say("  events:", ", ".join(f"{k} {v}" for k, v in sorted(ev.items(), key=str)))
+    triggers = collections.Counter(e.get("trigger") for e in events
+                                   if e.get("event") == "rejit_requested_late")
+    if triggers:
+        say("  late ReJIT triggers:", dict(triggers))
+
+    if summary is None:
+        fail("the report has no summary line (did Shutdown run?)")
+        return
+    say("  summary:", ", ".join(f"{k}={v}" for k, v in summary.items()
+                                if k not in ("type", "by_check")))
+    if summary.get("checks") != len(checks) or summary.get("failed") != sum(failed.values()):
+        fail("the summary does not match the check lines")
+    if summary.get("rejit_errors"):
+        fail(f"{summary['rejit_errors']} ReJIT errors")
+    for k, v in summary.items():
+        if DROPPED.search(k) and isinstance(v, (int, float)) and v > 0:
+            fail(f"summary {k} = {v}")
+    # Every method the shim registered ends in exactly one place; methods
+    # without IL (methods_skipped_no_body) are never registered.
+    selected = summary.get("methods_selected", 0)
+    instrumented = summary.get("methods_instrumented", 0)
+    buckets = {k: summary.get(k) for k in ACCOUNTED}
+    say(f"  methods: selected {selected}, instrumented {instrumented}, rejitted "
+        f"{summary.get('methods_rejitted')}, "
+        + ", ".join(f"{k} {v}" for k, v in buckets.items())
+        + f", no IL body (not selected) {summary.get('methods_skipped_no_body')}")
+    missing = [k for k, v in buckets.items() if not isinstance(v, int)]
+    if missing:
+        fail(f"the summary lacks {missing}: it cannot account for every selected method")
+    elif instrumented + sum(buckets.values()) != selected:
+        fail(f"methods_selected {selected} != instrumented {instrumented} + "
+             f"{' + '.join(f'{k} {v}' for k, v in buckets.items())}: "
+             "some selected methods are unaccounted for")
+    if instrumented < min_instrumented:
+        fail(f"only {instrumented} methods instrumented (want >= {min_instrumented})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--modes", default=",".join(fc.MODES), help="comma-separated")
+    ap.add_argument("--min-instrumented", type=int, default=2000,
+                    help="methods instrumented in one process, in every mode")
+    ap.add_argument("--iterations", type=int, default=3,
+                    help="workload iterations per run (the output does not depend on it)")
+    ap.add_argument("--late-iterations", type=int, default=4,
+                    help="the same for mode late, whose methods are instrumented only when "
+                         "called again after their ReJIT")
+    add_arguments(ap)
+    args = ap.parse_args()
+    if args.sanitize not in ("", "none"):
+        say(f"b_sanitize={args.sanitize}: skipping (the clr suite covers the shim there)")
+        return SKIP
+    code, env, preload, dll = prepare(args, program=fc.PROGRAM, online=True)
+    if code is not None:
+        return code
+    if not os.path.isfile(args.shim):
+        say("no shim at", args.shim)
+        return SETUP
+    started = time.monotonic()
+    program = ["dotnet", dll, "--iterations", str(args.iterations)]
+
+    plain, secs = run(program, env, timeout=300)
+    say(f"plain run: rc {plain.returncode}, {secs:.1f} s, {len(plain.stdout)} bytes of output")
+    for line in plain.stderr.splitlines():
+        if line.startswith(("throughput:", "first iteration:")):
+            say("  program|", line)
+    if plain.returncode != 0 or not plain.stdout:
+        say("the program fails without the shim")
+        sys.stdout.write(plain.stderr[-4000:])
+        return SETUP
+
+    selection = fc.NAMESPACE_SELECTION
+    say("selection:", selection)
+
+    failures, table = [], []
+    for mode in [m for m in args.modes.split(",") if m]:
+        if mode not in fc.MODES:
+            say("unknown mode", mode)
+            return SETUP
+        report = os.path.join(args.work, f"report-{mode}.jsonl")
+        if os.path.exists(report):
+            os.remove(report)
+        e = fc.mode_env(env, args.shim, mode, selection, report)
+        try:
+            iterations = args.late_iterations if mode == "late" else args.iterations
+            proc, secs = run(program[:-1] + [str(iterations)], e, timeout=600)
+        except Exception as ex:  # a hang: TimeoutExpired
+            failures.append(f"{mode}: {ex}")
+            table.append((mode, "timeout"))
+            continue
+        before = len(failures)
+        check_mode(mode, proc, secs, plain.stdout, report,
+                   args.min_instrumented, failures)
+        table.append((mode, f"{secs:.1f} s", "PASS" if len(failures) == before else "FAIL"))
+
+    say(f"--- {len(table)} modes in {time.monotonic() - started:.0f} s")
+    for row in table:
+        say("  ", "  ".join(row))
+    for f in failures:
+        say("FAIL:", f)
+    say("PASS" if not failures else "FAIL")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
