@@ -4,7 +4,7 @@
  *
  *   build        ilmap_il_starts + ilmap_edits_build: the COR_IL_MAP of an
  *                edit (a probe before every 8th instruction) from the IL
- *   rewrite      ilmap_rewrite_body with the same probes: parse, decode,
+ *   rewrite      ilmap_rewrite_create with the same probes: parse, decode,
  *                retarget and widen branches, rebase EH, emit body and map
  *   compose      ilmap_compose of the rewrite's map with the map of a
  *                second such pass (n = entries of the first map)
@@ -167,7 +167,7 @@ static void dataset_make(dataset *d, uint32_t body_bytes, bench_rng *rng)
     d->body_bytes = body_bytes;
     d->body = make_body(body_bytes, &d->body_size, rng);
     if (ilmap_il_body_parse(d->body, d->body_size, &d->parsed) != ILMAP_OK ||
-        ilmap_il_body_check(&d->parsed, NULL) != ILMAP_OK) {
+        ilmap_il_body_validate(&d->parsed, NULL) != ILMAP_OK) {
         fprintf(stderr, "bench-algebra: generated body of %u bytes is invalid\n", body_bytes);
         exit(1);
     }
@@ -184,26 +184,26 @@ static void dataset_make(dataset *d, uint32_t body_bytes, bench_rng *rng)
 
     /* Two stacked passes for compose and deserialize. */
     ilmap_rewrite *r1, *r2;
-    if (ilmap_rewrite_body(d->body, d->body_size, d->ins, d->nedits, 1, 0, &r1, NULL) != ILMAP_OK) {
+    if (ilmap_rewrite_create(d->body, d->body_size, d->ins, d->nedits, 1, 0, &r1, NULL) != ILMAP_OK) {
         fprintf(stderr, "bench-algebra: rewrite of %u bytes failed\n", body_bytes);
         exit(1);
     }
     size_t n1, s1;
-    const ilmap_entry *e1 = ilmap_rewrite_entries(r1, &n1);
+    const ilmap_entry *e1 = ilmap_rewrite_get_entries(r1, &n1);
     ilmap_create(e1, n1, 0, &d->a);
-    const uint8_t *v1 = ilmap_rewrite_bytes(r1, &s1);
+    const uint8_t *v1 = ilmap_rewrite_get_body(r1, &s1);
     ilmap_il_insertion again = {0, sizeof probe, probe};
-    if (ilmap_rewrite_body(v1, s1, &again, 1, 1, 0, &r2, NULL) != ILMAP_OK) {
+    if (ilmap_rewrite_create(v1, s1, &again, 1, 1, 0, &r2, NULL) != ILMAP_OK) {
         fprintf(stderr, "bench-algebra: second rewrite failed\n");
         exit(1);
     }
     size_t n2;
-    const ilmap_entry *e2 = ilmap_rewrite_entries(r2, &n2);
+    const ilmap_entry *e2 = ilmap_rewrite_get_entries(r2, &n2);
     ilmap_create(e2, n2, 0, &d->b);
     ilmap_compose(d->a, d->b, 0, &d->c, NULL);
-    ilmap_serialize(d->c, NULL, 0, &d->serialized_size);
+    ilmap_serialize(d->c, 0, &d->serialized_size, NULL);
     d->serialized = xmalloc(d->serialized_size);
-    ilmap_serialize(d->c, d->serialized, d->serialized_size, &d->serialized_size);
+    ilmap_serialize(d->c, d->serialized_size, &d->serialized_size, d->serialized);
     ilmap_rewrite_free(r1);
     ilmap_rewrite_free(r2);
 }
@@ -243,9 +243,9 @@ static uint64_t run_rewrite(void *ctx, uint64_t units)
     for (uint64_t u = 0; u < units; u++) {
         ilmap_rewrite *r;
         uint64_t t0 = bench_now_ns();
-        ilmap_rewrite_body(d->body, d->body_size, d->ins, d->nedits, 1, 0, &r, NULL);
+        ilmap_rewrite_create(d->body, d->body_size, d->ins, d->nedits, 1, 0, &r, NULL);
         elapsed += bench_now_ns() - t0;
-        bench_sink += ilmap_rewrite_bytes(r, NULL)[0];
+        bench_sink += ilmap_rewrite_get_body(r, NULL)[0];
         ilmap_rewrite_free(r);
     }
     return elapsed;
@@ -260,7 +260,7 @@ static uint64_t run_compose(void *ctx, uint64_t units)
         uint64_t t0 = bench_now_ns();
         ilmap_compose(d->a, d->b, 0, &c, NULL);
         elapsed += bench_now_ns() - t0;
-        bench_sink += ilmap_count(c);
+        bench_sink += ilmap_get_count(c);
         ilmap_free(c);
     }
     return elapsed;
@@ -275,7 +275,7 @@ static uint64_t run_deserialize(void *ctx, uint64_t units)
         uint64_t t0 = bench_now_ns();
         ilmap_deserialize(d->serialized, d->serialized_size, 0, &m, NULL);
         elapsed += bench_now_ns() - t0;
-        bench_sink += ilmap_count(m);
+        bench_sink += ilmap_get_count(m);
         ilmap_free(m);
     }
     return elapsed;
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
         dataset_make(&d, sizes[s], &rng);
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             double ns = bench_measure_one(ops[o].run, &d, &opt.budget);
-            size_t n = ops[o].per_byte ? sizes[s] : ilmap_count(d.a);
+            size_t n = ops[o].per_byte ? sizes[s] : ilmap_get_count(d.a);
             if (opt.json)
                 printf("{\"op\": \"%s\", \"n\": %zu, \"impl\": \"ilmap\", \"ns\": %.1f}\n",
                        ops[o].op, n, ns);

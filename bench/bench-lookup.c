@@ -464,7 +464,7 @@ static void section_build(const bench_options *opt, const dataset *all)
                "n", "code", "ns/entry", "total us", "map bytes", "input bytes", "ratio");
     for (size_t s = 0; s < NSIZES; s++) {
         const dataset *ds = &all[s];
-        size_t bytes = ilmap_memory_bytes(ds->map);
+        size_t bytes = ilmap_get_memory_bytes(ds->map);
         size_t input = ds->n * sizeof(ilmap_entry);
         size_t chunk = BUILD_CHUNK_BYTES / bytes;
         build_job job = { ds->entries, ds->n, NULL, 0 };
@@ -479,7 +479,7 @@ static void section_build(const bench_options *opt, const dataset *all)
             continue;
         }
         printf("%8zu  %-8s %10.2f %12.1f %12zu %12zu %7.2fx\n", ds->n,
-               ilmap_implementation(ds->map), ns / (double)ds->n, ns / 1000.0, bytes, input,
+               ilmap_get_implementation(ds->map), ns / (double)ds->n, ns / 1000.0, bytes, input,
                (double)bytes / (double)input);
     }
 }
@@ -631,10 +631,10 @@ static void section_batch(const bench_options *opt, tally *t, const dataset *all
 static void print_header(const bench_options *opt, const dataset *all)
 {
     printf("libilmap %s lookup benchmark, %s run: best of %d timed runs of >= %.0f ms each\n"
-           "lookup code: %s (ilmap_implementation); maps: old gaps 1..8, new gaps >= old "
+           "lookup code: %s (ilmap_get_implementation); maps: old gaps 1..8, new gaps >= old "
            "(probes), strict\n",
            ilmap_version(), opt->quick ? "quick" : "full", opt->budget.reps,
-           (double)opt->budget.min_ns / 1e6, ilmap_implementation(all[0].map));
+           (double)opt->budget.min_ns / 1e6, ilmap_get_implementation(all[0].map));
 }
 
 static void print_footer(const tally *t, double seconds)

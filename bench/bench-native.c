@@ -9,7 +9,7 @@
  *                 table and stops at the first larger IL offset.
  *
  * Both baselines are written here, inline, over the table as the runtime
- * keeps it (ilmap_native_records: the end-unknown entry's end is 0);
+ * keeps it (ilmap_native_export_records: the end-unknown entry's end is 0);
  * libilmap is called through its public API and shared library. Maps of
  * 8, 64, 512 and 4096 entries, shaped like a JIT's output: a prolog, IL
  * offsets mostly ascending with loops laid out out of order, unmapped
@@ -102,19 +102,20 @@ static ilmap_boundary *make_jit(size_t n, bench_rng *rng, uint32_t *code_size)
 static void dataset_init(dataset *ds, size_t n)
 {
     bench_rng rng = bench_rng_seed(0x4E41544956450000u + n);
-    uint32_t code_size, total = 0, max_il = 0;
+    uint32_t code_size, max_il = 0;
+    size_t total = 0;
     ilmap_boundary *jit = make_jit(n, &rng, &code_size);
 
     memset(ds, 0, sizeof *ds);
     ds->n = n;
     if (ilmap_native_build(jit, n, NULL, code_size, 0, &ds->map) != ILMAP_OK ||
-        ilmap_native_count(ds->map) != n) {
+        ilmap_native_get_count(ds->map) != n) {
         fprintf(stderr, "bench-native: build failed for n = %zu\n", n);
         exit(1);
     }
     ds->table = xmalloc(n * sizeof *ds->table);
-    ilmap_native_records(ds->map, ILMAP_RECORDS_EXPORTED, (uint32_t)n, &total, ds->table);
-    ds->last_il = ilmap_native_last_il(ds->map);
+    ilmap_native_export_records(ds->map, ILMAP_RECORDS_EXPORTED, n, &total, ds->table);
+    ds->last_il = ilmap_native_get_last_il(ds->map);
     for (size_t i = 0; i < n; i++)
         if (jit[i].il_offset < ILMAP_EPILOG && jit[i].il_offset > max_il)
             max_il = jit[i].il_offset;
@@ -187,7 +188,7 @@ static inline uint32_t ilmap_floor(const dataset *ds, uint32_t x)
 {
     ilmap_native_entry e;
 
-    if (ilmap_native_il_to_native(ds->map, x, &e, NULL, NULL) != ILMAP_OK)
+    if (ilmap_il_to_native(ds->map, x, &e, NULL, NULL) != ILMAP_OK)
         return 0xFFFFFFFFu;
     return e.native_start;
 }
@@ -303,16 +304,16 @@ int main(int argc, char **argv)
             printf("%-14s %6zu %10.2f %10.2f %8.1fx  %s\n", ops[o].op, ds.n, cases[0].ns,
                    cases[1].ns, speedup, verdict);
         }
-        memory[s] = ilmap_native_memory_bytes(ds.map);
+        memory[s] = ilmap_native_get_memory_bytes(ds.map);
         dataset_free(&ds);
     }
     if (opt.json)
         return 0;
-    printf("\nmemory (ilmap_native_memory_bytes) vs the exported array (n x 12 bytes)\n");
+    printf("\nmemory (ilmap_native_get_memory_bytes) vs the exported array (n x 12 bytes)\n");
     for (size_t s = 0; s < NSIZES; s++)
         printf("  n = %4zu: %7zu bytes, %5.1f per entry (%.1fx the array)\n", sizes[s], memory[s],
                (double)memory[s] / (double)sizes[s],
                (double)memory[s] / (double)(sizes[s] * sizeof(ilmap_native_entry)));
-    printf("\n%d PASS, %d MISS (implementation: %s)\n", pass, miss, ilmap_implementation(NULL));
+    printf("\n%d PASS, %d MISS (implementation: %s)\n", pass, miss, ilmap_get_implementation(NULL));
     return 0;
 }

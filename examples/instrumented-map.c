@@ -29,7 +29,8 @@ int main(void)
     }
 
     size_t bad = 0;
-    ilmap_status st = ilmap_validate(entries, COUNT, &bad);
+    ilmap_defect defect = ILMAP_DEFECT_NONE;
+    ilmap_status st = ilmap_validate(entries, COUNT, &defect, &bad);
     printf("validate: %s\n", ilmap_status_str(st));
 
     ilmap *map = NULL;
@@ -38,7 +39,7 @@ int main(void)
         fprintf(stderr, "ilmap_create: %s\n", ilmap_status_str(st));
         return 1;
     }
-    printf("lookups use the %s code\n\n", ilmap_implementation(map));
+    printf("lookups use the %s code\n\n", ilmap_get_implementation(map));
 
     printf("old -> new:");
     for (uint32_t off = 0; off < original_size; off++)
@@ -52,9 +53,9 @@ int main(void)
 
     /* A rewriter that moved code: entry 4's new offset goes backwards. */
     entries[4].new_offset = entries[3].new_offset - 1;
-    st = ilmap_validate(entries, COUNT, &bad);
+    st = ilmap_validate(entries, COUNT, &defect, &bad);
     printf("\nbroken map: %s at entry %zu (%s)\n", ilmap_status_str(st), bad,
-           ilmap_defect_str(ilmap_diagnose(entries, COUNT, NULL)));
+           ilmap_defect_str(defect));
     st = ilmap_create(entries, COUNT, 0, &map);
     printf("ilmap_create: %s, map %s\n", ilmap_status_str(st), map ? "built" : "NULL");
 

@@ -33,15 +33,15 @@ extern "C" {
  *    answer, specials included. The one exception needs special values
  *    stored as offsets in both maps (B's first old offset above EPILOG and
  *    an A entry whose new offset is NO_MAPPING); it is reported through
- *    `exact`.
+ *    `exact_directions`.
  *  - new -> old, C is exact (ilmap_new_to_old(C, z) ==
  *    ilmap_new_to_old(A, ilmap_new_to_old(B, z)) for every z, and the
  *    same with ilmap_new_to_old_dac()) whenever B has an entry at each of
  *    A's new offsets. B has them when its rewriter mapped every
- *    instruction of v1, as ilmap_edits_build() and ilmap_rewrite_body()
+ *    instruction of v1, as ilmap_edits_build() and ilmap_rewrite_create()
  *    do: A's new offsets are the first bytes of what A injected,
  *    instruction starts of v1. Otherwise it can differ (no single strict
- *    map can then be exact both ways); `exact` tells.
+ *    map can then be exact both ways); `exact_directions` tells.
  *
  * How: C has an entry at each original offset where the two-step answer
  * changes, so it is the smallest map with that old -> new answer: one
@@ -76,15 +76,16 @@ extern "C" {
  * @param flags 0, or ILMAP_LENIENT, ILMAP_NO_AVX2, ILMAP_PORTABLE (for the
  *        result, as ilmap_create()).
  * @param out   receives C; NULL on failure.
- * @param exact optional: the ILMAP_DIR_* bits of the directions in which
- *        C answers exactly the two-step answer (new -> old: A after B) for
- *        every 32-bit input; 0 on failure. Costs O((|A| + |B|) log) more.
+ * @param exact_directions optional: the ILMAP_DIR_* bits of the
+ *        directions in which C answers exactly the two-step answer
+ *        (new -> old: A after B) for every 32-bit input; 0 on failure.
+ *        Costs O((|A| + |B|) log) more.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (a, b or out NULL, unknown flag);
  *         ILMAP_E_UNSORTED; ILMAP_E_NOMEM.
  * Thread-safe. O((|A| + |B|) log(|A| + |B|)).
  */
 ILMAP_EXPORT ilmap_status ilmap_compose(const ilmap *a, const ilmap *b, unsigned flags, ilmap **out,
-                                        unsigned *exact);
+                                        unsigned *exact_directions);
 
 /**
  * The inverse: a map whose old -> new answer is m's new -> old answer,

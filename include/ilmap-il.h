@@ -82,17 +82,21 @@ ILMAP_EXPORT ilmap_status ilmap_il_switch_target(const uint8_t *code, size_t cod
 /**
  * Decodes a whole code stream and checks it: every byte belongs to an
  * instruction, the last one ends exactly at code_size, and every branch
- * and switch target is an instruction start. Two-call protocol (as
- * ilmap_entries()): *total receives the instruction count, min(cap,
- * total) instructions are copied to out in offset order.
+ * and switch target is an instruction start. The instructions are copied
+ * to the caller's out in offset order with the buffer protocol (ilmap.h):
+ * *total receives the instruction count, the first min(cap, total) are
+ * written; the caller owns out. The whole stream is checked whatever cap
+ * is.
  *
  * @param bad_offset optional; the offset of the offending instruction,
  *        or ILMAP_NO_INDEX.
- * @return ILMAP_OK; ILMAP_E_INVALID_ARG (code NULL with code_size > 0,
- *         cap > 0 with out or total NULL, code_size > UINT32_MAX);
- *         ILMAP_E_IL_OPCODE; ILMAP_E_IL_TRUNCATED; ILMAP_E_IL_BRANCH;
- *         ILMAP_E_NOMEM (a bit per code byte marks instruction starts).
- *         On failure *total is 0 and nothing is copied.
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap < total: the first cap
+ *         instructions written); ILMAP_E_INVALID_ARG (total NULL, code
+ *         NULL with code_size > 0, cap > 0 with out NULL, code_size >
+ *         UINT32_MAX); ILMAP_E_IL_OPCODE; ILMAP_E_IL_TRUNCATED;
+ *         ILMAP_E_IL_BRANCH; ILMAP_E_NOMEM (a bit per code byte marks
+ *         instruction starts). On any other failure than
+ *         ILMAP_E_TRUNCATED, *total is 0 and nothing is written.
  * Thread-safe.
  */
 ILMAP_EXPORT ilmap_status ilmap_il_decode(const uint8_t *code, size_t code_size, size_t cap,
@@ -100,7 +104,8 @@ ILMAP_EXPORT ilmap_status ilmap_il_decode(const uint8_t *code, size_t code_size,
 
 /**
  * The instruction start offsets of a code stream, checked as by
- * ilmap_il_decode(), with the same two-call protocol and statuses: what
+ * ilmap_il_decode(), with the same buffer protocol, statuses and
+ * guarantees (ILMAP_E_TRUNCATED for a short buffer): what
  * ilmap_edits_build() takes.
  */
 ILMAP_EXPORT ilmap_status ilmap_il_starts(const uint8_t *code, size_t code_size, size_t cap,
@@ -157,7 +162,7 @@ typedef struct ilmap_il_body {
  * runtime derives it, and the section spans 4 + count x clause size bytes.
  * Every clause must lie inside the code (offset + length <= code_size,
  * filter offset < code_size); whether its offsets are instruction starts
- * needs the decoded code (ilmap_il_body_check()).
+ * needs the decoded code (ilmap_il_body_validate()).
  *
  * Refused: a header kind other than tiny or fat, a fat header whose size
  * field is not 3 (ILMAP_E_IL_HEADER); a section kind other than the EH
@@ -174,23 +179,26 @@ typedef struct ilmap_il_body {
 ILMAP_EXPORT ilmap_status ilmap_il_body_parse(const void *body, size_t size, ilmap_il_body *out);
 
 /**
- * Clause `index` of a parsed body, widened to the fat layout.
+ * Clause `index` of a parsed body, widened to the fat layout, copied to
+ * the caller's *out.
  * @param out zeroed on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL pointer, index >= eh_count).
+ * Pure function, thread-safe, allocation-free.
  */
-ILMAP_EXPORT ilmap_status ilmap_il_body_clause(const ilmap_il_body *body, uint32_t index,
-                                               ilmap_il_clause *out);
+ILMAP_EXPORT ilmap_status ilmap_il_body_get_clause(const ilmap_il_body *body, uint32_t index,
+                                                   ilmap_il_clause *out);
 
 /**
- * Everything ilmap_rewrite_body() needs of the original: the code decodes
+ * Everything ilmap_rewrite_create() needs of the original: the code decodes
  * (ilmap_il_decode()) and every EH try, handler and filter start and every
  * try and handler end is an instruction start or the code size.
  * @param bad_offset optional: the offending instruction's offset, or the
  *        offending clause's index for ILMAP_E_IL_EH, else ILMAP_NO_INDEX.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG; the statuses of
  *         ilmap_il_decode(); ILMAP_E_IL_EH.
+ * Thread-safe; reads the body only (ILMAP_E_NOMEM as ilmap_il_decode()).
  */
-ILMAP_EXPORT ilmap_status ilmap_il_body_check(const ilmap_il_body *body, size_t *bad_offset);
+ILMAP_EXPORT ilmap_status ilmap_il_body_validate(const ilmap_il_body *body, size_t *bad_offset);
 
 /* ---------------------------------------------------------------------
  * The map of an edit (issue 4, item 1)
@@ -277,7 +285,10 @@ typedef struct ilmap_rewrite_info {
 } ilmap_rewrite_info;
 
 /**
- * Rewrites a method body with insertions (ECMA-335 II.25.4; clr-abi.md §7).
+ * Rewrites a method body with insertions (ECMA-335 II.25.4; clr-abi.md §7)
+ * and creates the result, which the caller owns and releases with
+ * ilmap_rewrite_free(). The body and the insertions are read during the
+ * call only.
  *
  * - Insertions go before the instruction at their offset (several at one
  *   offset: in the order given), or after the last one for the code size.
@@ -302,10 +313,10 @@ typedef struct ilmap_rewrite_info {
  *   flags and LocalVarSigTok; max stack += extra_stack.
  * - The map: ilmap_edits_build() of the insertions plus each widened
  *   branch as a REPLACE (2 -> 5 bytes): one entry per original
- *   instruction, ilmap_rewrite_entries().
+ *   instruction, ilmap_rewrite_get_entries().
  *
  * Refused (bad_index says where when given): the statuses of
- * ilmap_il_body_parse() and ilmap_il_body_check() (bad_index = offset or
+ * ilmap_il_body_parse() and ilmap_il_body_validate() (bad_index = offset or
  * clause); an insertion not at an instruction start or the code size, or
  * whose bytes do not decode as whole instructions with branches inside
  * themselves: ILMAP_E_EDIT (bad_index = the insertion's index); a result
@@ -319,37 +330,40 @@ typedef struct ilmap_rewrite_info {
  *         unknown flags); the statuses above; ILMAP_E_NOMEM.
  * Thread-safe. O(code + inserted bytes) per layout pass.
  */
-ILMAP_EXPORT ilmap_status ilmap_rewrite_body(const void *body, size_t body_size,
-                                             const ilmap_il_insertion *insertions, size_t count,
-                                             uint32_t extra_stack, unsigned flags,
-                                             ilmap_rewrite **out, size_t *bad_index);
+ILMAP_EXPORT ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
+                                               const ilmap_il_insertion *insertions, size_t count,
+                                               uint32_t extra_stack, unsigned flags,
+                                               ilmap_rewrite **out, size_t *bad_index);
 
-/** Releases a rewrite. NULL is a no-op. */
+/** Releases a rewrite made by ilmap_rewrite_create(). NULL is a no-op. */
 ILMAP_EXPORT void ilmap_rewrite_free(ilmap_rewrite *r);
 
 /**
  * The new method body: *size bytes owned by r, valid until
  * ilmap_rewrite_free(). What SetILFunctionBody takes (it copies). NULL
- * and *size = 0 for a NULL r; size may be NULL.
+ * and *size = 0 for a NULL r; size may be NULL. Thread-safe.
  */
-ILMAP_EXPORT const uint8_t *ilmap_rewrite_bytes(const ilmap_rewrite *r, size_t *size);
+ILMAP_EXPORT const uint8_t *ilmap_rewrite_get_body(const ilmap_rewrite *r, size_t *size);
 
 /**
  * The COR_IL_MAP: *count entries owned by r, one per original
  * instruction, ready for SetILInstrumentedCodeMap (which copies) or
  * ilmap_create(). NULL and *count = 0 for a NULL r; count may be NULL.
+ * Thread-safe.
  */
-ILMAP_EXPORT const ilmap_entry *ilmap_rewrite_entries(const ilmap_rewrite *r, size_t *count);
+ILMAP_EXPORT const ilmap_entry *ilmap_rewrite_get_entries(const ilmap_rewrite *r, size_t *count);
 
 /**
  * Where the original instruction at old_offset now begins (after any
- * bytes inserted before it).
+ * bytes inserted before it). Unlike ilmap_old_to_new() it does not round
+ * down: old_offset must be an original instruction start.
  * @param new_offset receives it; 0 on failure.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no original instruction starts
  *         there); ILMAP_E_INVALID_ARG (r or new_offset NULL). O(log n).
+ * Thread-safe, allocation-free.
  */
-ILMAP_EXPORT ilmap_status ilmap_rewrite_instruction(const ilmap_rewrite *r, uint32_t old_offset,
-                                                    uint32_t *new_offset);
+ILMAP_EXPORT ilmap_status ilmap_rewrite_old_to_new(const ilmap_rewrite *r, uint32_t old_offset,
+                                                   uint32_t *new_offset);
 
 /** Fills *info. @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL; *info zeroed). */
 ILMAP_EXPORT ilmap_status ilmap_rewrite_get_info(const ilmap_rewrite *r, ilmap_rewrite_info *info);

@@ -95,26 +95,29 @@ ILMAP_EXPORT uint32_t ilmap_crc32c(uint32_t crc, const void *data, size_t size);
 
 /**
  * Writes a map in the serialized form (kind 1; lenient maps keep their
- * flag and their entry order). Two-call: *size always receives the bytes
- * needed (32 + 12 * count).
- *  - cap 0 (buf may be NULL): size query, ILMAP_OK;
- *  - cap >= needed: written, ILMAP_OK;
- *  - 0 < cap < needed: nothing written, ILMAP_E_INVALID_ARG.
- * @return ILMAP_OK; ILMAP_E_INVALID_ARG (m or size NULL, buf NULL with
- *         cap > 0, cap too small; *size is 0 when m or size is NULL);
- *         ILMAP_E_LIMIT (more than ILMAP_SERIAL_MAX_ENTRIES entries; *size
- *         0); ILMAP_E_NOMEM.
- * Thread-safe.
+ * flag and their entry order) to the caller's out, with the buffer
+ * protocol of ilmap.h, items being bytes: *total receives the size of the
+ * serialized map (32 + 12 * count), and the first min(cap, total) bytes
+ * of it are written.
+ *  - cap 0 (out may be NULL): size query, ILMAP_OK;
+ *  - cap >= total: the whole map written, ILMAP_OK;
+ *  - 0 < cap < total: its first cap bytes written, ILMAP_E_TRUNCATED
+ *    (they are no usable map on their own).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED; ILMAP_E_INVALID_ARG (m or total
+ *         NULL, out NULL with cap > 0); ILMAP_E_LIMIT (more than
+ *         ILMAP_SERIAL_MAX_ENTRIES entries); ILMAP_E_NOMEM. On these
+ *         errors *total is 0 (when total is set) and nothing is written.
+ * Thread-safe; the caller owns out.
  */
-ILMAP_EXPORT ilmap_status ilmap_serialize(const ilmap *m, void *buf, size_t cap, size_t *size);
+ILMAP_EXPORT ilmap_status ilmap_serialize(const ilmap *m, size_t cap, size_t *total, void *out);
 
 /**
  * The same for an IL-to-native map (kind 2): its exported entries
  * (ilmap_native_export(), end-unknown entry ending at the code size) and
- * its code size.
+ * its code size. Same protocol, statuses and guarantees.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_serialize(const ilmap_native *m, void *buf, size_t cap,
-                                                 size_t *size);
+ILMAP_EXPORT ilmap_status ilmap_native_serialize(const ilmap_native *m, size_t cap, size_t *total,
+                                                 void *out);
 
 /**
  * A zero-copy, read-only view of a serialized map: the header's fields
@@ -150,25 +153,29 @@ ILMAP_EXPORT ilmap_status ilmap_view_open(const void *buf, size_t size, unsigned
                                           ilmap_view *view, ilmap_serial_error *err);
 
 /**
- * The view's entries in place, as an array, when the host is
- * little-endian, the payload is 4-byte aligned and the view is of kind 1;
- * NULL otherwise (use ilmap_view_entry()). Zero-copy.
+ * The view's entries in place, as an array of view->count entries, when
+ * the host is little-endian, the payload is 4-byte aligned and the view is
+ * of kind 1; NULL otherwise (use ilmap_view_get_entry()). Zero-copy: the
+ * array is the caller's buffer, valid as long as it is. Thread-safe.
  */
-ILMAP_EXPORT const ilmap_entry *ilmap_view_entries(const ilmap_view *view);
+ILMAP_EXPORT const ilmap_entry *ilmap_view_get_entries(const ilmap_view *view);
 
 /** The same for kind 2. */
-ILMAP_EXPORT const ilmap_native_entry *ilmap_view_native_entries(const ilmap_view *view);
+ILMAP_EXPORT const ilmap_native_entry *ilmap_view_get_native_entries(const ilmap_view *view);
 
 /**
- * Entry i of a kind 1 view, decoded whatever the host and alignment.
+ * Entry i of a kind 1 view, decoded whatever the host and alignment,
+ * copied to the caller's *out.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL, wrong kind, i >= count;
  *         *out zeroed).
+ * Thread-safe, allocation-free.
  */
-ILMAP_EXPORT ilmap_status ilmap_view_entry(const ilmap_view *view, size_t i, ilmap_entry *out);
+ILMAP_EXPORT ilmap_status ilmap_view_get_entry(const ilmap_view *view, size_t i,
+                                               ilmap_entry *out);
 
-/** Entry i of a kind 2 view; as ilmap_view_entry(). */
-ILMAP_EXPORT ilmap_status ilmap_view_native_entry(const ilmap_view *view, size_t i,
-                                                  ilmap_native_entry *out);
+/** Entry i of a kind 2 view; as ilmap_view_get_entry(). */
+ILMAP_EXPORT ilmap_status ilmap_view_get_native_entry(const ilmap_view *view, size_t i,
+                                                      ilmap_native_entry *out);
 
 /**
  * ilmap_old_to_new() answered on the serialized bytes, without building

@@ -33,17 +33,17 @@
  * serialize among themselves on one mutex, allocate, and are NOT
  * async-signal-safe. Readers never block and never allocate: a reader
  * thread registers once (ilmap_store_reader_register()), then brackets
- * its queries with ilmap_store_read_begin() / ilmap_store_read_end(),
- * which give it an immutable snapshot (an ilmap_store_view) of the whole
- * store. Those two calls and every query on a view take no lock, make no
- * system call and allocate nothing, so they are async-signal-safe: a
+ * its queries with ilmap_store_reader_begin() / ilmap_store_reader_end(),
+ * which give it an immutable snapshot (an ilmap_store_snapshot) of the
+ * whole store. Those two calls and every query on a snapshot take no
+ * lock, make no system call and allocate nothing, so they are async-signal-safe: a
  * signal handler may use them, even one that interrupted the same thread
  * inside a read or inside a writer. Writers publish a new snapshot with one
  * atomic pointer swap and never wait for readers: what they replace is
  * freed later, once every reader that could still see it has left its
- * read (epoch-based reclamation; see ilmap_store_read_begin()). A view
- * and every pointer obtained through it stay valid until the matching
- * ilmap_store_read_end().
+ * read (epoch-based reclamation; see ilmap_store_reader_begin()). A
+ * snapshot and every pointer obtained through it stay valid until the
+ * matching ilmap_store_reader_end().
  *
  * The conventions of ilmap.h hold: functions return an ilmap_status, check
  * every argument, never abort, and write every output on failure too.
@@ -78,7 +78,7 @@ typedef struct ilmap_store ilmap_store;
 /** A reader slot: one per reading thread, see ilmap_store_reader_register(). */
 typedef struct ilmap_store_reader ilmap_store_reader;
 /** An immutable snapshot of a store, valid inside one read. */
-typedef struct ilmap_store_view ilmap_store_view;
+typedef struct ilmap_store_snapshot ilmap_store_snapshot;
 
 /** One code range, byte for byte COR_PRF_CODE_INFO (startAddress, size):
  *  the array GetCodeInfo2 fills can be passed as it is. */
@@ -135,7 +135,7 @@ ILMAP_EXPORT void ilmap_store_free(ilmap_store *store);
  *    to the store when the writer returns ILMAP_OK, which frees it when
  *    it is replaced or removed and no read can still see it, or in
  *    ilmap_store_free(). The caller must not use or free it after that
- *    (reads reach it through views). On any failure the caller still owns
+ *    (reads reach it through snapshots). On any failure the caller still owns
  *    it. A map must not be handed over twice.
  *  - A call that changes nothing (setting what is already set) returns
  *    ILMAP_OK and publishes nothing.
@@ -153,7 +153,7 @@ ILMAP_EXPORT void ilmap_store_free(ilmap_store *store);
  * Native bodies keep the map their version had when they were attached
  * (ilmap_store_add_body()): as in the runtime, where the debugger reads
  * the map once per code body, a later call changes what
- * ilmap_store_view_il_map() answers and what bodies attached later use,
+ * ilmap_store_snapshot_get_il_map() answers and what bodies attached later use,
  * not the translation of code already attached.
  *
  * @param module ModuleID, not 0.
@@ -351,7 +351,7 @@ ILMAP_EXPORT ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_
  *
  * A slot must be used by one thread at a time. A signal handler running
  * on that thread may use the same slot, even while the interrupted code is
- * inside a read: reads nest (see ilmap_store_read_begin()).
+ * inside a read: reads nest (see ilmap_store_reader_begin()).
  *
  * @param out receives the slot, or NULL on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store or out NULL); ILMAP_E_FULL
@@ -369,9 +369,10 @@ ILMAP_EXPORT ilmap_status ilmap_store_reader_register(ilmap_store *store,
 ILMAP_EXPORT ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *reader);
 
 /**
- * Begins a read: *view receives the store's current snapshot, which no
- * writer will change or free until the matching ilmap_store_read_end().
- * Every query on it answers from that one consistent state.
+ * Begins a read: *snapshot receives the store's current snapshot, which
+ * no writer will change or free until the matching
+ * ilmap_store_reader_end(); the store owns it (never free it). Every
+ * query on it answers from that one consistent state.
  *
  * Wait-free, lock-free, allocation-free, async-signal-safe. Reads on one
  * slot nest: a begin inside a read (a signal handler that interrupted
@@ -379,30 +380,31 @@ ILMAP_EXPORT ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *read
  * releases the snapshots; a nested begin returns the current snapshot,
  * which may be newer than the outer one's.
  *
- * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader or view NULL; *view NULL);
- *         ILMAP_E_LIMIT (nesting deeper than 2^31).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader or snapshot NULL;
+ *         *snapshot NULL); ILMAP_E_LIMIT (nesting deeper than 2^31;
+ *         *snapshot NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_read_begin(ilmap_store_reader *reader,
-                                                 const ilmap_store_view **view);
+ILMAP_EXPORT ilmap_status ilmap_store_reader_begin(ilmap_store_reader *reader,
+                                                   const ilmap_store_snapshot **snapshot);
 
 /**
- * Ends the innermost read begun on the slot. The views and pointers it
+ * Ends the innermost read begun on the slot. The snapshots and pointers it
  * gave must not be used afterwards. Same guarantees as
- * ilmap_store_read_begin().
+ * ilmap_store_reader_begin().
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (reader NULL, or not inside a
  *         read).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_read_end(ilmap_store_reader *reader);
+ILMAP_EXPORT ilmap_status ilmap_store_reader_end(ilmap_store_reader *reader);
 
-/* ---- Queries on a view ----------------------------------------------
+/* ---- Queries on a snapshot ------------------------------------------
  *
  * Common to every query below: lock-free, allocation-free,
  * async-signal-safe, O(log n) unless said otherwise; pointers they give
  * (maps) are valid until the read ends and must not be freed. A NULL
- * view is ILMAP_E_INVALID_ARG.
+ * snapshot is ILMAP_E_INVALID_ARG.
  */
 
-/** Where an address is (ilmap_store_view_lookup()). */
+/** Where an address is (ilmap_store_snapshot_lookup()). */
 typedef struct ilmap_store_location {
     ilmap_function_id function_id;
     ilmap_rejit_id rejit_id;   /**< the version the code belongs to */
@@ -431,20 +433,21 @@ typedef struct ilmap_store_location {
  * every body's ranges), then ilmap_native_to_il() on its native map at
  * the native offset, then ilmap_new_to_old() through its captured IL map.
  * Bodies of old and reverted versions answer too; whether rejit_id is the
- * current version is ilmap_store_view_function()'s answer (left out here:
- * it costs a second search, and a sampler rarely needs it).
+ * current version is ilmap_store_snapshot_get_function()'s answer (left
+ * out here: it costs a second search, and a sampler rarely needs it).
  * @param out receives the location; zeroed (mapping NO_INFO) on failure.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no body holds address);
- *         ILMAP_E_INVALID_ARG (view or out NULL).
+ *         ILMAP_E_INVALID_ARG (snapshot or out NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_lookup(const ilmap_store_view *view, uintptr_t address,
-                                                  ilmap_store_location *out);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_lookup(const ilmap_store_snapshot *snapshot,
+                                                      uintptr_t address,
+                                                      ilmap_store_location *out);
 
 /**
- * ilmap_store_view_lookup() in one call: begins a read on reader, looks
- * up, ends the read. out holds only values, so it stays valid. What a
+ * ilmap_store_snapshot_lookup() in one call: begins a read on reader,
+ * looks up, ends the read. out holds only values, so it stays valid. What a
  * sampler calls from its signal handler. Same guarantees.
- * @return as ilmap_store_view_lookup(); ILMAP_E_INVALID_ARG also for
+ * @return as ilmap_store_snapshot_lookup(); ILMAP_E_INVALID_ARG also for
  *         reader NULL; ILMAP_E_LIMIT (nesting too deep).
  */
 ILMAP_EXPORT ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
@@ -455,20 +458,22 @@ ILMAP_EXPORT ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr
  * IL-level map (ilmap_store_set_il_map()); otherwise the version's own.
  * *map is NULL when there is none (translation is the identity).
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (unknown function or version; *map
- *         NULL); ILMAP_E_INVALID_ARG (view or map NULL).
+ *         NULL); ILMAP_E_INVALID_ARG (snapshot or map NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_il_map(const ilmap_store_view *view,
-                                                  ilmap_function_id function_id,
-                                                  ilmap_rejit_id rejit_id, const ilmap **map);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapshot,
+                                                          ilmap_function_id function_id,
+                                                          ilmap_rejit_id rejit_id,
+                                                          const ilmap **map);
 
 /**
  * The IL-level map of (module, method_def); *map NULL when none is set
  * (or it was cleared).
- * @return ILMAP_OK; ILMAP_E_INVALID_ARG (view or map NULL).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (snapshot or map NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_method_map(const ilmap_store_view *view,
-                                                      ilmap_module_id module, uint32_t method_def,
-                                                      const ilmap **map);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_method_map(const ilmap_store_snapshot *snapshot,
+                                                              ilmap_module_id module,
+                                                              uint32_t method_def,
+                                                              const ilmap **map);
 
 /** What the store knows of a function instance. */
 typedef struct ilmap_store_function_info {
@@ -480,37 +485,41 @@ typedef struct ilmap_store_function_info {
 /**
  * A function instance's method and current version.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (not registered; *out zeroed);
- *         ILMAP_E_INVALID_ARG (view or out NULL).
+ *         ILMAP_E_INVALID_ARG (snapshot or out NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_function(const ilmap_store_view *view,
-                                                    ilmap_function_id function_id,
-                                                    ilmap_store_function_info *out);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_function(const ilmap_store_snapshot *snapshot,
+                                                            ilmap_function_id function_id,
+                                                            ilmap_store_function_info *out);
 
 /**
- * A function instance's versions, ReJITIDs ascending (0 first), with the
- * two-call protocol of ilmap_entries(): *total = the count, min(cap,
- * count) copied; a size query is (cap 0, out NULL). O(log n + count).
- * @return ILMAP_OK; ILMAP_E_NOT_FOUND (not registered; *total 0);
- *         ILMAP_E_INVALID_ARG (view NULL, or cap > 0 with out or total
- *         NULL).
+ * A function instance's versions, ReJITIDs ascending (0 first), copied to
+ * the caller's out with the buffer protocol of ilmap.h: *total = the
+ * count, the first min(cap, count) written; a size query is (cap 0, out
+ * NULL). O(log n + count).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap < count: the first cap
+ *         written); ILMAP_E_NOT_FOUND (not registered; *total 0);
+ *         ILMAP_E_INVALID_ARG (snapshot or total NULL, or cap > 0 with out
+ *         NULL; *total 0 when total is set).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_versions(const ilmap_store_view *view,
-                                                    ilmap_function_id function_id, size_t cap,
-                                                    size_t *total, ilmap_rejit_id *out);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_list_versions(const ilmap_store_snapshot *snapshot,
+                                                             ilmap_function_id function_id,
+                                                             size_t cap, size_t *total,
+                                                             ilmap_rejit_id *out);
 
 /**
  * The code starts of a version's native bodies, ascending, with the same
- * protocol (GetNativeCodeStartAddresses' question). O(log n + count).
- * @return ILMAP_OK (a version with no body: *total 0);
- *         ILMAP_E_NOT_FOUND (unknown function or version);
- *         ILMAP_E_INVALID_ARG as ilmap_store_view_versions().
+ * buffer protocol (GetNativeCodeStartAddresses' question).
+ * O(log n + count).
+ * @return ILMAP_OK (a version with no body: *total 0); ILMAP_E_TRUNCATED;
+ *         ILMAP_E_NOT_FOUND (unknown function or version; *total 0);
+ *         ILMAP_E_INVALID_ARG as ilmap_store_snapshot_list_versions().
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_bodies(const ilmap_store_view *view,
-                                                  ilmap_function_id function_id,
-                                                  ilmap_rejit_id rejit_id, size_t cap,
-                                                  size_t *total, uintptr_t *out);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_list_bodies(const ilmap_store_snapshot *snapshot,
+                                                           ilmap_function_id function_id,
+                                                           ilmap_rejit_id rejit_id, size_t cap,
+                                                           size_t *total, uintptr_t *out);
 
-/** A native body (ilmap_store_view_body()). */
+/** A native body (ilmap_store_snapshot_get_body()). */
 typedef struct ilmap_store_body_info {
     ilmap_function_id function_id;
     ilmap_rejit_id rejit_id;
@@ -527,20 +536,21 @@ typedef struct ilmap_store_body_info {
 /**
  * The native body holding address (its code start or any address in its
  * ranges), e.g. to answer GetILToNativeMapping3's question from
- * native_map.
+ * native_map. The maps in *out belong to the snapshot.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (*out zeroed); ILMAP_E_INVALID_ARG
- *         (view or out NULL).
+ *         (snapshot or out NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_store_view_body(const ilmap_store_view *view, uintptr_t address,
-                                                ilmap_store_body_info *out);
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot,
+                                                        uintptr_t address,
+                                                        ilmap_store_body_info *out);
 
 /**
- * The view's generation: how many snapshots the store had published when
- * this one was (0 for a new store). Equal generations mean equal
+ * The snapshot's generation: how many snapshots the store had published
+ * when this one was (0 for a new store). Equal generations mean equal
  * contents, so a reader can cache answers and check the generation.
  * Returns 0 for NULL.
  */
-ILMAP_EXPORT uint64_t ilmap_store_view_generation(const ilmap_store_view *view);
+ILMAP_EXPORT uint64_t ilmap_store_snapshot_get_generation(const ilmap_store_snapshot *snapshot);
 
 /* ---------------------------------------------------------------------
  * The FunctionIDMapper
@@ -549,11 +559,12 @@ ILMAP_EXPORT uint64_t ilmap_store_view_generation(const ilmap_store_view *view);
 typedef struct ilmap_fid_mapper ilmap_fid_mapper;
 
 /** The runtime's callbacks (corprof.idl: FunctionIDMapper,
- *  FunctionIDMapper2), with BOOL as int32_t and UINT_PTR/FunctionID as
- *  uintptr_t. */
-typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper_fn)(uintptr_t function_id,
+ *  FunctionIDMapper2), with BOOL as int32_t, FunctionID as
+ *  ilmap_function_id and the returned client ID (UINT_PTR) as uintptr_t.
+ *  ilmap_function_id is uintptr_t, so these are the runtime's ABI. */
+typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper_fn)(ilmap_function_id function_id,
                                                              int32_t *hook_function);
-typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper2_fn)(uintptr_t function_id,
+typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper2_fn)(ilmap_function_id function_id,
                                                               void *client_data,
                                                               int32_t *hook_function);
 
@@ -566,7 +577,7 @@ typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper2_fn)(uintptr_t functio
  * thread wait for another, which could deadlock on those locks); only the
  * first published decision counts.
  */
-typedef int (*ilmap_fid_filter_fn)(void *context, uintptr_t function_id);
+typedef int (*ilmap_fid_filter_fn)(void *context, ilmap_function_id function_id);
 
 /**
  * Creates a mapper for at most max_functions distinct FunctionIDs.
@@ -619,8 +630,8 @@ ILMAP_EXPORT void ilmap_fid_mapper_free(ilmap_fid_mapper *mapper);
  *         *hook = 0.
  */
 ILMAP_EXPORT ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper,
-                                               uintptr_t function_id, uintptr_t *client_id,
-                                               int *hook);
+                                               ilmap_function_id function_id,
+                                               uintptr_t *client_id, int *hook);
 
 /**
  * The mapping of a FunctionID already mapped, never deciding: what an
@@ -632,20 +643,21 @@ ILMAP_EXPORT ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper,
  *         *client_id = 0, *hook = 0.
  */
 ILMAP_EXPORT ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper,
-                                                  uintptr_t function_id, uintptr_t *client_id,
-                                                  int *hook);
+                                                  ilmap_function_id function_id,
+                                                  uintptr_t *client_id, int *hook);
 
 /**
- * The FunctionID of a client ID (reverse of a hooked mapping): what an
- * ELT3 hook, given the client ID, needs to call back into the profiling
- * API. Wait-free, allocation-free, async-signal-safe.
+ * The FunctionID of a client ID (reverse of a hooked mapping), written to
+ * the caller's *function_id: what an ELT3 hook, given the client ID,
+ * needs to call back into the profiling API. Wait-free, allocation-free,
+ * async-signal-safe.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (0, or an index not handed out;
  *         *function_id 0); ILMAP_E_INVALID_ARG (mapper or function_id
  *         NULL).
  */
-ILMAP_EXPORT ilmap_status ilmap_fid_mapper_function(const ilmap_fid_mapper *mapper,
-                                                    uintptr_t client_id,
-                                                    uintptr_t *function_id);
+ILMAP_EXPORT ilmap_status ilmap_fid_mapper_get_function(const ilmap_fid_mapper *mapper,
+                                                        uintptr_t client_id,
+                                                        ilmap_function_id *function_id);
 
 /** Counters of a mapper, read atomically one by one (not a snapshot). */
 typedef struct ilmap_fid_mapper_stats {
@@ -672,7 +684,7 @@ ILMAP_EXPORT ilmap_status ilmap_fid_mapper_get_stats(const ilmap_fid_mapper *map
  * profiled process goes on. hook_function NULL: nothing is written, the
  * FunctionID is returned.
  */
-ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(uintptr_t function_id,
+ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(ilmap_function_id function_id,
                                                                 void *client_data,
                                                                 int32_t *hook_function);
 
@@ -682,7 +694,7 @@ ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(uintptr_t functi
  * answers as ilmap_fid_mapper_callback2() with the global mapper, or
  * leaves the function unhooked when none is installed.
  */
-ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(uintptr_t function_id,
+ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(ilmap_function_id function_id,
                                                                int32_t *hook_function);
 
 /**

@@ -22,7 +22,23 @@
  *  - A built object is immutable: any number of threads may query it at
  *    once without locks. Queries allocate nothing and take no locks, so
  *    they are safe to call from a signal handler.
- *  - libilmap has no global mutable state.
+ *  - libilmap has no global mutable state, with one documented exception:
+ *    the global FunctionIDMapper pointer set by ilmap_fid_mapper_set_global()
+ *    (ilmap-versions.h), an atomic pointer read only by
+ *    ilmap_fid_mapper_callback().
+ *  - Every call that copies items out to a caller's buffer follows one
+ *    buffer protocol, (size_t cap, size_t *total, T *out), in that order
+ *    after the object and any key arguments:
+ *      * total must not be NULL (else ILMAP_E_INVALID_ARG);
+ *      * *total receives the full item count on ILMAP_OK and on
+ *        ILMAP_E_TRUNCATED, 0 on any other error;
+ *      * cap 0 is a size query: out may be NULL, ILMAP_OK;
+ *      * cap > 0 with out NULL is ILMAP_E_INVALID_ARG;
+ *      * the first min(cap, *total) items are written to out, and nothing
+ *        past them is touched;
+ *      * cap >= *total gives ILMAP_OK, cap < *total ILMAP_E_TRUNCATED (the
+ *        buffer holds the first cap items).
+ *    Byte buffers (ilmap_serialize()) follow it with items = bytes.
  */
 #ifndef ILMAP_H
 #define ILMAP_H
@@ -51,7 +67,7 @@ extern "C" {
 #endif
 
 #define ILMAP_VERSION_MAJOR 0
-#define ILMAP_VERSION_MINOR 1
+#define ILMAP_VERSION_MINOR 2
 #define ILMAP_VERSION_MICRO 0
 
 /** The library's version as "MAJOR.MINOR.MICRO"; static storage. */
@@ -67,7 +83,7 @@ typedef enum ilmap_status {
      *  too large to index (see ILMAP_MAX_ENTRIES). */
     ILMAP_E_INVALID_ARG = 1,
     /** A strict map is not strictly ascending in old_offset and in
-     *  new_offset; ilmap_diagnose() says which column and how. */
+     *  new_offset; ilmap_validate() says which column and how. */
     ILMAP_E_UNSORTED = 2,
     /** Memory allocation failed; nothing was built. */
     ILMAP_E_NOMEM = 3,
@@ -111,7 +127,10 @@ typedef enum ilmap_status {
     ILMAP_E_EXISTS = 17,
     /** A fixed capacity is exhausted: reader slots, FunctionIDMapper
      *  entries (ilmap-versions.h). */
-    ILMAP_E_FULL = 18
+    ILMAP_E_FULL = 18,
+    /** The buffer holds the first cap items; *total says how many there
+     *  are (the buffer protocol, see the top of this header). */
+    ILMAP_E_TRUNCATED = 19
 } ilmap_status;
 
 /**
@@ -166,19 +185,18 @@ _Static_assert(offsetof(ilmap_entry, accurate) == 8, "ilmap_entry must match COR
 /** An immutable, indexed COR_IL_MAP. */
 typedef struct ilmap ilmap;
 
-/** Flags for ilmap_create(). */
-enum ilmap_create_flags {
-    /** Accept any array (unsorted, duplicate keys, non-monotone) and
-     *  answer every lookup exactly as the runtime's linear scan does
-     *  (spec decision 2): for equal keys the last one wins. */
-    ILMAP_LENIENT = 1u << 0,
-    /** Do not use AVX2 even where the CPU has it (testing, comparisons). */
-    ILMAP_NO_AVX2 = 1u << 8,
-    /** Use only the portable scalar code (no SIMD at all). */
-    ILMAP_PORTABLE = 1u << 9
-};
+/* Flags for ilmap_create(). */
+/** Accept any array (unsorted, duplicate keys, non-monotone) and answer
+ *  every lookup exactly as the runtime's linear scan does (spec decision
+ *  2): for equal keys the last one wins. Also the bit ilmap_get_flags()
+ *  reports. */
+#define ILMAP_LENIENT (1u << 0)
+/** Do not use AVX2 even where the CPU has it (testing, comparisons). */
+#define ILMAP_NO_AVX2 (1u << 8)
+/** Use only the portable scalar code (no SIMD at all). */
+#define ILMAP_PORTABLE (1u << 9)
 
-/** Why ilmap_diagnose() rejects an array as a strict map. */
+/** Why ilmap_validate() rejects an array as a strict map. */
 typedef enum ilmap_defect {
     ILMAP_DEFECT_NONE = 0,
     /** old_offset[i] < old_offset[i-1] */
@@ -199,9 +217,16 @@ ILMAP_EXPORT const char *ilmap_defect_str(ilmap_defect defect);
 /**
  * Checks that entries[0..count) form a strict map: strictly ascending in
  * old_offset AND in new_offset (spec decision 2; what the runtime assumes
- * and never checks). Keys equal to the special values are allowed (spec
- * decision 7). An empty array is valid.
+ * and never checks), and says why not: which column, and whether it
+ * descends or repeats. The old column is checked before the new one at
+ * each index, and the lowest offending index is reported. Keys equal to
+ * the special values are allowed (spec decision 7). An empty array is
+ * valid.
  *
+ * @param defect     optional; receives the reason: ILMAP_DEFECT_NONE when
+ *                   the array is valid, ILMAP_DEFECT_BAD_ARGUMENT for a
+ *                   bad argument, else the column and kind of the first
+ *                   violation.
  * @param bad_index  optional; receives the first offending index (the
  *                   second of the two entries out of order), or
  *                   ILMAP_NO_INDEX when the array is valid or an argument
@@ -209,19 +234,10 @@ ILMAP_EXPORT const char *ilmap_defect_str(ilmap_defect defect);
  * @return ILMAP_OK; ILMAP_E_UNSORTED (order violated);
  *         ILMAP_E_INVALID_ARG (entries NULL with count > 0, or
  *         count > ILMAP_MAX_ENTRIES).
- * Pure function, thread-safe.
+ * Pure function, thread-safe; reads entries only, owns nothing.
  */
 ILMAP_EXPORT ilmap_status ilmap_validate(const ilmap_entry *entries, size_t count,
-                                         size_t *bad_index);
-
-/**
- * The same check as ilmap_validate(), telling why: which column and
- * whether it descends or repeats. The old column is checked before the new
- * one at each index, and the lowest offending index is reported.
- * @param bad_index optional, as for ilmap_validate().
- */
-ILMAP_EXPORT ilmap_defect ilmap_diagnose(const ilmap_entry *entries, size_t count,
-                                         size_t *bad_index);
+                                         ilmap_defect *defect, size_t *bad_index);
 
 /**
  * Builds an indexed map from entries[0..count).
@@ -289,30 +305,34 @@ ILMAP_EXPORT void ilmap_old_to_new_batch(const ilmap *map, const uint32_t *in,
 ILMAP_EXPORT void ilmap_new_to_old_batch(const ilmap *map, const uint32_t *in,
                                          uint32_t *out, size_t n);
 
-/** The number of entries the map was built from (0 for NULL). */
-ILMAP_EXPORT size_t ilmap_count(const ilmap *map);
+/** The number of entries the map was built from (0 for NULL).
+ *  Thread-safe, lock-free, allocation-free. */
+ILMAP_EXPORT size_t ilmap_get_count(const ilmap *map);
 
-/** Non-zero when the map was built with ILMAP_LENIENT (0 for NULL). */
-ILMAP_EXPORT int ilmap_is_lenient(const ilmap *map);
+/** The map's flags: ILMAP_LENIENT when it was built lenient, else 0 (0 for
+ *  NULL; the kernel-choice flags are not reported). Thread-safe. */
+ILMAP_EXPORT unsigned ilmap_get_flags(const ilmap *map);
 
 /**
  * The map's entries as given to ilmap_create() (same order, same
- * accurate values), with the two-call protocol of spec §4: *total
- * receives the entry count; min(cap, count) entries are copied.
- * A size query is (cap 0, out NULL); total may be NULL when cap is 0
- * (nothing reported), as the runtime allows.
- * @return ILMAP_OK; ILMAP_E_INVALID_ARG when cap > 0 and out or total is
- *         NULL (nothing is copied; *total is still written when total is
- *         not NULL). A NULL map has 0 entries.
+ * accurate values), copied to the caller's out with the buffer protocol
+ * (top of this header): *total receives the entry count and the first
+ * min(cap, count) entries are written; the caller owns out. A NULL map
+ * has 0 entries.
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap < count: the first cap
+ *         entries written); ILMAP_E_INVALID_ARG (total NULL, or cap > 0
+ *         with out NULL; nothing written, *total 0 when total is set).
+ * Thread-safe, lock-free, allocation-free.
  */
-ILMAP_EXPORT ilmap_status ilmap_entries(const ilmap *map, size_t cap, size_t *total,
-                                        ilmap_entry *out);
+ILMAP_EXPORT ilmap_status ilmap_export(const ilmap *map, size_t cap, size_t *total,
+                                       ilmap_entry *out);
 
 /** Bytes of memory the map holds, its own struct included (0 for NULL). */
-ILMAP_EXPORT size_t ilmap_memory_bytes(const ilmap *map);
+ILMAP_EXPORT size_t ilmap_get_memory_bytes(const ilmap *map);
 
-/** Which lookup code the map uses: "avx2", "sse2" or "portable". */
-ILMAP_EXPORT const char *ilmap_implementation(const ilmap *map);
+/** Which lookup code the map uses: "avx2", "sse2" or "portable" (static
+ *  storage; for NULL, what a map built now would use). */
+ILMAP_EXPORT const char *ilmap_get_implementation(const ilmap *map);
 
 /* ---- IL-to-native maps (COR_DEBUG_IL_TO_NATIVE_MAP) ---- */
 
@@ -392,7 +412,7 @@ _Static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
 #define ILMAP_MAPPING_EXACT            0x10u
 #define ILMAP_MAPPING_APPROXIMATE      0x20u
 
-/** Flag for ilmap_native_build() and ilmap_native_compose(): build with the
+/** Flag for ilmap_native_build() and ilmap_native_translate(): build with the
  *  ICorDebug/DAC rules instead of the in-process debugger's (spec §3,
  *  "DAC version"; decision 1). ILMAP_NO_AVX2 and ILMAP_PORTABLE are
  *  accepted there too and choose the lookup kernels as for ilmap_create(). */
@@ -421,7 +441,7 @@ typedef struct ilmap_native_record {
     uint32_t source;       /**< ILMAP_SOURCE_* bits */
 } ilmap_native_record;
 
-/** Which list ilmap_native_records() reads. */
+/** Which list ilmap_native_export_records() reads. */
 #define ILMAP_RECORDS_EXPORTED   0u /**< the sequence map: what export returns */
 #define ILMAP_RECORDS_CALL_SITES 1u /**< the split-off CALL_INSTRUCTION entries */
 
@@ -483,7 +503,7 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
  *     runtime's quicksort leaves the order open (same class, IL and
  *     start), libilmap keeps native order (decision 8).
  *  6. Trailing CALL_INSTRUCTION entries are split off into the call-site
- *     list (ilmap_native_records(), ilmap_native_call_site_at()): they
+ *     list (ilmap_native_export_records(), ilmap_native_find_call_site()): they
  *     are not exported and no lookup sees them.
  * ILMAP_DAC differs: with a map, step 1 translates by
  * ilmap_new_to_old_dac() and its tracker starts at MAX_ILNUM
@@ -569,7 +589,7 @@ ILMAP_EXPORT ilmap_status ilmap_native_from_entries(const ilmap_native_entry *en
                                                     uint32_t code_size, ilmap_native **out);
 
 /**
- * Composition for instrumented methods: from the map the runtime exported
+ * Translation for instrumented methods: from the map the runtime exported
  * for an instrumented method while no COR_IL_MAP was in force (IL offsets
  * in instrumented coordinates), and the method's COR_IL_MAP, the map the
  * runtime would have exported had that COR_IL_MAP been set before the
@@ -584,7 +604,7 @@ ILMAP_EXPORT ilmap_status ilmap_native_from_entries(const ilmap_native_entry *en
  * ILMAP_DAC for the DAC's. The result's lastIL is what that build gives
  * (in-process: instrumented coordinates, as in the runtime).
  *
- * When it is exact: the result is entry for entry the runtime's
+ * When it is lossless: the result is entry for entry the runtime's
  * (export and every lookup), provided the JIT reported no
  * CALL_INSTRUCTION boundaries. Those are not exported, yet with a map they
  * move the duplicate tracker and can hide the second filter's previous
@@ -594,7 +614,7 @@ ILMAP_EXPORT ilmap_status ilmap_native_from_entries(const ilmap_native_entry *en
  * result: those entries have the IL offset of the entry they follow, so
  * they translate to it too and are dropped with a map as well.
  *
- * @param exact optional; 1 when the input is consistent with that
+ * @param lossless optional; 1 when the input is consistent with that
  *        reconstruction (the ranges tile [first start, code_size) in
  *        native order, the last one ends at code_size or 0, no two empty
  *        ranges with different IL share a start, and, in-process, no two
@@ -606,30 +626,28 @@ ILMAP_EXPORT ilmap_status ilmap_native_from_entries(const ilmap_native_entry *en
  *         count > 0, count > ILMAP_NATIVE_MAX_ENTRIES, unknown flag);
  *         ILMAP_E_CODE_SIZE (a start beyond code_size); ILMAP_E_NOMEM.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_compose(const ilmap_native_entry *exported, size_t count,
-                                               uint32_t code_size, const ilmap *instrumented,
-                                               unsigned flags, ilmap_native **out, int *exact);
+ILMAP_EXPORT ilmap_status ilmap_native_translate(const ilmap_native_entry *exported, size_t count,
+                                                 uint32_t code_size, const ilmap *instrumented,
+                                                 unsigned flags, ilmap_native **out,
+                                                 int *lossless);
 
 /** Releases a map. NULL is a no-op. The map must not be in use. */
 ILMAP_EXPORT void ilmap_native_free(ilmap_native *m);
 
 /**
- * The exported map with GetILToNativeMapping2's buffer protocol (spec §4,
- * decision 6), entries in the runtime's sorted order, each as
+ * The exported map, entries in the runtime's sorted order, each as
  * ExportILToNativeMap writes it (an entry with NATIVE_END_OFFSET_UNKNOWN
- * gets native_end = code size):
- *  - cap 0, out NULL, total set: *total = n (size query), ILMAP_OK;
- *  - cap 0, out set: nothing copied, *total = n, ILMAP_OK;
- *  - 0 < cap < n: the first cap entries copied, *total = n (the total, not
- *    the number copied), ILMAP_OK (truncation is not an error);
- *  - cap >= n: n copied, *total = n, ILMAP_OK;
- *  - total NULL with cap 0: allowed, nothing reported, ILMAP_OK;
- *  - cap > 0 with total or out NULL: ILMAP_E_INVALID_ARG, nothing copied;
- *  - m NULL: ILMAP_E_INVALID_ARG.
- * On failure *total (when total is not NULL) is 0.
+ * gets native_end = code size), copied to the caller's out with the
+ * buffer protocol (top of this header): *total receives the entry count,
+ * the first min(cap, count) entries are written; the caller owns out.
+ * Unlike GetILToNativeMapping2 (spec §4, decision 6), which returns S_OK
+ * for a short buffer, a short buffer is ILMAP_E_TRUNCATED.
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap < count: the first cap entries
+ *         written); ILMAP_E_INVALID_ARG (m or total NULL, or cap > 0 with
+ *         out NULL; nothing written, *total 0 when total is set).
  * Thread-safe, lock-free, allocation-free.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_export(const ilmap_native *m, uint32_t cap, uint32_t *total,
+ILMAP_EXPORT ilmap_status ilmap_native_export(const ilmap_native *m, size_t cap, size_t *total,
                                               ilmap_native_entry *out);
 
 /**
@@ -637,12 +655,13 @@ ILMAP_EXPORT ilmap_status ilmap_native_export(const ilmap_native *m, uint32_t ca
  * list ILMAP_RECORDS_EXPORTED (the entries export returns, same order) or
  * ILMAP_RECORDS_CALL_SITES (the CALL_INSTRUCTION entries split off by
  * step 6 of ilmap_native_build(), in the runtime's sorted order; empty
- * for maps from ilmap_native_from_entries()). Same buffer protocol and
- * statuses as ilmap_native_export(); an unknown list is
+ * for maps from ilmap_native_from_entries()). Same buffer protocol,
+ * statuses and guarantees as ilmap_native_export(); an unknown list is
  * ILMAP_E_INVALID_ARG.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_records(const ilmap_native *m, unsigned list, uint32_t cap,
-                                               uint32_t *total, ilmap_native_record *out);
+ILMAP_EXPORT ilmap_status ilmap_native_export_records(const ilmap_native *m, unsigned list,
+                                                      size_t cap, size_t *total,
+                                                      ilmap_native_record *out);
 
 /**
  * The call-site entry (split off by the build) starting at native_offset:
@@ -652,8 +671,9 @@ ILMAP_EXPORT ilmap_status ilmap_native_records(const ilmap_native *m, unsigned l
  *         ILMAP_E_INVALID_ARG (m or out NULL).
  * Thread-safe, lock-free, allocation-free, async-signal-safe.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_call_site_at(const ilmap_native *m, uint32_t native_offset,
-                                                    ilmap_native_record *out);
+ILMAP_EXPORT ilmap_status ilmap_native_find_call_site(const ilmap_native *m,
+                                                      uint32_t native_offset,
+                                                      ilmap_native_record *out);
 
 /**
  * Native offset -> IL offset, exactly MapNativeOffsetToIL (spec §5): the
@@ -695,60 +715,64 @@ ILMAP_EXPORT unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_
  *        match, all the map's special entries (the scan visited them all).
  * Same guarantees as ilmap_native_to_il().
  */
-ILMAP_EXPORT unsigned ilmap_native_to_il_ex(const ilmap_native *m, uint32_t native_offset,
-                                            uint32_t *il_offset, size_t *entry, uint32_t *which);
+ILMAP_EXPORT unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
+                                                uint32_t *il_offset, size_t *entry,
+                                                uint32_t *which);
 
 /**
  * IL offset -> native code, as MapILOffsetToMapEntry (spec §5): the floor
  * entry, i.e. among the normal (non-special) exported entries the one with
  * the greatest IL offset <= il_offset, and among entries with that IL
  * offset (funclets, duplicated code) the one with the lowest native start
- * (the first in exported order). *exact = 1 when its IL offset equals
+ * (the first in exported order). *il_matched = 1 when its IL offset equals
  * il_offset. A special il_offset (ILMAP_PROLOG, ILMAP_EPILOG,
  * ILMAP_NO_MAPPING) finds only an entry with that value, lowest native
- * start first, exact. O(log n).
+ * start first, with *il_matched = 1. O(log n).
  *
  * @param entry optional; the entry as exported (end-unknown: code size).
  * @param index optional; its index in the exported order.
- * @param exact optional.
- * On failure: *entry zeroed, *index = ILMAP_NO_INDEX, *exact = 0.
+ * @param il_matched optional; 1 when the lookup found il_offset itself.
+ * On failure: *entry zeroed, *index = ILMAP_NO_INDEX, *il_matched = 0.
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no normal entry has an IL offset
  *         <= il_offset, or no entry has the special value);
  *         ILMAP_E_INVALID_ARG (m NULL).
  * Thread-safe, lock-free, allocation-free, async-signal-safe.
  */
-ILMAP_EXPORT ilmap_status ilmap_native_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                                    ilmap_native_entry *entry, size_t *index,
-                                                    int *exact);
+ILMAP_EXPORT ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                             ilmap_native_entry *entry, size_t *index,
+                                             int *il_matched);
 
 /**
  * All native ranges of one IL offset (exact match, specials allowed): the
  * exported entries with that IL offset, lowest native start first, as
  * exported (end-unknown: code size). Several ranges come from EH
  * funclets, duplicated code (loop cloning, finally cloning), or empty
- * ranges where boundaries share a start. Same buffer protocol and
- * statuses as ilmap_native_export(); an IL offset with no entry gives
- * *total = 0 and ILMAP_OK. O(log n + copied entries).
+ * ranges where boundaries share a start. Same buffer protocol, statuses
+ * and guarantees as ilmap_native_export() (ILMAP_E_TRUNCATED for a short
+ * buffer); an IL offset with no entry gives *total = 0 and ILMAP_OK.
+ * O(log n + copied entries).
  */
-ILMAP_EXPORT ilmap_status ilmap_native_ranges(const ilmap_native *m, uint32_t il_offset,
-                                              uint32_t cap, uint32_t *total,
-                                              ilmap_native_entry *out);
+ILMAP_EXPORT ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset,
+                                                    size_t cap, size_t *total,
+                                                    ilmap_native_entry *out);
 
 /** The number of exported entries (0 for NULL). */
-ILMAP_EXPORT size_t ilmap_native_count(const ilmap_native *m);
+ILMAP_EXPORT size_t ilmap_native_get_count(const ilmap_native *m);
 
 /** The code size the map was built with (0 for NULL). */
-ILMAP_EXPORT uint32_t ilmap_native_code_size(const ilmap_native *m);
+ILMAP_EXPORT uint32_t ilmap_native_get_code_size(const ilmap_native *m);
 
 /** lastIL, the IL offset an EPILOG match answers (0 for NULL); see
  *  ilmap_native_build() and ilmap_native_from_entries(). */
-ILMAP_EXPORT uint32_t ilmap_native_last_il(const ilmap_native *m);
+ILMAP_EXPORT uint32_t ilmap_native_get_last_il(const ilmap_native *m);
 
-/** Non-zero when the map was built with ILMAP_DAC (0 for NULL). */
-ILMAP_EXPORT int ilmap_native_is_dac(const ilmap_native *m);
+/** The map's flags: ILMAP_DAC when it was built with the DAC's rules,
+ *  else 0 (0 for NULL; the kernel-choice flags are not reported).
+ *  Thread-safe. */
+ILMAP_EXPORT unsigned ilmap_native_get_flags(const ilmap_native *m);
 
 /** Bytes of memory the map holds, its own struct included (0 for NULL). */
-ILMAP_EXPORT size_t ilmap_native_memory_bytes(const ilmap_native *m);
+ILMAP_EXPORT size_t ilmap_native_get_memory_bytes(const ilmap_native *m);
 
 #ifdef __cplusplus
 }

@@ -81,7 +81,7 @@ static int watched(shim_elt *e, ModuleID module)
 
 /* libilmap's filter: hook a function iff its module is watched.
  * GetFunctionInfo may be called from anywhere (clr-abi §2: ASYNC). */
-static int filter(void *context, uintptr_t function)
+static int filter(void *context, ilmap_function_id function)
 {
     shim_elt *e = context;
     if (!e || !e->info)
@@ -255,9 +255,10 @@ static void check_client(shim_elt *e, shim_report *r, size_t id, size_t hooked)
     uint64_t enters = atomic_load(&e->enters[id]), leaves = atomic_load(&e->leaves[id]),
              tailcalls = atomic_load(&e->tailcalls[id]), calls = atomic_load(&e->map_calls[id]);
     uintptr_t answered_for = atomic_load(&e->function_of[id]);
-    uintptr_t function = 0, back = 0;
+    ilmap_function_id function = 0;
+    uintptr_t back = 0;
     int hook = 0;
-    ilmap_status st_function = ilmap_fid_mapper_function(e->mapper, id, &function);
+    ilmap_status st_function = ilmap_fid_mapper_get_function(e->mapper, id, &function);
     ilmap_status st_lookup = ilmap_fid_mapper_lookup(e->mapper, function, &back, &hook);
     ClassID cls = 0;
     ModuleID module = 0;

@@ -83,7 +83,7 @@ void shim_elt_watch_module(shim_elt *e, ModuleID module);
  * At shutdown: the checks "elt_mapper" (the mapper was called, decided
  * some functions yes and some no, never failed), "elt_client" (one per
  * client ID handed out or seen by a hook: the ID round-trips through
- * ilmap_fid_mapper_function/lookup, every mapper answer for it was for
+ * ilmap_fid_mapper_get_function/lookup, every mapper answer for it was for
  * the same FunctionID, the function is in a watched module, enters >=
  * leaves + tailcalls) and "elt_hooks" (no hook saw an ID the mapper did
  * not hand out, and hooks ran). Calls the runtime (names for the report).

@@ -65,7 +65,7 @@ static int choose(const ilmap_il_body *body, const ilmap_il_instr *in, size_t n,
     }
     for (uint32_t c = 0; c < body->eh_count; c++) {
         ilmap_il_clause clause;
-        if (ilmap_il_body_clause(body, c, &clause) != ILMAP_OK)
+        if (ilmap_il_body_get_clause(body, c, &clause) != ILMAP_OK)
             return 1;
         mark(want, in, n, clause.try_offset);
         mark(want, in, n, clause.handler_offset);
@@ -117,7 +117,7 @@ int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
 
     ilmap_il_body parsed;
     if (ilmap_il_body_parse(body, size, &parsed) != ILMAP_OK ||
-        ilmap_il_body_check(&parsed, NULL) != ILMAP_OK) {
+        ilmap_il_body_validate(&parsed, NULL) != ILMAP_OK) {
         *why = "the original body does not parse";
         return 1;
     }
@@ -156,13 +156,13 @@ int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
             ins[count++] = (ilmap_il_insertion){in[i].offset, code_size, code};
 
     /* A call to a static void() leaves the stack as it was: no extra depth. */
-    if (ilmap_rewrite_body(body, size, ins, count, 0, 0, &rw, NULL) != ILMAP_OK) {
+    if (ilmap_rewrite_create(body, size, ins, count, 0, 0, &rw, NULL) != ILMAP_OK) {
         *why = "the rewriter refused the insertions";
         goto done;
     }
     size_t new_size = 0, entries = 0;
-    const uint8_t *bytes = ilmap_rewrite_bytes(rw, &new_size);
-    const ilmap_entry *map = ilmap_rewrite_entries(rw, &entries);
+    const uint8_t *bytes = ilmap_rewrite_get_body(rw, &new_size);
+    const ilmap_entry *map = ilmap_rewrite_get_entries(rw, &entries);
     ilmap_rewrite_info info;
     ilmap_rewrite_get_info(rw, &info);
     out->body = malloc(new_size ? new_size : 1);

@@ -1,7 +1,7 @@
 /*
  * The one place where an original IL body becomes an instrumented body
  * plus the COR_IL_MAP that describes it: libilmap's rewriter
- * (ilmap_rewrite_body, include/ilmap-il.h) does the work; this file only
+ * (ilmap_rewrite_create, include/ilmap-il.h) does the work; this file only
  * decides where the probes go.
  */
 #ifndef SHIM_INSTRUMENT_H

@@ -26,13 +26,13 @@ static ilmap_status copy_map(const ilmap *map, ilmap **out)
 {
     *out = NULL;
     size_t n = 0;
-    ilmap_status st = ilmap_entries(map, 0, &n, NULL);
+    ilmap_status st = ilmap_export(map, 0, &n, NULL);
     if (st != ILMAP_OK || n == 0)
         return st;
     ilmap_entry *e = malloc(n * sizeof *e);
     if (!e)
         return ILMAP_E_NOMEM;
-    st = ilmap_entries(map, n, &n, e);
+    st = ilmap_export(map, n, &n, e);
     if (st == ILMAP_OK)
         st = ilmap_create(e, n, 0, out);
     free(e);

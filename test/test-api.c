@@ -1,7 +1,7 @@
 /*
  * The public API's contract apart from the translation rules: argument
- * checks, statuses and their strings, the strict validator, the entries
- * export protocol, ownership, NULL maps, batches, memory bounds.
+ * checks, statuses and their strings, the strict validator, the export
+ * buffer protocol, ownership, NULL maps, batches, memory bounds.
  */
 #include <string.h>
 
@@ -10,7 +10,8 @@
 
 static void status_strings(void)
 {
-    const ilmap_status all[] = { ILMAP_OK, ILMAP_E_INVALID_ARG, ILMAP_E_UNSORTED, ILMAP_E_NOMEM };
+    const ilmap_status all[] = { ILMAP_OK, ILMAP_E_INVALID_ARG, ILMAP_E_UNSORTED, ILMAP_E_NOMEM,
+                                 ILMAP_E_FULL, ILMAP_E_TRUNCATED };
     size_t n = sizeof all / sizeof all[0];
 
     CHECK(ILMAP_OK == 0);
@@ -24,7 +25,9 @@ static void status_strings(void)
     for (int d = ILMAP_DEFECT_NONE; d <= ILMAP_DEFECT_BAD_ARGUMENT; d++)
         CHECK(strcmp(ilmap_defect_str((ilmap_defect)d), "unknown defect") != 0);
     CHECK(strcmp(ilmap_defect_str((ilmap_defect)99), "unknown defect") == 0);
-    CHECK(strcmp(ilmap_version(), "0.1.0") == 0);
+    CHECK(ILMAP_E_TRUNCATED == 19);
+    CHECK(strcmp(ilmap_version(), "0.2.0") == 0);
+    CHECK(ILMAP_VERSION_MAJOR == 0 && ILMAP_VERSION_MINOR == 2 && ILMAP_VERSION_MICRO == 0);
 }
 
 static void create_rejects_bad_arguments(void)
@@ -47,7 +50,7 @@ static void create_rejects_bad_arguments(void)
 
     /* NULL entries with count 0 is the valid empty map. */
     CHECK(ilmap_create(NULL, 0, 0, &map) == ILMAP_OK);
-    CHECK(map != NULL && ilmap_count(map) == 0);
+    CHECK(map != NULL && ilmap_get_count(map) == 0);
     ilmap_free(map);
 }
 
@@ -76,19 +79,24 @@ static void strict_rejects_disorder(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const bad_map *c = &cases[i];
         size_t bad = 0;
+        ilmap_defect defect = ILMAP_DEFECT_NONE;
         ilmap *map = (ilmap *)&bad;
 
-        CHECK(ilmap_diagnose(c->entries, c->count, &bad) == c->defect);
+        CHECK(ilmap_validate(c->entries, c->count, &defect, &bad) == ILMAP_E_UNSORTED);
+        CHECK(defect == c->defect);
         CHECK(bad == c->index);
         bad = 0;
-        CHECK(ilmap_validate(c->entries, c->count, &bad) == ILMAP_E_UNSORTED);
+        CHECK(ilmap_validate(c->entries, c->count, NULL, &bad) == ILMAP_E_UNSORTED);
         CHECK(bad == c->index);
-        CHECK(ilmap_validate(c->entries, c->count, NULL) == ILMAP_E_UNSORTED);
+        defect = ILMAP_DEFECT_NONE;
+        CHECK(ilmap_validate(c->entries, c->count, &defect, NULL) == ILMAP_E_UNSORTED);
+        CHECK(defect == c->defect);
+        CHECK(ilmap_validate(c->entries, c->count, NULL, NULL) == ILMAP_E_UNSORTED);
         CHECK(ilmap_create(c->entries, c->count, 0, &map) == ILMAP_E_UNSORTED);
         CHECK(map == NULL);
         /* lenient accepts the same array */
         CHECK(ilmap_create(c->entries, c->count, ILMAP_LENIENT, &map) == ILMAP_OK);
-        CHECK(map != NULL && ilmap_is_lenient(map));
+        CHECK(map != NULL && ilmap_get_flags(map) == ILMAP_LENIENT);
         ilmap_free(map);
     }
 }
@@ -97,17 +105,19 @@ static void validate_edges(void)
 {
     static const ilmap_entry good[] = { { 0, 0, 1 }, { 1, 1, 1 }, { 0xFFFFFFFFu, 0xFFFFFFFFu, 0 } };
     size_t bad = 0;
+    ilmap_defect defect = ILMAP_DEFECT_OLD_DUPLICATE;
 
-    CHECK(ilmap_validate(good, 3, &bad) == ILMAP_OK);
-    CHECK(bad == ILMAP_NO_INDEX);
-    CHECK(ilmap_diagnose(good, 3, NULL) == ILMAP_DEFECT_NONE);
-    CHECK(ilmap_validate(NULL, 0, &bad) == ILMAP_OK);
-    CHECK(ilmap_validate(good, 1, &bad) == ILMAP_OK);
+    CHECK(ilmap_validate(good, 3, &defect, &bad) == ILMAP_OK);
+    CHECK(bad == ILMAP_NO_INDEX && defect == ILMAP_DEFECT_NONE);
+    CHECK(ilmap_validate(NULL, 0, NULL, &bad) == ILMAP_OK);
+    CHECK(ilmap_validate(good, 1, NULL, &bad) == ILMAP_OK);
     bad = 0;
-    CHECK(ilmap_validate(NULL, 2, &bad) == ILMAP_E_INVALID_ARG);
-    CHECK(bad == ILMAP_NO_INDEX);
-    CHECK(ilmap_diagnose(NULL, 2, &bad) == ILMAP_DEFECT_BAD_ARGUMENT);
-    CHECK(ilmap_validate(good, (size_t)ILMAP_MAX_ENTRIES + 1, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_validate(NULL, 2, &defect, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(bad == ILMAP_NO_INDEX && defect == ILMAP_DEFECT_BAD_ARGUMENT);
+    defect = ILMAP_DEFECT_NONE;
+    CHECK(ilmap_validate(good, (size_t)ILMAP_MAX_ENTRIES + 1, &defect, &bad) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(defect == ILMAP_DEFECT_BAD_ARGUMENT);
 }
 
 static void null_map_is_identity(void)
@@ -126,11 +136,16 @@ static void null_map_is_identity(void)
     memset(out, 0, sizeof out);
     ilmap_new_to_old_batch(NULL, in, out, 9);
     CHECK(memcmp(in, out, sizeof in) == 0);
-    CHECK(ilmap_count(NULL) == 0 && ilmap_memory_bytes(NULL) == 0 && !ilmap_is_lenient(NULL));
+    CHECK(ilmap_get_count(NULL) == 0 && ilmap_get_memory_bytes(NULL) == 0 && ilmap_get_flags(NULL) == 0);
     ilmap_free(NULL);
 }
 
-static void entries_protocol(void)
+static ilmap_status export_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_export(ctx, cap, total, out);
+}
+
+static void export_protocol(void)
 {
     static const ilmap_entry src[] = { { 0, 0, 1 }, { 5, 10, 0 }, { 9, 20, 1 } };
     ilmap_entry out[4];
@@ -138,26 +153,39 @@ static void entries_protocol(void)
     ilmap *map = NULL;
 
     CHECK(ilmap_create(src, 3, 0, &map) == ILMAP_OK);
+    CHECK(ilmap_get_flags(map) == 0);
     /* size query */
-    CHECK(ilmap_entries(map, 0, &total, NULL) == ILMAP_OK && total == 3);
+    CHECK(ilmap_export(map, 0, &total, NULL) == ILMAP_OK && total == 3);
     /* buffer given, cap 0: nothing copied */
     memset(out, 0xAB, sizeof out);
-    CHECK(ilmap_entries(map, 0, &total, out) == ILMAP_OK && total == 3);
+    CHECK(ilmap_export(map, 0, &total, out) == ILMAP_OK && total == 3);
     CHECK(out[0].old_offset == 0xABABABABu);
-    /* truncation: first cap entries, total reported */
+    /* truncation: first cap entries, total reported, ILMAP_E_TRUNCATED */
     total = 0;
-    CHECK(ilmap_entries(map, 2, &total, out) == ILMAP_OK && total == 3);
+    CHECK(ilmap_export(map, 2, &total, out) == ILMAP_E_TRUNCATED && total == 3);
     CHECK(memcmp(out, src, 2 * sizeof *out) == 0 && out[2].old_offset == 0xABABABABu);
     /* large enough */
-    CHECK(ilmap_entries(map, 4, &total, out) == ILMAP_OK && total == 3);
+    CHECK(ilmap_export(map, 4, &total, out) == ILMAP_OK && total == 3);
     CHECK(memcmp(out, src, sizeof src) == 0);
-    /* cap > 0 with a NULL buffer or a NULL total */
+    /* cap > 0 with a NULL buffer: *total is 0 */
     total = 99;
-    CHECK(ilmap_entries(map, 1, &total, NULL) == ILMAP_E_INVALID_ARG && total == 3);
-    CHECK(ilmap_entries(map, 1, NULL, out) == ILMAP_E_INVALID_ARG);
-    /* total NULL with cap 0 is allowed and reports nothing */
-    CHECK(ilmap_entries(map, 0, NULL, NULL) == ILMAP_OK);
-    CHECK(ilmap_entries(NULL, 4, &total, out) == ILMAP_OK && total == 0);
+    CHECK(ilmap_export(map, 1, &total, NULL) == ILMAP_E_INVALID_ARG && total == 0);
+    /* total is required, whatever cap is */
+    CHECK(ilmap_export(map, 1, NULL, out) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_export(map, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    /* a NULL map has no entries */
+    CHECK(ilmap_export(NULL, 4, &total, out) == ILMAP_OK && total == 0);
+    test_copy_out_protocol("ilmap_export", export_call, map, src, 3, sizeof *src);
+    test_copy_out_protocol("ilmap_export (NULL map)", export_call, NULL, src, 0, sizeof *src);
+    ilmap_free(map);
+
+    /* more entries than one cache line, lenient */
+    ilmap_entry many[40];
+    for (uint32_t i = 0; i < 40; i++)
+        many[i] = (ilmap_entry){ 40 - i, i * 3, (int32_t)(i & 1) };
+    CHECK(ilmap_create(many, 40, ILMAP_LENIENT, &map) == ILMAP_OK);
+    CHECK(ilmap_get_flags(map) == ILMAP_LENIENT);
+    test_copy_out_protocol("ilmap_export (lenient)", export_call, map, many, 40, sizeof *many);
     ilmap_free(map);
 }
 
@@ -221,10 +249,10 @@ static void memory_bound(void)
         for (size_t i = 0; i < n; i++)
             src[i] = (ilmap_entry){ (uint32_t)i * 2, (uint32_t)i * 5, 1 };
         CHECK(ilmap_create(src, n, 0, &map) == ILMAP_OK);
-        CHECK(ilmap_memory_bytes(map) <= 2 * n * sizeof *src);
-        if (ilmap_memory_bytes(map) > 2 * n * sizeof *src)
+        CHECK(ilmap_get_memory_bytes(map) <= 2 * n * sizeof *src);
+        if (ilmap_get_memory_bytes(map) > 2 * n * sizeof *src)
             fprintf(stderr, "n=%zu: %zu bytes for %zu input bytes\n", n,
-                    ilmap_memory_bytes(map), n * sizeof *src);
+                    ilmap_get_memory_bytes(map), n * sizeof *src);
         ilmap_free(map);
         free(src);
     }
@@ -236,12 +264,12 @@ static void implementation_names(void)
     ilmap *map = NULL;
 
     CHECK(ilmap_create(src, 1, ILMAP_PORTABLE, &map) == ILMAP_OK);
-    CHECK(strcmp(ilmap_implementation(map), "portable") == 0);
+    CHECK(strcmp(ilmap_get_implementation(map), "portable") == 0);
     ilmap_free(map);
     CHECK(ilmap_create(src, 1, ILMAP_NO_AVX2, &map) == ILMAP_OK);
-    CHECK(strcmp(ilmap_implementation(map), "avx2") != 0);
+    CHECK(strcmp(ilmap_get_implementation(map), "avx2") != 0);
     ilmap_free(map);
-    CHECK(ilmap_implementation(NULL) != NULL);
+    CHECK(ilmap_get_implementation(NULL) != NULL);
 }
 
 int main(void)
@@ -251,7 +279,7 @@ int main(void)
     strict_rejects_disorder();
     validate_edges();
     null_map_is_identity();
-    entries_protocol();
+    export_protocol();
     map_owns_its_copy();
     batches();
     memory_bound();

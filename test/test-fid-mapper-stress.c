@@ -39,7 +39,7 @@ static int want_hook(uintptr_t fid)
     return ((fid >> 5) * 0x9E3779B1u >> 7) % 4 != 0;
 }
 
-static int filter(void *context, uintptr_t fid)
+static int filter(void *context, ilmap_function_id fid)
 {
     (void)context;
     atomic_fetch_add_explicit(&filter_calls, 1, memory_order_relaxed);
@@ -111,7 +111,8 @@ static void *random_main(void *arg)
             }
             if (st != ILMAP_OK || encode(cid, hook) != v)
                 t->bad++;
-            if (hook && (ilmap_fid_mapper_function(t->m, cid, &back) != ILMAP_OK || back != fid))
+            if (hook &&
+                (ilmap_fid_mapper_get_function(t->m, cid, &back) != ILMAP_OK || back != fid))
                 t->bad++;
         }
     }
@@ -153,7 +154,7 @@ static void check_ids(ilmap_fid_mapper *m, const uintptr_t *answers, size_t n, s
         hooked++;
         test_checks++;
         if (cid == 0 || cid > stats.hooked || used[cid] ||
-            ilmap_fid_mapper_function(m, cid, &back) != ILMAP_OK || back != fid_at(i)) {
+            ilmap_fid_mapper_get_function(m, cid, &back) != ILMAP_OK || back != fid_at(i)) {
             test_failures++;
             fprintf(stderr, "FunctionID %zu: client ID %zu wrong or taken twice\n", i, (size_t)cid);
         } else {

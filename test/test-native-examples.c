@@ -47,11 +47,11 @@ static void check_export(const char *name, const ilmap_native *m, const ilmap_na
                          size_t n)
 {
     ilmap_native_entry got[64];
-    uint32_t total = 0xDEADu;
+    size_t total = 0xDEADu;
 
     CHECK(ilmap_native_export(m, COUNT(got), &total, got) == ILMAP_OK);
     CHECK_EQ_U32(total, (uint32_t)n);
-    CHECK(ilmap_native_count(m) == n);
+    CHECK(ilmap_native_get_count(m) == n);
     for (size_t i = 0; i < n && i < total; i++) {
         test_checks++;
         if (memcmp(&got[i], &want[i], sizeof got[i]) != 0) {
@@ -96,9 +96,9 @@ static void check_case(const char *name, const ilmap_boundary *jit, size_t count
         if (!m)
             return;
         check_export(name, m, want, nwant);
-        CHECK_EQ_U32(ilmap_native_last_il(m), last_il);
-        CHECK_EQ_U32(ilmap_native_code_size(m), code_size);
-        CHECK(ilmap_native_is_dac(m) == ((flags & ILMAP_DAC) != 0));
+        CHECK_EQ_U32(ilmap_native_get_last_il(m), last_il);
+        CHECK_EQ_U32(ilmap_native_get_code_size(m), code_size);
+        CHECK(ilmap_native_get_flags(m) == (flags & ILMAP_DAC));
         check_lookups(name, m, rows, nrows);
         ilmap_native_free(m);
     }
@@ -159,28 +159,28 @@ static void test_worked_example(void)
     ilmap_native *m = build(spec_jit, COUNT(spec_jit), map, 48, 0);
     if (m) {
         ilmap_native_record rec[8];
-        uint32_t total = 0;
-        CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 8, &total, rec) == ILMAP_OK);
+        size_t total = 0;
+        CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 8, &total, rec) == ILMAP_OK);
         CHECK_EQ_U32(total, 5);
         CHECK_EQ_U32(rec[4].il_offset, E);
         CHECK_EQ_U32(rec[4].native_end, 0);
         CHECK_EQ_U32(rec[4].source, UNKNOWN);
         CHECK_EQ_U32(rec[3].native_end, 40);
         CHECK_EQ_U32(rec[3].source, 0);
-        CHECK(ilmap_native_records(m, ILMAP_RECORDS_CALL_SITES, 8, &total, rec) == ILMAP_OK);
+        CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_CALL_SITES, 8, &total, rec) == ILMAP_OK);
         CHECK_EQ_U32(total, 0);
-        CHECK(ilmap_native_memory_bytes(m) > sizeof(ilmap_native_entry) * 5);
+        CHECK(ilmap_native_get_memory_bytes(m) > sizeof(ilmap_native_entry) * 5);
 
         /* which: specials visited, the matched one included. */
         size_t entry = 0;
         uint32_t which = 99, il = 0;
-        CHECK(ilmap_native_to_il_ex(m, 3, &il, &entry, &which) == ILMAP_MAPPING_PROLOG);
+        CHECK(ilmap_native_to_il_detail(m, 3, &il, &entry, &which) == ILMAP_MAPPING_PROLOG);
         CHECK(entry == 0);
         CHECK_EQ_U32(which, 1);
-        CHECK(ilmap_native_to_il_ex(m, 25, &il, &entry, &which) == ILMAP_MAPPING_APPROXIMATE);
+        CHECK(ilmap_native_to_il_detail(m, 25, &il, &entry, &which) == ILMAP_MAPPING_APPROXIMATE);
         CHECK(entry == 2);
         CHECK_EQ_U32(which, 1);
-        CHECK(ilmap_native_to_il_ex(m, 47, &il, &entry, &which) == ILMAP_MAPPING_EPILOG);
+        CHECK(ilmap_native_to_il_detail(m, 47, &il, &entry, &which) == ILMAP_MAPPING_EPILOG);
         CHECK(entry == 4);
         CHECK_EQ_U32(which, 2);
         CHECK_EQ_U32(il, 50);
@@ -210,8 +210,8 @@ static void test_lookup_table(void)
         const lookup_row none[] = { { 0, 0, ILMAP_MAPPING_NO_INFO },
                                     { 0xFFFFFFFFu, 0, ILMAP_MAPPING_NO_INFO } };
         check_lookups("empty", m, none, COUNT(none));
-        CHECK(ilmap_native_count(m) == 0);
-        CHECK_EQ_U32(ilmap_native_last_il(m), 0);
+        CHECK(ilmap_native_get_count(m) == 0);
+        CHECK_EQ_U32(ilmap_native_get_last_il(m), 0);
         ilmap_native_free(m);
     }
     uint32_t il = 5;
@@ -219,12 +219,38 @@ static void test_lookup_table(void)
     uint32_t which = 5;
     CHECK(ilmap_native_to_il(NULL, 3, &il) == ILMAP_MAPPING_NO_INFO);
     CHECK_EQ_U32(il, 0);
-    CHECK(ilmap_native_to_il_ex(NULL, 3, &il, &entry, &which) == ILMAP_MAPPING_NO_INFO);
+    CHECK(ilmap_native_to_il_detail(NULL, 3, &il, &entry, &which) == ILMAP_MAPPING_NO_INFO);
     CHECK(entry == ILMAP_NO_INDEX);
     CHECK_EQ_U32(which, 0);
 }
 
-/* ---- spec §4: the buffer protocol ---- */
+/* ---- spec §4 and ilmap.h: the buffer protocol ---- */
+
+static ilmap_status export_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_native_export(ctx, cap, total, out);
+}
+
+static ilmap_status records_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_native_export_records(ctx, ILMAP_RECORDS_EXPORTED, cap, total, out);
+}
+
+static ilmap_status call_sites_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_native_export_records(ctx, ILMAP_RECORDS_CALL_SITES, cap, total, out);
+}
+
+typedef struct ranges_ctx {
+    const ilmap_native *m;
+    uint32_t il;
+} ranges_ctx;
+
+static ilmap_status ranges_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    const ranges_ctx *r = ctx;
+    return ilmap_il_to_native_ranges(r->m, r->il, cap, total, out);
+}
 
 static void test_export_protocol(void)
 {
@@ -232,71 +258,95 @@ static void test_export_protocol(void)
     ilmap_native *m = build(spec_jit, COUNT(spec_jit), map, 48, 0);
     ilmap_native_entry buf[8];
     const ilmap_native_entry poison = { 0xAAAAAAAAu, 0xAAAAAAAAu, 0xAAAAAAAAu };
-    uint32_t total;
+    size_t total;
 
     if (!m)
         return;
     /* map NULL, cMap 0, pcMap set: size query. */
     total = 77;
     CHECK(ilmap_native_export(m, 0, &total, NULL) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
+    CHECK(total == 5);
     /* map set, cMap 0: nothing copied. */
     for (size_t i = 0; i < COUNT(buf); i++)
         buf[i] = poison;
     total = 77;
     CHECK(ilmap_native_export(m, 0, &total, buf) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
+    CHECK(total == 5);
     CHECK(memcmp(&buf[0], &poison, sizeof poison) == 0);
-    /* cMap < n: the first cMap entries, *pcMap = the total. */
+    /* cap < n: the first cap entries, *total = the total, and unlike the
+     * runtime's S_OK, ILMAP_E_TRUNCATED. */
     total = 77;
-    CHECK(ilmap_native_export(m, 2, &total, buf) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
+    CHECK(ilmap_native_export(m, 2, &total, buf) == ILMAP_E_TRUNCATED);
+    CHECK(total == 5);
     CHECK(memcmp(buf, spec_export, 2 * sizeof buf[0]) == 0);
     CHECK(memcmp(&buf[2], &poison, sizeof poison) == 0);
-    /* cMap >= n: n entries. */
+    /* cap >= n: n entries. */
     for (size_t i = 0; i < COUNT(buf); i++)
         buf[i] = poison;
     CHECK(ilmap_native_export(m, 8, &total, buf) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
+    CHECK(total == 5);
     CHECK(memcmp(buf, spec_export, sizeof spec_export) == 0);
     CHECK(memcmp(&buf[5], &poison, sizeof poison) == 0);
     CHECK(ilmap_native_export(m, 5, &total, buf) == ILMAP_OK);
     CHECK(memcmp(buf, spec_export, sizeof spec_export) == 0);
-    /* pcMap NULL with cMap 0: allowed, nothing reported. */
-    CHECK(ilmap_native_export(m, 0, NULL, NULL) == ILMAP_OK);
-    CHECK(ilmap_native_export(m, 0, NULL, buf) == ILMAP_OK);
-    /* cMap > 0 with pcMap or map NULL: invalid argument, nothing copied. */
+    /* total is required (the runtime allows pcMap NULL with cMap 0). */
+    CHECK(ilmap_native_export(m, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_export(m, 0, NULL, buf) == ILMAP_E_INVALID_ARG);
+    /* cap > 0 with total or out NULL: invalid argument, nothing copied. */
     for (size_t i = 0; i < COUNT(buf); i++)
         buf[i] = poison;
     total = 77;
     CHECK(ilmap_native_export(m, 3, &total, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK_EQ_U32(total, 0);
+    CHECK(total == 0);
     CHECK(ilmap_native_export(m, 3, NULL, buf) == ILMAP_E_INVALID_ARG);
     CHECK(memcmp(&buf[0], &poison, sizeof poison) == 0);
     CHECK(ilmap_native_export(m, 3, NULL, NULL) == ILMAP_E_INVALID_ARG);
     /* No map at all (the runtime's functionId 0). */
     total = 77;
     CHECK(ilmap_native_export(NULL, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK_EQ_U32(total, 0);
+    CHECK(total == 0);
     CHECK(ilmap_native_export(NULL, 8, &total, buf) == ILMAP_E_INVALID_ARG);
+    test_copy_out_protocol("ilmap_native_export", export_call, m, spec_export,
+                           COUNT(spec_export), sizeof spec_export[0]);
 
     /* The same protocol for records and ranges. */
     ilmap_native_record rec[8];
-    CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 0, &total, NULL) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
-    CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 2, &total, rec) == ILMAP_OK);
-    CHECK_EQ_U32(total, 5);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 0, &total, NULL) == ILMAP_OK);
+    CHECK(total == 5);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 2, &total, rec) ==
+          ILMAP_E_TRUNCATED);
+    CHECK(total == 5);
     CHECK_EQ_U32(rec[1].native_start, 5);
-    CHECK(ilmap_native_records(m, 2, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 1, &total, NULL) ==
+    total = 77;
+    CHECK(ilmap_native_export_records(m, 2, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 1, &total, NULL) ==
           ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_records(NULL, ILMAP_RECORDS_EXPORTED, 0, &total, NULL) ==
+    CHECK(ilmap_native_export_records(NULL, ILMAP_RECORDS_EXPORTED, 0, &total, NULL) ==
           ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_ranges(m, 6, 0, &total, NULL) == ILMAP_OK);
-    CHECK_EQ_U32(total, 1);
-    CHECK(ilmap_native_ranges(m, 6, 1, NULL, buf) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_ranges(NULL, 6, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK_EQ_U32(total, 0);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 0, NULL, NULL) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 8, &total, rec) == ILMAP_OK);
+    test_copy_out_protocol("ilmap_native_export_records", records_call, m, rec, total,
+                           sizeof rec[0]);
+    test_copy_out_protocol("ilmap_native_export_records (call sites)", call_sites_call, m, rec, 0,
+                           sizeof rec[0]);
+    CHECK(ilmap_il_to_native_ranges(m, 6, 0, &total, NULL) == ILMAP_OK);
+    CHECK(total == 1);
+    CHECK(ilmap_il_to_native_ranges(m, 6, 1, NULL, buf) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_il_to_native_ranges(NULL, 6, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    /* Every IL offset of the export, specials included, and one with none. */
+    for (size_t k = 0; k <= COUNT(spec_export); k++) {
+        ranges_ctx rc = { m, k < COUNT(spec_export) ? spec_export[k].il_offset : 999 };
+        ilmap_native_entry want[8];
+        size_t n = 0;
+        for (size_t i = 0; i < COUNT(spec_export); i++)
+            if (spec_export[i].il_offset == rc.il)
+                want[n++] = spec_export[i];
+        test_copy_out_protocol("ilmap_il_to_native_ranges", ranges_call, &rc, want, n,
+                               sizeof want[0]);
+    }
 
     ilmap_native_free(m);
     ilmap_free(map);
@@ -336,10 +386,12 @@ static void test_build_quirks(void)
         ilmap_native *m = build(jit, COUNT(jit), NULL, 20, 0);
         if (m) {
             ilmap_native_record calls[4];
-            uint32_t total = 0;
-            CHECK(ilmap_native_records(m, ILMAP_RECORDS_CALL_SITES, 4, &total, calls) ==
+            size_t total = 0;
+            CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_CALL_SITES, 4, &total, calls) ==
                   ILMAP_OK);
-            CHECK_EQ_U32(total, 3);
+            CHECK(total == 3);
+            test_copy_out_protocol("ilmap_native_export_records (call sites)", call_sites_call, m,
+                                   calls, 3, sizeof calls[0]);
             /* Sorted by IL: 2 @8, 3 @9, 9 @3; each ends at the next
              * non-call start. */
             CHECK_EQ_U32(calls[0].il_offset, 2);
@@ -352,16 +404,16 @@ static void test_build_quirks(void)
             CHECK_EQ_U32(calls[2].source, CALL);
 
             ilmap_native_record c;
-            CHECK(ilmap_native_call_site_at(m, 9, &c) == ILMAP_OK);
+            CHECK(ilmap_native_find_call_site(m, 9, &c) == ILMAP_OK);
             CHECK_EQ_U32(c.il_offset, 3);
-            CHECK(ilmap_native_call_site_at(m, 3, &c) == ILMAP_OK);
+            CHECK(ilmap_native_find_call_site(m, 3, &c) == ILMAP_OK);
             CHECK_EQ_U32(c.il_offset, 9);
-            CHECK(ilmap_native_call_site_at(m, 4, &c) == ILMAP_E_NOT_FOUND);
+            CHECK(ilmap_native_find_call_site(m, 4, &c) == ILMAP_E_NOT_FOUND);
             CHECK_EQ_U32(c.il_offset, 0);
-            CHECK(ilmap_native_call_site_at(m, 0, &c) == ILMAP_E_NOT_FOUND);
-            CHECK(ilmap_native_call_site_at(m, 100, &c) == ILMAP_E_NOT_FOUND);
-            CHECK(ilmap_native_call_site_at(m, 9, NULL) == ILMAP_E_INVALID_ARG);
-            CHECK(ilmap_native_call_site_at(NULL, 9, &c) == ILMAP_E_INVALID_ARG);
+            CHECK(ilmap_native_find_call_site(m, 0, &c) == ILMAP_E_NOT_FOUND);
+            CHECK(ilmap_native_find_call_site(m, 100, &c) == ILMAP_E_NOT_FOUND);
+            CHECK(ilmap_native_find_call_site(m, 9, NULL) == ILMAP_E_INVALID_ARG);
+            CHECK(ilmap_native_find_call_site(NULL, 9, &c) == ILMAP_E_INVALID_ARG);
             ilmap_native_free(m);
         }
     }
@@ -377,7 +429,7 @@ static void test_build_quirks(void)
         ilmap_native *m = build(jit, 2, NULL, 10, 0);
         if (m) {
             ilmap_native_record c;
-            CHECK(ilmap_native_call_site_at(m, 4, &c) == ILMAP_OK);
+            CHECK(ilmap_native_find_call_site(m, 4, &c) == ILMAP_OK);
             CHECK_EQ_U32(c.native_end, 0);
             CHECK_EQ_U32(c.source, CALL | UNKNOWN);
             ilmap_native_free(m);
@@ -526,33 +578,33 @@ static void test_bad_input(void)
     CHECK(ilmap_native_from_entries(NULL, 1, 9, &m) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_native_from_entries(e, 1, 9, NULL) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_native_from_entries(e, SIZE_MAX, 9, &m) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_compose(NULL, 1, 9, NULL, 0, &m, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_compose(e, 1, 9, NULL, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_compose(e, 1, 9, NULL, ILMAP_LENIENT, &m, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_compose(e, SIZE_MAX, 9, NULL, 0, &m, NULL) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_native_compose(e, 1, 0, NULL, 0, &m, NULL) == ILMAP_OK);
+    CHECK(ilmap_native_translate(NULL, 1, 9, NULL, 0, &m, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_translate(e, 1, 9, NULL, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_translate(e, 1, 9, NULL, ILMAP_LENIENT, &m, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_translate(e, SIZE_MAX, 9, NULL, 0, &m, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_native_translate(e, 1, 0, NULL, 0, &m, NULL) == ILMAP_OK);
     ilmap_native_free(m);
     const ilmap_native_entry far[] = { { 1, 12, 14 } };
-    int exact = 1;
-    CHECK(ilmap_native_compose(far, 1, 9, NULL, 0, &m, &exact) == ILMAP_E_CODE_SIZE);
+    int lossless = 1;
+    CHECK(ilmap_native_translate(far, 1, 9, NULL, 0, &m, &lossless) == ILMAP_E_CODE_SIZE);
     CHECK(m == NULL);
-    CHECK(exact == 0);
+    CHECK(lossless == 0);
 
     ilmap_native_entry entry = { 1, 2, 3 };
     size_t index = 0;
-    exact = 1;
-    CHECK(ilmap_native_il_to_native(NULL, 3, &entry, &index, &exact) == ILMAP_E_INVALID_ARG);
+    int il_matched = 1;
+    CHECK(ilmap_il_to_native(NULL, 3, &entry, &index, &il_matched) == ILMAP_E_INVALID_ARG);
     CHECK(entry.il_offset == 0 && entry.native_start == 0 && entry.native_end == 0);
     CHECK(index == ILMAP_NO_INDEX);
-    CHECK(exact == 0);
+    CHECK(il_matched == 0);
 
     /* NULL is a no-op for free and 0 for the accessors. */
     ilmap_native_free(NULL);
-    CHECK(ilmap_native_count(NULL) == 0);
-    CHECK(ilmap_native_code_size(NULL) == 0);
-    CHECK(ilmap_native_last_il(NULL) == 0);
-    CHECK(ilmap_native_is_dac(NULL) == 0);
-    CHECK(ilmap_native_memory_bytes(NULL) == 0);
+    CHECK(ilmap_native_get_count(NULL) == 0);
+    CHECK(ilmap_native_get_code_size(NULL) == 0);
+    CHECK(ilmap_native_get_last_il(NULL) == 0);
+    CHECK(ilmap_native_get_flags(NULL) == 0);
+    CHECK(ilmap_native_get_memory_bytes(NULL) == 0);
 
     CHECK(strcmp(ilmap_status_str(ILMAP_E_NOT_FOUND), "unknown status") != 0);
     CHECK(strcmp(ilmap_status_str(ILMAP_E_NATIVE_ORDER), "unknown status") != 0);
@@ -650,7 +702,7 @@ static void test_from_entries(void)
     if (!m)
         return;
     check_export("from_entries", m, spec_export, COUNT(spec_export));
-    CHECK_EQ_U32(ilmap_native_last_il(m), 8);
+    CHECK_EQ_U32(ilmap_native_get_last_il(m), 8);
     const lookup_row rows[] = {
         { 25, 6, ILMAP_MAPPING_APPROXIMATE }, { 12, 6, ILMAP_MAPPING_EXACT },
         { 3, 0, ILMAP_MAPPING_PROLOG },       { 45, 8, ILMAP_MAPPING_EPILOG },
@@ -813,7 +865,7 @@ static void check_serial_round_trip(const char *name, const ilmap_native *m,
     ilmap_native *back = NULL;
     ilmap_serial_error err;
 
-    CHECK(ilmap_native_serialize(m, buf, sizeof buf, &size) == ILMAP_OK);
+    CHECK(ilmap_native_serialize(m, sizeof buf, &size, buf) == ILMAP_OK);
     CHECK(ilmap_native_deserialize(buf, size, 0, &back, &err) == ILMAP_OK);
     if (!back)
         return;
@@ -825,7 +877,7 @@ static void check_end_zero_case(const end_zero_case *t)
 {
     size_t bad = 7, other = 7;
     ilmap_native *m = NULL;
-    uint32_t total = 0;
+    size_t total = 0;
 
     CHECK(ilmap_native_validate(t->in, t->n, t->code_size, &bad, &other) == ILMAP_OK);
     CHECK(bad == ILMAP_NO_INDEX && other == ILMAP_NO_INDEX);
@@ -837,12 +889,12 @@ static void check_end_zero_case(const end_zero_case *t)
         return;
     }
     check_export(t->what, m, t->out, t->n);
-    CHECK_EQ_U32(ilmap_native_last_il(m), t->last_il);
-    CHECK_EQ_U32(ilmap_native_code_size(m), t->code_size);
+    CHECK_EQ_U32(ilmap_native_get_last_il(m), t->last_il);
+    CHECK_EQ_U32(ilmap_native_get_code_size(m), t->code_size);
 
     /* The records: ends as given, no source bits. */
     ilmap_native_record rec[6];
-    CHECK(ilmap_native_records(m, ILMAP_RECORDS_EXPORTED, 6, &total, rec) == ILMAP_OK);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, 6, &total, rec) == ILMAP_OK);
     for (size_t i = 0; i < t->n && i < total; i++) {
         CHECK_EQ_U32(rec[i].native_end, t->out[i].native_end);
         CHECK_EQ_U32(rec[i].source, 0);
@@ -852,7 +904,7 @@ static void check_end_zero_case(const end_zero_case *t)
         const probe *p = &t->probes[i];
         uint32_t il = 0xDEADu, which = 0xDEADu, plain_il = 0xDEADu;
         size_t entry = 12345;
-        unsigned r = ilmap_native_to_il_ex(m, p->native, &il, &entry, &which);
+        unsigned r = ilmap_native_to_il_detail(m, p->native, &il, &entry, &which);
         unsigned plain = ilmap_native_to_il(m, p->native, &plain_il);
         test_checks++;
         if (r != p->result || il != p->il || entry != p->entry || which != p->which ||
@@ -870,15 +922,14 @@ static void check_end_zero_case(const end_zero_case *t)
     for (size_t i = 0; i < t->n; i++) {
         ilmap_native_entry e, all[6];
         size_t index = 99;
-        int exact = -1;
-        CHECK(ilmap_native_il_to_native(m, t->out[i].il_offset, &e, &index, &exact) ==
-              ILMAP_OK);
-        CHECK(exact == 1);
+        int il_matched = -1;
+        CHECK(ilmap_il_to_native(m, t->out[i].il_offset, &e, &index, &il_matched) == ILMAP_OK);
+        CHECK(il_matched == 1);
         CHECK(index <= i && t->out[index].il_offset == t->out[i].il_offset);
         CHECK(index <= i && memcmp(&e, &t->out[index], sizeof e) == 0);
-        CHECK(ilmap_native_ranges(m, t->out[i].il_offset, 6, &total, all) == ILMAP_OK);
+        CHECK(ilmap_il_to_native_ranges(m, t->out[i].il_offset, 6, &total, all) == ILMAP_OK);
         int found = 0;
-        for (uint32_t j = 0; j < total && j < 6; j++)
+        for (size_t j = 0; j < total && j < 6; j++)
             found |= memcmp(&all[j], &t->out[i], sizeof e) == 0;
         CHECK(found);
     }
@@ -933,7 +984,7 @@ static void test_il_to_native(void)
         ilmap_status status;
         uint32_t start, end;
         size_t index;
-        int exact;
+        int il_matched;
     } row;
     /* Export order: P@0, 0@2, 4@6, 4@20, 9@10, E@14, E@24, NM@17. */
     const row rows[] = {
@@ -946,17 +997,18 @@ static void test_il_to_native(void)
     for (size_t i = 0; i < COUNT(rows); i++) {
         ilmap_native_entry e;
         size_t index = 99;
-        int exact = -1;
-        ilmap_status st = ilmap_native_il_to_native(m, rows[i].il, &e, &index, &exact);
+        int il_matched = -1;
+        ilmap_status st = ilmap_il_to_native(m, rows[i].il, &e, &index, &il_matched);
         test_checks++;
         if (st != rows[i].status || e.native_start != rows[i].start ||
-            e.native_end != rows[i].end || index != rows[i].index || exact != rows[i].exact) {
+            e.native_end != rows[i].end || index != rows[i].index ||
+            il_matched != rows[i].il_matched) {
             test_failures++;
-            fprintf(stderr, "il_to_native(0x%X): %s [%u, %u) #%zu exact %d\n", rows[i].il,
-                    ilmap_status_str(st), e.native_start, e.native_end, index, exact);
+            fprintf(stderr, "il_to_native(0x%X): %s [%u, %u) #%zu il_matched %d\n", rows[i].il,
+                    ilmap_status_str(st), e.native_start, e.native_end, index, il_matched);
         }
     }
-    CHECK(ilmap_native_il_to_native(m, 3, NULL, NULL, NULL) == ILMAP_OK);
+    CHECK(ilmap_il_to_native(m, 3, NULL, NULL, NULL) == ILMAP_OK);
     ilmap_native_free(m);
 
     /* Below the first normal entry, and no entry with that special. */
@@ -965,13 +1017,13 @@ static void test_il_to_native(void)
     if (m) {
         ilmap_native_entry e = { 1, 1, 1 };
         size_t index = 0;
-        int exact = 1;
-        CHECK(ilmap_native_il_to_native(m, 4, &e, &index, &exact) == ILMAP_E_NOT_FOUND);
+        int il_matched = 1;
+        CHECK(ilmap_il_to_native(m, 4, &e, &index, &il_matched) == ILMAP_E_NOT_FOUND);
         CHECK(e.native_start == 0 && e.native_end == 0 && e.il_offset == 0);
         CHECK(index == ILMAP_NO_INDEX);
-        CHECK(exact == 0);
-        CHECK(ilmap_native_il_to_native(m, E, &e, &index, &exact) == ILMAP_E_NOT_FOUND);
-        CHECK(ilmap_native_il_to_native(m, 6, &e, &index, &exact) == ILMAP_OK);
+        CHECK(il_matched == 0);
+        CHECK(ilmap_il_to_native(m, E, &e, &index, &il_matched) == ILMAP_E_NOT_FOUND);
+        CHECK(ilmap_il_to_native(m, 6, &e, &index, &il_matched) == ILMAP_OK);
         CHECK_EQ_U32(e.il_offset, 5);
         ilmap_native_free(m);
     }
@@ -982,27 +1034,30 @@ static void test_il_to_native(void)
     m = build(jit, 4, NULL, 15, 0);
     if (m) {
         ilmap_native_entry out[4];
-        uint32_t total = 0;
-        CHECK(ilmap_native_ranges(m, 7, 4, &total, out) == ILMAP_OK);
-        CHECK_EQ_U32(total, 2);
+        size_t total = 0;
+        CHECK(ilmap_il_to_native_ranges(m, 7, 4, &total, out) == ILMAP_OK);
+        CHECK(total == 2);
         CHECK_EQ_U32(out[0].native_start, 4);
         CHECK_EQ_U32(out[0].native_end, 9);
         CHECK_EQ_U32(out[1].native_start, 12);
         CHECK_EQ_U32(out[1].native_end, 15);
-        CHECK(ilmap_native_ranges(m, 7, 1, &total, out) == ILMAP_OK);
-        CHECK_EQ_U32(total, 2);
-        CHECK(ilmap_native_ranges(m, 5, 4, &total, out) == ILMAP_OK);
-        CHECK_EQ_U32(total, 0);
-        CHECK(ilmap_native_ranges(m, P, 4, &total, out) == ILMAP_OK);
-        CHECK_EQ_U32(total, 0);
-        CHECK(ilmap_native_ranges(m, 3, 0, NULL, NULL) == ILMAP_OK);
+        ranges_ctx rc = { m, 7 };
+        test_copy_out_protocol("ilmap_il_to_native_ranges (7)", ranges_call, &rc, out, 2,
+                               sizeof out[0]);
+        CHECK(ilmap_il_to_native_ranges(m, 7, 1, &total, out) == ILMAP_E_TRUNCATED);
+        CHECK(total == 2);
+        CHECK(ilmap_il_to_native_ranges(m, 5, 4, &total, out) == ILMAP_OK);
+        CHECK(total == 0);
+        CHECK(ilmap_il_to_native_ranges(m, P, 4, &total, out) == ILMAP_OK);
+        CHECK(total == 0);
+        CHECK(ilmap_il_to_native_ranges(m, 3, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
         ilmap_native_free(m);
     }
 }
 
-/* ---- composition ---- */
+/* ---- translation (ilmap_native_translate) ---- */
 
-static void test_compose(void)
+static void test_translate(void)
 {
     ilmap *map = make_map(spec_map, COUNT(spec_map));
     /* The worked example exported with no map (IL in instrumented
@@ -1011,25 +1066,25 @@ static void test_compose(void)
         { 44, 20, 30 }, { P, 0, 5 }, { E, 40, 48 }, { 0, 5, 12 }, { 36, 12, 20 }, { 50, 30, 40 },
     };
     ilmap_native *m = NULL;
-    int exact = -1;
+    int lossless = -1;
 
-    CHECK(ilmap_native_compose(raw, COUNT(raw), 48, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(raw, COUNT(raw), 48, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     if (m) {
         check_export("compose", m, spec_export, COUNT(spec_export));
-        CHECK_EQ_U32(ilmap_native_last_il(m), 50);
+        CHECK_EQ_U32(ilmap_native_get_last_il(m), 50);
         ilmap_native_free(m);
     }
-    CHECK(ilmap_native_compose(raw, COUNT(raw), 48, map, ILMAP_DAC, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(raw, COUNT(raw), 48, map, ILMAP_DAC, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     if (m) {
         check_export("compose, DAC", m, spec_export, COUNT(spec_export));
-        CHECK_EQ_U32(ilmap_native_last_il(m), 8);
+        CHECK_EQ_U32(ilmap_native_get_last_il(m), 8);
         ilmap_native_free(m);
     }
     /* No map: the same export back. */
-    CHECK(ilmap_native_compose(raw, COUNT(raw), 48, NULL, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(raw, COUNT(raw), 48, NULL, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     if (m) {
         const ilmap_native_entry sorted[] = { { P, 0, 5 }, { 0, 5, 12 }, { 36, 12, 20 },
                                               { 44, 20, 30 }, { 50, 30, 40 }, { E, 40, 48 } };
@@ -1039,8 +1094,8 @@ static void test_compose(void)
 
     /* Boundaries sharing a start: the empty ranges go first. */
     const ilmap_native_entry shared[] = { { 3, 4, 9 }, { 1, 0, 4 }, { 2, 4, 4 } };
-    CHECK(ilmap_native_compose(shared, 3, 9, NULL, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(shared, 3, 9, NULL, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     if (m) {
         const ilmap_native_entry want[] = { { 1, 0, 4 }, { 2, 4, 4 }, { 3, 4, 9 } };
         check_export("compose, shared start", m, want, 3);
@@ -1051,32 +1106,32 @@ static void test_compose(void)
      * two empty ranges with different IL at one start, an overlap, the
      * same IL twice in a row (in-process only). */
     const ilmap_native_entry gap[] = { { 1, 0, 4 } };
-    CHECK(ilmap_native_compose(gap, 1, 9, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 0);
+    CHECK(ilmap_native_translate(gap, 1, 9, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 0);
     ilmap_native_free(m);
     const ilmap_native_entry empties[] = { { 1, 4, 4 }, { 2, 4, 4 }, { 3, 4, 9 }, { 0, 0, 4 } };
-    CHECK(ilmap_native_compose(empties, 4, 9, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 0);
+    CHECK(ilmap_native_translate(empties, 4, 9, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 0);
     ilmap_native_free(m);
     const ilmap_native_entry same_il[] = { { 1, 4, 4 }, { 1, 4, 4 }, { 3, 4, 9 }, { 0, 0, 4 } };
-    CHECK(ilmap_native_compose(same_il, 4, 9, map, ILMAP_DAC, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(same_il, 4, 9, map, ILMAP_DAC, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     ilmap_native_free(m);
     const ilmap_native_entry overlap[] = { { 1, 0, 6 }, { 2, 4, 9 } };
-    CHECK(ilmap_native_compose(overlap, 2, 9, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 0);
+    CHECK(ilmap_native_translate(overlap, 2, 9, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 0);
     ilmap_native_free(m);
     const ilmap_native_entry twice[] = { { 1, 0, 4 }, { 1, 4, 9 } };
-    CHECK(ilmap_native_compose(twice, 2, 9, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 0);
+    CHECK(ilmap_native_translate(twice, 2, 9, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 0);
     ilmap_native_free(m);
-    CHECK(ilmap_native_compose(twice, 2, 9, map, ILMAP_DAC, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(twice, 2, 9, map, ILMAP_DAC, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     ilmap_native_free(m);
     /* An LCG-style last end of 0 is accepted as "to the end". */
     const ilmap_native_entry lcg[] = { { 1, 0, 4 }, { 2, 4, 0 } };
-    CHECK(ilmap_native_compose(lcg, 2, 9, map, 0, &m, &exact) == ILMAP_OK);
-    CHECK(exact == 1);
+    CHECK(ilmap_native_translate(lcg, 2, 9, map, 0, &m, &lossless) == ILMAP_OK);
+    CHECK(lossless == 1);
     ilmap_native_free(m);
     ilmap_free(map);
 }
@@ -1092,6 +1147,6 @@ int main(void)
     test_from_entries();
     test_end_zero();
     test_il_to_native();
-    test_compose();
+    test_translate();
     return test_finish("native-examples");
 }

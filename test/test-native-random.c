@@ -345,7 +345,7 @@ static void check_native_lookups(const char *what, const ilmap_native *lib, cons
         uint32_t want_il, want_which, got_il = 0xDEAD, got_which = 0xDEAD;
         size_t want_entry, got_entry = 12345;
         unsigned want = model_to_il(m, x, &want_il, &want_entry, &want_which);
-        unsigned got = ilmap_native_to_il_ex(lib, x, &got_il, &got_entry, &got_which);
+        unsigned got = ilmap_native_to_il_detail(lib, x, &got_il, &got_entry, &got_which);
         uint32_t plain_il = 0xDEAD;
         unsigned plain = ilmap_native_to_il(lib, x, &plain_il);
 
@@ -380,7 +380,7 @@ static void check_il_lookups(const char *what, const ilmap_native *lib, const mo
         int want_exact, got_exact = -1;
         size_t want = model_floor(m, x, &want_exact), got = 777;
         ilmap_native_entry e;
-        ilmap_status st = ilmap_native_il_to_native(lib, x, &e, &got, &got_exact);
+        ilmap_status st = ilmap_il_to_native(lib, x, &e, &got, &got_exact);
 
         test_checks++;
         if (want == ILMAP_NO_INDEX) {
@@ -395,9 +395,9 @@ static void check_il_lookups(const char *what, const ilmap_native *lib, const mo
 
         /* All ranges of x: the entries with that IL offset, in order. */
         static ilmap_native_entry ranges[MAX_JIT];
-        uint32_t total = 0;
+        size_t total = 0;
         size_t n = 0;
-        st = ilmap_native_ranges(lib, x, MAX_JIT, &total, ranges);
+        st = ilmap_il_to_native_ranges(lib, x, MAX_JIT, &total, ranges);
         test_checks++;
         if (st != ILMAP_OK) {
             FAIL("%s: ranges(0x%X) = %s", what, x, ilmap_status_str(st));
@@ -411,7 +411,7 @@ static void check_il_lookups(const char *what, const ilmap_native *lib, const mo
             n++;
         }
         if (n != total)
-            FAIL("%s: ranges(0x%X) total %u, want %zu", what, x, total, n);
+            FAIL("%s: ranges(0x%X) total %zu, want %zu", what, x, total, n);
     }
 }
 
@@ -419,11 +419,11 @@ static void check_export(const char *what, const ilmap_native *lib, const model 
 {
     static ilmap_native_entry got[MAX_JIT];
     static ilmap_native_record rec[MAX_JIT];
-    uint32_t total = 0;
+    size_t total = 0;
 
     test_checks++;
     if (ilmap_native_export(lib, MAX_JIT, &total, got) != ILMAP_OK || total != m->nseq) {
-        FAIL("%s: export total %u, want %zu", what, total, m->nseq);
+        FAIL("%s: export total %zu, want %zu", what, total, m->nseq);
         return;
     }
     for (size_t i = 0; i < m->nseq; i++)
@@ -432,29 +432,34 @@ static void check_export(const char *what, const ilmap_native *lib, const model 
                  got[i].il_offset, got[i].native_start, got[i].native_end, m->seq[i].il,
                  m->seq[i].start, model_export_one(m, &m->seq[i]).native_end);
 
-    /* Truncation: the first cap entries, the total reported. */
+    /* Truncation: the first cap entries, the total reported, nothing
+     * past cap written. */
     if (m->nseq > 1) {
         static ilmap_native_entry part[MAX_JIT];
-        uint32_t cap = (uint32_t)(m->nseq / 2), t2 = 0;
+        size_t cap = m->nseq / 2, t2 = 0;
+        memset(part, 0xA5, sizeof part);
         test_checks++;
-        if (ilmap_native_export(lib, cap, &t2, part) != ILMAP_OK || t2 != m->nseq ||
-            memcmp(part, got, cap * sizeof part[0]) != 0)
+        if (ilmap_native_export(lib, cap, &t2, part) != ILMAP_E_TRUNCATED || t2 != m->nseq ||
+            memcmp(part, got, cap * sizeof part[0]) != 0 ||
+            part[cap].il_offset != 0xA5A5A5A5u || part[cap].native_end != 0xA5A5A5A5u)
             FAIL("%s: truncated export", what);
     }
 
     test_checks++;
-    if (ilmap_native_records(lib, ILMAP_RECORDS_EXPORTED, MAX_JIT, &total, rec) != ILMAP_OK ||
+    if (ilmap_native_export_records(lib, ILMAP_RECORDS_EXPORTED, MAX_JIT, &total, rec) !=
+            ILMAP_OK ||
         total != m->nseq)
-        FAIL("%s: records total %u", what, total);
+        FAIL("%s: records total %zu", what, total);
     for (size_t i = 0; i < m->nseq && i < total; i++)
         if (rec[i].il_offset != m->seq[i].il || rec[i].native_start != m->seq[i].start ||
             rec[i].native_end != m->seq[i].end || rec[i].source != m->seq[i].source)
             FAIL("%s: record[%zu] differs", what, i);
 
     test_checks++;
-    if (ilmap_native_records(lib, ILMAP_RECORDS_CALL_SITES, MAX_JIT, &total, rec) != ILMAP_OK ||
+    if (ilmap_native_export_records(lib, ILMAP_RECORDS_CALL_SITES, MAX_JIT, &total, rec) !=
+            ILMAP_OK ||
         total != m->ncalls)
-        FAIL("%s: call sites total %u, want %zu", what, total, m->ncalls);
+        FAIL("%s: call sites total %zu, want %zu", what, total, m->ncalls);
     for (size_t i = 0; i < m->ncalls && i < total; i++)
         if (rec[i].il_offset != m->calls[i].il || rec[i].native_start != m->calls[i].start ||
             rec[i].native_end != m->calls[i].end || rec[i].source != m->calls[i].source)
@@ -470,12 +475,12 @@ static void check_export(const char *what, const ilmap_native *lib, const model 
                 break;
             }
         test_checks++;
-        if (ilmap_native_call_site_at(lib, m->calls[i].start, &c) != ILMAP_OK ||
+        if (ilmap_native_find_call_site(lib, m->calls[i].start, &c) != ILMAP_OK ||
             c.il_offset != m->calls[first].il || c.native_end != m->calls[first].end)
             FAIL("%s: call_site_at(%u)", what, m->calls[i].start);
     }
-    CHECK_EQ_U32(ilmap_native_last_il(lib), m->last_il);
-    CHECK(ilmap_native_count(lib) == m->nseq);
+    CHECK_EQ_U32(ilmap_native_get_last_il(lib), m->last_il);
+    CHECK(ilmap_native_get_count(lib) == m->nseq);
 }
 
 static void check_all(const char *what, const ilmap_native *lib, const model *m)
@@ -607,7 +612,7 @@ static int check_entries(const char *what, const ilmap_native_entry *ex, size_t 
     check_all(what, m, &want);
 
     /* The export reads back into the same map. */
-    uint32_t total = 0;
+    size_t total = 0;
     ilmap_native *m2 = NULL;
     ilmap_native_export(m, MAX_JIT, &total, again);
     test_checks++;
@@ -623,7 +628,7 @@ static int check_entries(const char *what, const ilmap_native_entry *ex, size_t 
     static unsigned char buf[32 + 12 * MAX_JIT];
     ilmap_native *m3 = NULL;
     test_checks++;
-    if (ilmap_native_serialize(m, buf, sizeof buf, &size) != ILMAP_OK ||
+    if (ilmap_native_serialize(m, sizeof buf, &size, buf) != ILMAP_OK ||
         ilmap_native_deserialize(buf, size, 0, &m3, NULL) != ILMAP_OK) {
         FAIL("%s: serialized map does not read back", what);
     } else {
@@ -637,8 +642,8 @@ static int check_entries(const char *what, const ilmap_native_entry *ex, size_t 
 static void check_from_entries(const ilmap_native *lib)
 {
     static ilmap_native_entry ex[MAX_JIT];
-    uint32_t total = 0;
-    uint32_t code_size = ilmap_native_code_size(lib);
+    size_t total = 0;
+    uint32_t code_size = ilmap_native_get_code_size(lib);
 
     ilmap_native_export(lib, MAX_JIT, &total, ex);
     check_entries("from_entries", ex, total, code_size);
@@ -661,8 +666,8 @@ static void check_compose(const ilmap_boundary *jit, size_t n, const ilmap *map,
 {
     ilmap_native *plain = NULL, *direct = NULL, *composed = NULL;
     static ilmap_native_entry ex[MAX_JIT], a[MAX_JIT], b[MAX_JIT];
-    uint32_t total = 0;
-    int exact = -1;
+    size_t total = 0;
+    int lossless = -1;
 
     if (ilmap_native_build(jit, n, NULL, code_size, flags, &plain) != ILMAP_OK ||
         ilmap_native_build(jit, n, map, code_size, flags, &direct) != ILMAP_OK) {
@@ -671,21 +676,22 @@ static void check_compose(const ilmap_boundary *jit, size_t n, const ilmap *map,
     }
     ilmap_native_export(plain, MAX_JIT, &total, ex);
     test_checks++;
-    if (ilmap_native_compose(ex, total, code_size, map, flags, &composed, &exact) != ILMAP_OK) {
-        FAIL("compose failed");
+    if (ilmap_native_translate(ex, total, code_size, map, flags, &composed, &lossless) !=
+        ILMAP_OK) {
+        FAIL("translate failed");
         goto done;
     }
-    if (!exact)
+    if (!lossless)
         goto done;
     (*exact_count)++;
 
-    uint32_t na = 0, nb = 0;
+    size_t na = 0, nb = 0;
     ilmap_native_export(direct, MAX_JIT, &na, a);
     ilmap_native_export(composed, MAX_JIT, &nb, b);
     test_checks++;
     if (na != nb || memcmp(a, b, na * sizeof a[0]) != 0 ||
-        ilmap_native_last_il(direct) != ilmap_native_last_il(composed)) {
-        FAIL("compose (%s): %u entries, want %u", flags ? "DAC" : "in-process", nb, na);
+        ilmap_native_get_last_il(direct) != ilmap_native_get_last_il(composed)) {
+        FAIL("translate (%s): %zu entries, want %zu", flags ? "DAC" : "in-process", nb, na);
         goto done;
     }
     for (uint32_t x = 0; x < code_size + 9; x++) {

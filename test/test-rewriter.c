@@ -71,6 +71,25 @@ static void opcode_table(void)
     CHECK(valid2 == 28);
 }
 
+/* ilmap_il_decode() and ilmap_il_starts() bound to one code stream, for
+ * test_copy_out_protocol(). */
+typedef struct il_ctx {
+    const uint8_t *code;
+    size_t size;
+} il_ctx;
+
+static ilmap_status decode_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    const il_ctx *c = ctx;
+    return ilmap_il_decode(c->code, c->size, cap, total, out, NULL);
+}
+
+static ilmap_status starts_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    const il_ctx *c = ctx;
+    return ilmap_il_starts(c->code, c->size, cap, total, out, NULL);
+}
+
 static void decoder_errors(void)
 {
     ilmap_il_instr in;
@@ -113,16 +132,29 @@ static void decoder_errors(void)
     CHECK(ilmap_il_switch_target(sw_ok, sizeof sw_ok, &in, 1, &t) == ILMAP_OK && t == 0);
     CHECK(ilmap_il_switch_target(sw_ok, sizeof sw_ok, &in, 2, &t) == ILMAP_E_INVALID_ARG && t == 0);
 
-    /* The two-call protocol. */
+    /* The buffer protocol. */
     ilmap_il_instr two[2];
     uint32_t starts[2];
-    CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 1, &total, two, NULL) == ILMAP_OK && total == 2);
+    CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 1, &total, two, NULL) == ILMAP_E_TRUNCATED &&
+          total == 2);
     CHECK(two[0].offset == 0 && two[0].length == 13);
     CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 1, NULL, two, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 0, NULL, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    total = 7;
     CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 1, &total, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    CHECK(ilmap_il_decode(sw_ok, sizeof sw_ok, 2, &total, two, NULL) == ILMAP_OK && total == 2);
+    il_ctx ctx = { sw_ok, sizeof sw_ok };
+    test_copy_out_protocol("ilmap_il_decode", decode_call, &ctx, two, 2, sizeof two[0]);
     CHECK(ilmap_il_starts(sw_ok, sizeof sw_ok, 2, &total, starts, NULL) == ILMAP_OK);
     CHECK(total == 2 && starts[0] == 0 && starts[1] == 13);
+    test_copy_out_protocol("ilmap_il_starts", starts_call, &ctx, starts, 2, sizeof starts[0]);
+    CHECK(ilmap_il_starts(sw_ok, sizeof sw_ok, 1, &total, starts, NULL) == ILMAP_E_TRUNCATED &&
+          total == 2 && starts[0] == 0);
     CHECK(ilmap_il_starts(NULL, 0, 0, &total, NULL, NULL) == ILMAP_OK && total == 0);
+    il_ctx empty = { NULL, 0 };
+    test_copy_out_protocol("ilmap_il_starts (empty)", starts_call, &empty, starts, 0,
+                           sizeof starts[0]);
     const uint8_t bad_op[] = { 0x00, 0x24 };
     CHECK(ilmap_il_starts(bad_op, 2, 2, &total, starts, &bad) == ILMAP_E_IL_OPCODE);
     CHECK(bad == 1 && total == 0);
@@ -150,11 +182,11 @@ static void body_parse_errors(void)
     CHECK(ilmap_il_body_parse(fat, 32, &b) == ILMAP_OK);
     CHECK(b.eh_count == 1 && !b.eh_fat && b.body_size == 32 && b.code_size == 2);
     ilmap_il_clause c;
-    CHECK(ilmap_il_body_clause(&b, 0, &c) == ILMAP_OK);
+    CHECK(ilmap_il_body_get_clause(&b, 0, &c) == ILMAP_OK);
     CHECK(c.flags == 2 && c.try_offset == 0 && c.try_length == 1 && c.handler_offset == 1 &&
           c.handler_length == 1);
-    CHECK(ilmap_il_body_clause(&b, 1, &c) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_il_body_check(&b, NULL) == ILMAP_OK);
+    CHECK(ilmap_il_body_get_clause(&b, 1, &c) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_il_body_validate(&b, NULL) == ILMAP_OK);
     for (size_t cut = 0; cut < 32; cut++)
         CHECK(ilmap_il_body_parse(fat, cut, &b) != ILMAP_OK);
     fat[1] = 0x20; /* header size 2 */
@@ -176,9 +208,9 @@ static void body_parse_errors(void)
     s[4] = 1;                    /* try length 1: ends mid-instruction */
     CHECK(ilmap_il_body_parse(fat, 32, &b) == ILMAP_OK);
     size_t bad = 0;
-    CHECK(ilmap_il_body_check(&b, &bad) == ILMAP_E_IL_EH && bad == 0);
+    CHECK(ilmap_il_body_validate(&b, &bad) == ILMAP_E_IL_EH && bad == 0);
     ilmap_rewrite *r = (ilmap_rewrite *)&b;
-    CHECK(ilmap_rewrite_body(fat, 32, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_EH);
+    CHECK(ilmap_rewrite_create(fat, 32, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_EH);
     CHECK(r == NULL && bad == 0);
 }
 
@@ -209,7 +241,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
 
     ilmap_rewrite *r = NULL;
     size_t bad = 0;
-    ilmap_status st = ilmap_rewrite_body(body, body_size, ins, nins, extra, 0, &r, &bad);
+    ilmap_status st = ilmap_rewrite_create(body, body_size, ins, nins, extra, 0, &r, &bad);
     if (ob.header_size == 12 && (uint64_t)ob.max_stack + extra > 0xFFFF) {
         CHECK(st == ILMAP_E_LIMIT && r == NULL);
         return;
@@ -221,8 +253,8 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     }
     stats->rewrites++;
     size_t size, count;
-    const uint8_t *nb = ilmap_rewrite_bytes(r, &size);
-    const ilmap_entry *map = ilmap_rewrite_entries(r, &count);
+    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
+    const ilmap_entry *map = ilmap_rewrite_get_entries(r, &count);
     ilmap_rewrite_info info;
     CHECK(ilmap_rewrite_get_info(r, &info) == ILMAP_OK);
     stats->widened += info.widened;
@@ -231,7 +263,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     ilmap_il_body b;
     CHECK(ilmap_il_body_parse(nb, size, &b) == ILMAP_OK);
     CHECK(b.body_size == size);
-    CHECK(ilmap_il_body_check(&b, NULL) == ILMAP_OK);
+    CHECK(ilmap_il_body_validate(&b, NULL) == ILMAP_OK);
     CHECK(b.code_size == info.code_size);
 
     /* Header. */
@@ -256,7 +288,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     uint32_t *bnd = calloc(g->n + 1, sizeof *bnd); /* boundary i's new offset */
     uint8_t *expect = malloc(inserted + 1);
     for (uint32_t i = 0; i < g->n; i++) {
-        CHECK(ilmap_rewrite_instruction(r, g->ins[i].offset, &at[i]) == ILMAP_OK);
+        CHECK(ilmap_rewrite_old_to_new(r, g->ins[i].offset, &at[i]) == ILMAP_OK);
         CHECK_EQ_U32(map[i].old_offset, g->ins[i].offset);
         CHECK(map[i].accurate == 1);
         bnd[i] = map[i].new_offset;
@@ -274,7 +306,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     bnd[g->n] = b.code_size - tail;
     CHECK(memcmp(b.code + bnd[g->n], expect, tail) == 0);
     uint32_t dummy;
-    CHECK(ilmap_rewrite_instruction(r, g->size, &dummy) == ILMAP_E_NOT_FOUND);
+    CHECK(ilmap_rewrite_old_to_new(r, g->size, &dummy) == ILMAP_E_NOT_FOUND);
 
     /* Every original instruction intact, every branch where it should be. */
     uint32_t widened = 0;
@@ -313,7 +345,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     int fits = nc <= 20;
     for (uint32_t c = 0; c < nc; c++) {
         ilmap_il_clause nc_, want = clauses[c];
-        CHECK(ilmap_il_body_clause(&b, c, &nc_) == ILMAP_OK);
+        CHECK(ilmap_il_body_get_clause(&b, c, &nc_) == ILMAP_OK);
         uint32_t ts = bnd[gen_index_of(g, want.try_offset)];
         uint32_t te = bnd[gen_index_of(g, want.try_offset + want.try_length)];
         uint32_t hs = bnd[gen_index_of(g, want.handler_offset)];
@@ -405,49 +437,49 @@ static void rewrite_errors(void)
     const uint8_t out_br[] = { 0x2B, 0x05 }, end_br[] = { 0x2B, 0x00 };
 
     ilmap_il_insertion at1 = { 1, 1, &nop };
-    CHECK(ilmap_rewrite_body(body, 16, &at1, 1, 0, 0, &r, &bad) == ILMAP_OK && r);
+    CHECK(ilmap_rewrite_create(body, 16, &at1, 1, 0, 0, &r, &bad) == ILMAP_OK && r);
     size_t size;
-    const uint8_t *nb = ilmap_rewrite_bytes(r, &size);
+    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
     /* nop; [nop]; br.s -4 -> the probe at 1; ret */
     CHECK(size == 17 && nb[4] == 5 && nb[12] == 0 && nb[13] == 0 && nb[14] == 0x2B &&
           nb[15] == 0xFC && nb[16] == 0x2A);
     ilmap_rewrite_free(r);
 
     ilmap_il_insertion mid = { 2, 1, &nop };
-    CHECK(ilmap_rewrite_body(body, 16, &mid, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT && !r && bad == 0);
+    CHECK(ilmap_rewrite_create(body, 16, &mid, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT && !r && bad == 0);
     ilmap_il_insertion past = { 5, 1, &nop };
-    CHECK(ilmap_rewrite_body(body, 16, &past, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
+    CHECK(ilmap_rewrite_create(body, 16, &past, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
     ilmap_il_insertion two[2] = { { 0, 1, &nop }, { 0, 1, &bad_op } };
-    CHECK(ilmap_rewrite_body(body, 16, two, 2, 0, 0, &r, &bad) == ILMAP_E_EDIT && bad == 1);
+    CHECK(ilmap_rewrite_create(body, 16, two, 2, 0, 0, &r, &bad) == ILMAP_E_EDIT && bad == 1);
     ilmap_il_insertion outside = { 0, 2, out_br };
-    CHECK(ilmap_rewrite_body(body, 16, &outside, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
+    CHECK(ilmap_rewrite_create(body, 16, &outside, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
     ilmap_il_insertion to_end = { 0, 2, end_br }; /* fine: lands on the next instruction */
-    CHECK(ilmap_rewrite_body(body, 16, &to_end, 1, 0, 0, &r, &bad) == ILMAP_OK);
+    CHECK(ilmap_rewrite_create(body, 16, &to_end, 1, 0, 0, &r, &bad) == ILMAP_OK);
     ilmap_rewrite_free(r);
     ilmap_il_insertion appended[2] = { { 4, 2, end_br }, { 4, 1, &ret } };
-    CHECK(ilmap_rewrite_body(body, 16, appended, 2, 0, 0, &r, &bad) == ILMAP_OK);
+    CHECK(ilmap_rewrite_create(body, 16, appended, 2, 0, 0, &r, &bad) == ILMAP_OK);
     ilmap_rewrite_free(r);
-    CHECK(ilmap_rewrite_body(body, 16, appended, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
+    CHECK(ilmap_rewrite_create(body, 16, appended, 1, 0, 0, &r, &bad) == ILMAP_E_EDIT);
     ilmap_il_insertion null_code = { 0, 1, NULL };
-    CHECK(ilmap_rewrite_body(body, 16, &null_code, 1, 0, 0, &r, &bad) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 1, 0, 0, &r, &bad) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0, 1, &r, &bad) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0, 0, NULL, &bad) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0xFFFF, 0, &r, &bad) == ILMAP_E_LIMIT);
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0xFFFD, 0, &r, &bad) == ILMAP_OK);
+    CHECK(ilmap_rewrite_create(body, 16, &null_code, 1, 0, 0, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 1, 0, 0, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0, 1, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0, 0, NULL, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0xFFFF, 0, &r, &bad) == ILMAP_E_LIMIT);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0xFFFD, 0, &r, &bad) == ILMAP_OK);
     ilmap_rewrite_free(r);
     body[13] = 0x24;
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_OPCODE && bad == 1);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_OPCODE && bad == 1);
     body[13] = 0x2B, body[14] = 0xFE; /* to offset 0 + 1 - ... mid? -2 -> 1 = itself */
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_OK);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_OK);
     ilmap_rewrite_free(r);
     body[14] = 0xFC; /* -4 -> -1: outside */
-    CHECK(ilmap_rewrite_body(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_BRANCH);
-    CHECK(ilmap_rewrite_body(body, 15, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_TRUNCATED);
+    CHECK(ilmap_rewrite_create(body, 16, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_BRANCH);
+    CHECK(ilmap_rewrite_create(body, 15, NULL, 0, 0, 0, &r, &bad) == ILMAP_E_IL_TRUNCATED);
 
     /* NULL results and infos. */
-    CHECK(ilmap_rewrite_bytes(NULL, &size) == NULL && size == 0);
-    CHECK(ilmap_rewrite_entries(NULL, &size) == NULL && size == 0);
+    CHECK(ilmap_rewrite_get_body(NULL, &size) == NULL && size == 0);
+    CHECK(ilmap_rewrite_get_entries(NULL, &size) == NULL && size == 0);
     ilmap_rewrite_info info;
     CHECK(ilmap_rewrite_get_info(NULL, &info) == ILMAP_E_INVALID_ARG && info.code_size == 0);
     ilmap_rewrite_free(NULL);
@@ -465,18 +497,18 @@ static void tiny_to_fat(void)
     memset(probe, 0x00, sizeof probe);
     ilmap_il_insertion ins = { 0, 40, probe };
     ilmap_rewrite *r;
-    CHECK(ilmap_rewrite_body(body, 31, &ins, 1, 0, 0, &r, NULL) == ILMAP_OK);
+    CHECK(ilmap_rewrite_create(body, 31, &ins, 1, 0, 0, &r, NULL) == ILMAP_OK);
     size_t size;
-    const uint8_t *nb = ilmap_rewrite_bytes(r, &size);
+    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
     CHECK(size == 12 + 70 && nb[0] == 0x03 && nb[1] == 0x30 && nb[2] == 8 && nb[4] == 70);
     size_t count;
-    const ilmap_entry *e = ilmap_rewrite_entries(r, &count);
+    const ilmap_entry *e = ilmap_rewrite_get_entries(r, &count);
     CHECK(count == 30 && e[0].new_offset == 0 && e[1].new_offset == 41 && e[29].old_offset == 29);
     ilmap_rewrite_free(r);
     /* A short one stays tiny. */
     ins.size = 3;
-    CHECK(ilmap_rewrite_body(body, 31, &ins, 1, 0, 0, &r, NULL) == ILMAP_OK);
-    nb = ilmap_rewrite_bytes(r, &size);
+    CHECK(ilmap_rewrite_create(body, 31, &ins, 1, 0, 0, &r, NULL) == ILMAP_OK);
+    nb = ilmap_rewrite_get_body(r, &size);
     CHECK(size == 34 && nb[0] == (uint8_t)(2 | 33 << 2));
     ilmap_rewrite_free(r);
 }
@@ -492,6 +524,11 @@ static void large_stream(test_rng *rng)
     uint32_t *starts = malloc(g.n * sizeof *starts);
     CHECK(ilmap_il_decode(g.code, g.size, g.n, &total, in, &bad) == ILMAP_OK && total == g.n);
     CHECK(ilmap_il_starts(g.code, g.size, g.n, &total, starts, NULL) == ILMAP_OK && total == g.n);
+    /* The buffer protocol on the two-pass path. */
+    il_ctx ctx = { g.code, g.size };
+    test_copy_out_protocol("ilmap_il_decode (large)", decode_call, &ctx, in, g.n, sizeof *in);
+    test_copy_out_protocol("ilmap_il_starts (large)", starts_call, &ctx, starts, g.n,
+                           sizeof *starts);
     for (uint32_t i = 0; i < g.n; i++) {
         CHECK_EQ_U32(in[i].offset, g.ins[i].offset);
         CHECK_EQ_U32(in[i].length, g.ins[i].length);

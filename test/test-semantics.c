@@ -63,7 +63,7 @@ static void check_table(const char *name, const ilmap_entry *entries, size_t cou
             if (got != r->expected) {
                 test_failures++;
                 fprintf(stderr, "%s [%s, %s]: %s %s 0x%X -> 0x%X, want 0x%X\n", name,
-                        ilmap_implementation(map), r->what, direction_name(r->direction),
+                        ilmap_get_implementation(map), r->what, direction_name(r->direction),
                         "input", r->input, got, r->expected);
             }
             if (r->direction != NEW_TO_OLD_DAC)
@@ -215,7 +215,7 @@ static void accurate_is_ignored(void)
     ilmap_entry back[3];
     size_t total = 0;
     CHECK(ilmap_create(a, 3, 0, &map) == ILMAP_OK);
-    CHECK(ilmap_entries(map, 3, &total, back) == ILMAP_OK);
+    CHECK(ilmap_export(map, 3, &total, back) == ILMAP_OK);
     CHECK(total == 3 && back[1].accurate == 0 && back[2].accurate == -7);
     ilmap_free(map);
 }

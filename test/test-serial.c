@@ -68,10 +68,10 @@ static ilmap *random_il_map(test_rng *rng, ilmap_entry *e, size_t *n)
 static uint8_t *serialize(const ilmap *m, size_t *size)
 {
     size_t need = 0;
-    CHECK(ilmap_serialize(m, NULL, 0, &need) == ILMAP_OK);
+    CHECK(ilmap_serialize(m, 0, &need, NULL) == ILMAP_OK);
     uint8_t *buf = malloc(need + 8);
     size_t got = 0;
-    CHECK(ilmap_serialize(m, buf, need + 8, &got) == ILMAP_OK && got == need);
+    CHECK(ilmap_serialize(m, need + 8, &got, buf) == ILMAP_OK && got == need);
     *size = need;
     return buf;
 }
@@ -112,6 +112,16 @@ static const uint32_t probe_points[] = {0,
                                         ILMAP_PROLOG,
                                         ILMAP_NO_MAPPING};
 
+static ilmap_status serialize_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_serialize(ctx, cap, total, out);
+}
+
+static ilmap_status native_serialize_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    return ilmap_native_serialize(ctx, cap, total, out);
+}
+
 static void il_round_trips(test_rng *rng, int rounds)
 {
     ilmap_entry e[64], back[64];
@@ -121,35 +131,38 @@ static void il_round_trips(test_rng *rng, int rounds)
         ilmap *m = random_il_map(rng, e, &n);
         uint8_t *buf = serialize(m, &size);
         CHECK(size == 32 + 12 * n);
+        /* The buffer protocol with bytes as items. */
+        if (round < 20)
+            test_copy_out_protocol("ilmap_serialize", serialize_call, m, buf, size, 1);
 
         ilmap_serial_error err;
         ilmap *l = NULL;
         CHECK(ilmap_deserialize(buf, size, 0, &l, &err) == ILMAP_OK);
         CHECK(err.defect == ILMAP_SERIAL_NONE && err.index == ILMAP_NO_INDEX);
         size_t nb = 0;
-        CHECK(ilmap_entries(l, 64, &nb, back) == ILMAP_OK && nb == n);
+        CHECK(ilmap_export(l, 64, &nb, back) == ILMAP_OK && nb == n);
         CHECK(n == 0 || memcmp(back, e, n * sizeof *e) == 0);
-        CHECK(ilmap_is_lenient(l) == ilmap_is_lenient(m));
+        CHECK(ilmap_get_flags(l) == ilmap_get_flags(m));
 
         /* The view, in place and at an odd address. */
         ilmap_view v;
         CHECK(ilmap_view_open(buf, size, 0, &v, NULL) == ILMAP_OK);
         CHECK(v.count == n && v.kind == ILMAP_SERIAL_KIND_IL && v.size == size);
-        const ilmap_entry *in_place = ilmap_view_entries(&v);
+        const ilmap_entry *in_place = ilmap_view_get_entries(&v);
         CHECK(in_place != NULL && (n == 0 || memcmp(in_place, e, n * sizeof *e) == 0));
-        CHECK(ilmap_view_native_entries(&v) == NULL);
+        CHECK(ilmap_view_get_native_entries(&v) == NULL);
         uint8_t *odd = malloc(size + 1);
         memcpy(odd + 1, buf, size);
         ilmap_view vo;
         CHECK(ilmap_view_open(odd + 1, size, 0, &vo, NULL) == ILMAP_OK);
-        CHECK(ilmap_view_entries(&vo) == NULL);
+        CHECK(ilmap_view_get_entries(&vo) == NULL);
         for (size_t i = 0; i < n; i++) {
             ilmap_entry one;
-            CHECK(ilmap_view_entry(&vo, i, &one) == ILMAP_OK);
+            CHECK(ilmap_view_get_entry(&vo, i, &one) == ILMAP_OK);
             CHECK(memcmp(&one, &e[i], sizeof one) == 0);
         }
         ilmap_entry none;
-        CHECK(ilmap_view_entry(&vo, n, &none) == ILMAP_E_INVALID_ARG);
+        CHECK(ilmap_view_get_entry(&vo, n, &none) == ILMAP_E_INVALID_ARG);
         for (uint32_t x = 0; x < 400; x++) {
             CHECK_EQ_U32(ilmap_view_old_to_new(&vo, x), ilmap_old_to_new(m, x));
             CHECK_EQ_U32(ilmap_view_new_to_old(&v, x), ilmap_new_to_old(m, x));
@@ -247,7 +260,7 @@ static void header_defects(void)
     put32(buf + 8, ILMAP_SERIAL_FLAG_LENIENT);
     reseal(buf, size);
     ilmap *l;
-    CHECK(ilmap_deserialize(buf, size, 0, &l, &err) == ILMAP_OK && ilmap_is_lenient(l));
+    CHECK(ilmap_deserialize(buf, size, 0, &l, &err) == ILMAP_OK && ilmap_get_flags(l) == ILMAP_LENIENT);
     ilmap_free(l);
 
     /* A writer of the other byte order: every field swapped. */
@@ -266,10 +279,15 @@ static void header_defects(void)
 
     /* Arguments. */
     size_t need = 7;
-    CHECK(ilmap_serialize(NULL, buf, sizeof buf, &need) == ILMAP_E_INVALID_ARG && need == 0);
-    CHECK(ilmap_serialize(m, buf, 10, &need) == ILMAP_E_INVALID_ARG && need == size);
-    CHECK(ilmap_serialize(m, NULL, 100, &need) == ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_serialize(m, buf, sizeof buf, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_serialize(NULL, sizeof buf, &need, buf) == ILMAP_E_INVALID_ARG && need == 0);
+    /* a short buffer gets the first cap bytes */
+    memset(buf, 0xA5, sizeof buf);
+    CHECK(ilmap_serialize(m, 10, &need, buf) == ILMAP_E_TRUNCATED && need == size);
+    CHECK(memcmp(buf, good, 10) == 0 && buf[10] == 0xA5);
+    need = 7;
+    CHECK(ilmap_serialize(m, 100, &need, NULL) == ILMAP_E_INVALID_ARG && need == 0);
+    CHECK(ilmap_serialize(m, sizeof buf, NULL, buf) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_serialize(m, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_view_open(NULL, 5, 0, &v, &err) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_view_open(good, size, 1, &v, &err) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_view_open(good, size, 0, NULL, &err) == ILMAP_E_INVALID_ARG);
@@ -306,24 +324,30 @@ static void native_round_trips(test_rng *rng, int rounds)
         ilmap_native *m;
         CHECK(ilmap_native_from_entries(e, n, code_size, &m) == ILMAP_OK);
         size_t need, got;
-        CHECK(ilmap_native_serialize(m, NULL, 0, &need) == ILMAP_OK && need == 32 + 12 * (size_t)n);
+        CHECK(ilmap_native_serialize(m, 0, &need, NULL) == ILMAP_OK &&
+              need == 32 + 12 * (size_t)n);
         uint8_t *buf = malloc(need);
-        CHECK(ilmap_native_serialize(m, buf, need, &got) == ILMAP_OK && got == need);
+        CHECK(ilmap_native_serialize(m, need, &got, buf) == ILMAP_OK && got == need);
+        if (round < 20)
+            test_copy_out_protocol("ilmap_native_serialize", native_serialize_call, m, buf, need, 1);
+        got = 7;
+        CHECK(ilmap_native_serialize(NULL, need, &got, buf) == ILMAP_E_INVALID_ARG && got == 0);
         ilmap_native *l;
         ilmap_serial_error err;
         CHECK(ilmap_native_deserialize(buf, need, 0, &l, &err) == ILMAP_OK);
-        uint32_t ta, tb;
+        size_t ta, tb;
         CHECK(ilmap_native_export(m, 40, &ta, a) == ILMAP_OK);
         CHECK(ilmap_native_export(l, 40, &tb, b) == ILMAP_OK);
         CHECK(ta == tb && memcmp(a, b, ta * sizeof *a) == 0);
-        CHECK(ilmap_native_code_size(l) == code_size);
+        CHECK(ilmap_native_get_code_size(l) == code_size);
         for (uint32_t x = 0; x < code_size + 2; x++) {
             uint32_t ila = 0, ilb = 0;
             CHECK(ilmap_native_to_il(m, x, &ila) == ilmap_native_to_il(l, x, &ilb) && ila == ilb);
         }
         ilmap_view v;
         CHECK(ilmap_view_open(buf, need, 0, &v, NULL) == ILMAP_OK && v.code_size == code_size);
-        CHECK(ilmap_view_entries(&v) == NULL && (n == 0 || ilmap_view_native_entries(&v) != NULL));
+        CHECK(ilmap_view_get_entries(&v) == NULL &&
+              (n == 0 || ilmap_view_get_native_entries(&v) != NULL));
         ilmap *il = (ilmap *)1;
         CHECK(ilmap_deserialize(buf, need, 0, &il, &err) == ILMAP_E_FORMAT && il == NULL);
         CHECK(err.defect == ILMAP_SERIAL_KIND);

@@ -380,7 +380,7 @@ static int shift_of(const ilmap *m)
     return m ? (int)ilmap_old_to_new(m, 1) - 1 : 0;
 }
 
-static void query(reader *rd, const ilmap_store_view *v, obs *o)
+static void query(reader *rd, const ilmap_store_snapshot *v, obs *o)
 {
     int w = (int)test_rng_below(&rd->rng, (uint32_t)rd->nwriters);
     int f = (int)test_rng_below(&rd->rng, FIDS);
@@ -407,7 +407,7 @@ static void query(reader *rd, const ilmap_store_view *v, obs *o)
             addr = hot_of(w, f, b) + GAP;
         }
         ilmap_store_location loc;
-        o->st = ilmap_store_view_lookup(v, addr, &loc);
+        o->st = ilmap_store_snapshot_lookup(v, addr, &loc);
         if (o->st == ILMAP_OK) {
             o->got_fid_w_f = (uint32_t)((loc.function_id - fid_of(0, 0)) >> 6);
             o->rejit = (int32_t)loc.rejit_id;
@@ -416,28 +416,28 @@ static void query(reader *rd, const ilmap_store_view *v, obs *o)
             o->il = loc.il_offset;
             o->orig = loc.original_il_offset;
             ilmap_store_function_info info;
-            o->is_current = ilmap_store_view_function(v, loc.function_id, &info) == ILMAP_OK &&
+            o->is_current = ilmap_store_snapshot_get_function(v, loc.function_id, &info) == ILMAP_OK &&
                             info.current_rejit_id == loc.rejit_id;
             /* Touch what the body points to: freed memory would show. */
             ilmap_store_body_info body;
-            if (ilmap_store_view_body(v, addr, &body) != ILMAP_OK ||
-                body.function_id != loc.function_id || ilmap_native_count(body.native_map) != 2 ||
-                (body.il_map && ilmap_count(body.il_map) != 64))
+            if (ilmap_store_snapshot_get_body(v, addr, &body) != ILMAP_OK ||
+                body.function_id != loc.function_id || ilmap_native_get_count(body.native_map) != 2 ||
+                (body.il_map && ilmap_get_count(body.il_map) != 64))
                 rd->bad++;
         }
     } else if (dice < 8) {
         ilmap_store_function_info info;
         o->kind = Q_FUNCTION;
-        o->st = ilmap_store_view_function(v, fid_of(w, f), &info);
+        o->st = ilmap_store_snapshot_get_function(v, fid_of(w, f), &info);
         o->rejit = (int32_t)info.current_rejit_id;
     } else {
         const ilmap *m;
         int r = test_rng_below(&rd->rng, 2) ? 0 : (int)test_rng_below(&rd->rng, VERSIONS - 2) + 2;
         o->kind = Q_IL_MAP;
         o->r = (int8_t)r;
-        o->st = ilmap_store_view_il_map(v, fid_of(w, f), (ilmap_rejit_id)r, &m);
+        o->st = ilmap_store_snapshot_get_il_map(v, fid_of(w, f), (ilmap_rejit_id)r, &m);
         o->shift = shift_of(m);
-        if (m && ilmap_count(m) != 64)
+        if (m && ilmap_get_count(m) != 64)
             rd->bad++;
     }
 }
@@ -457,8 +457,8 @@ static void *reader_main(void *arg)
         for (int w = 0; w < rd->nwriters; w++)
             lo[w] = atomic_load_explicit(&rd->writers[w].done, memory_order_acquire);
 
-        const ilmap_store_view *v;
-        if (ilmap_store_read_begin(slot, &v) != ILMAP_OK) {
+        const ilmap_store_snapshot *v;
+        if (ilmap_store_reader_begin(slot, &v) != ILMAP_OK) {
             rd->bad++;
             break;
         }
@@ -472,16 +472,16 @@ static void *reader_main(void *arg)
         if (test_rng_below(&rd->rng, 20) == 0) {
             /* A nested read sees a snapshot at least as new: the same
              * window holds for it. */
-            const ilmap_store_view *inner;
-            if (ilmap_store_read_begin(slot, &inner) != ILMAP_OK ||
-                ilmap_store_view_generation(inner) < ilmap_store_view_generation(v))
+            const ilmap_store_snapshot *inner;
+            if (ilmap_store_reader_begin(slot, &inner) != ILMAP_OK ||
+                ilmap_store_snapshot_get_generation(inner) < ilmap_store_snapshot_get_generation(v))
                 rd->bad++;
             made[nmade] = next_obs(rd, &scratch);
             query(rd, inner, made[nmade++]);
-            if (ilmap_store_read_end(slot) != ILMAP_OK)
+            if (ilmap_store_reader_end(slot) != ILMAP_OK)
                 rd->bad++;
         }
-        if (ilmap_store_read_end(slot) != ILMAP_OK)
+        if (ilmap_store_reader_end(slot) != ILMAP_OK)
             rd->bad++;
 
         uint32_t hi[MAX_WRITERS];
@@ -585,22 +585,22 @@ static long check_reader(const reader *rd)
 static void check_final(ilmap_store *s, writer *writers, int nwriters)
 {
     ilmap_store_reader *slot;
-    const ilmap_store_view *v;
+    const ilmap_store_snapshot *v;
     size_t bodies = 0, pending = 1;
 
     CHECK(ilmap_store_reader_register(s, &slot) == ILMAP_OK);
-    CHECK(ilmap_store_read_begin(slot, &v) == ILMAP_OK);
+    CHECK(ilmap_store_reader_begin(slot, &v) == ILMAP_OK);
     for (int w = 0; w < nwriters; w++) {
         writer *wr = &writers[w];
         for (int f = 0; f < FIDS; f++) {
             ilmap_store_function_info info;
-            ilmap_status st = ilmap_store_view_function(v, fid_of(w, f), &info);
+            ilmap_status st = ilmap_store_snapshot_get_function(v, fid_of(w, f), &info);
             CHECK(wr->current[f] < 0 ? st == ILMAP_E_NOT_FOUND
                                      : st == ILMAP_OK &&
                                            info.current_rejit_id == (ilmap_rejit_id)wr->current[f]);
             for (int b = 0; b < SLOTS; b++) {
                 ilmap_store_location loc;
-                st = ilmap_store_view_lookup(v, hot_of(w, f, b) + 1, &loc);
+                st = ilmap_store_snapshot_lookup(v, hot_of(w, f, b) + 1, &loc);
                 CHECK(wr->body[f][b] < 0 ? st == ILMAP_E_NOT_FOUND
                                          : st == ILMAP_OK &&
                                                loc.rejit_id == (ilmap_rejit_id)BODY_R(wr->body[f][b]));
@@ -609,11 +609,11 @@ static void check_final(ilmap_store *s, writer *writers, int nwriters)
         }
         for (int m = 0; m < METHODS; m++) {
             const ilmap *map;
-            CHECK(ilmap_store_view_method_map(v, module_of(w), method_of(2 * m), &map) == ILMAP_OK);
+            CHECK(ilmap_store_snapshot_get_method_map(v, module_of(w), method_of(2 * m), &map) == ILMAP_OK);
             CHECK(shift_of(map) == wr->mshift[m]);
         }
     }
-    CHECK(ilmap_store_read_end(slot) == ILMAP_OK);
+    CHECK(ilmap_store_reader_end(slot) == ILMAP_OK);
     CHECK(ilmap_store_reader_unregister(slot) == ILMAP_OK);
 
     ilmap_store_stats stats;
@@ -766,15 +766,15 @@ static void *sampled_main(void *arg)
     }
     atomic_store(&t->ready, 1);
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        const ilmap_store_view *v;
-        if (ilmap_store_read_begin(tls_slot, &v) != ILMAP_OK)
+        const ilmap_store_snapshot *v;
+        if (ilmap_store_reader_begin(tls_slot, &v) != ILMAP_OK)
             t->bad++;
         for (int i = 0; i < 8; i++) {
-            if (ilmap_store_view_lookup(v, STABLE_CODE + (uintptr_t)i, &loc) != ILMAP_OK ||
+            if (ilmap_store_snapshot_lookup(v, STABLE_CODE + (uintptr_t)i, &loc) != ILMAP_OK ||
                 loc.il_offset != 21)
                 t->bad++;
         }
-        if (ilmap_store_read_end(tls_slot) != ILMAP_OK)
+        if (ilmap_store_reader_end(tls_slot) != ILMAP_OK)
             t->bad++;
         t->reads++;
     }

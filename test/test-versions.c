@@ -84,21 +84,41 @@ static ilmap_native *flat_native(uint32_t il, uint32_t size)
     return n;
 }
 
-static const ilmap_store_view *begin(ilmap_store_reader *r)
+/* The store's list queries bound to one key, for test_copy_out_protocol(). */
+typedef struct list_ctx {
+    const ilmap_store_snapshot *snapshot;
+    ilmap_function_id function_id;
+    ilmap_rejit_id rejit_id;
+} list_ctx;
+
+static ilmap_status versions_call(void *ctx, size_t cap, size_t *total, void *out)
 {
-    const ilmap_store_view *v = NULL;
-    CHECK_ST(ilmap_store_read_begin(r, &v), ILMAP_OK);
+    const list_ctx *c = ctx;
+    return ilmap_store_snapshot_list_versions(c->snapshot, c->function_id, cap, total, out);
+}
+
+static ilmap_status bodies_call(void *ctx, size_t cap, size_t *total, void *out)
+{
+    const list_ctx *c = ctx;
+    return ilmap_store_snapshot_list_bodies(c->snapshot, c->function_id, c->rejit_id, cap, total,
+                                            out);
+}
+
+static const ilmap_store_snapshot *begin(ilmap_store_reader *r)
+{
+    const ilmap_store_snapshot *v = NULL;
+    CHECK_ST(ilmap_store_reader_begin(r, &v), ILMAP_OK);
     return v;
 }
 
 static void end(ilmap_store_reader *r)
 {
-    CHECK_ST(ilmap_store_read_end(r), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_end(r), ILMAP_OK);
 }
 
 static uint64_t generation(ilmap_store_reader *r)
 {
-    uint64_t g = ilmap_store_view_generation(begin(r));
+    uint64_t g = ilmap_store_snapshot_get_generation(begin(r));
     end(r);
     return g;
 }
@@ -107,7 +127,7 @@ static void test_create_and_readers(void)
 {
     ilmap_store *s = (ilmap_store *)1;
     ilmap_store_reader *r = (ilmap_store_reader *)1, *r2, *r3;
-    const ilmap_store_view *v = (const ilmap_store_view *)1;
+    const ilmap_store_snapshot *v = (const ilmap_store_snapshot *)1;
     ilmap_store_stats stats;
 
     CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
@@ -139,18 +159,18 @@ static void test_create_and_readers(void)
     CHECK_ST(ilmap_store_reader_register(s, &r3), ILMAP_OK);
     CHECK(r3 == r2); /* the slot came back */
 
-    CHECK_ST(ilmap_store_read_begin(NULL, &v), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_reader_begin(NULL, &v), ILMAP_E_INVALID_ARG);
     CHECK(v == NULL);
-    CHECK_ST(ilmap_store_read_begin(r, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_read_end(NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG); /* not inside a read */
+    CHECK_ST(ilmap_store_reader_begin(r, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_reader_end(NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_reader_end(r), ILMAP_E_INVALID_ARG); /* not inside a read */
     v = begin(r);
-    CHECK(v != NULL && ilmap_store_view_generation(v) == 0);
+    CHECK(v != NULL && ilmap_store_snapshot_get_generation(v) == 0);
     CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_E_INVALID_ARG); /* inside a read */
     end(r);
     CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
     CHECK_ST(ilmap_store_reader_unregister(NULL), ILMAP_E_INVALID_ARG);
-    CHECK(ilmap_store_view_generation(NULL) == 0);
+    CHECK(ilmap_store_snapshot_get_generation(NULL) == 0);
     ilmap_store_free(s); /* r3 still registered: allowed */
 }
 
@@ -172,20 +192,20 @@ static void test_method_maps(void)
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, a), ILMAP_OK); /* a is the store's now */
     CHECK(generation(r) == 1);
 
-    const ilmap_store_view *v = begin(r);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, &got), ILMAP_OK);
     CHECK(got == a);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD2, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD2, &got), ILMAP_OK);
     CHECK(got == NULL);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD2, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD2, MD1, &got), ILMAP_OK);
     CHECK(got == NULL);
-    CHECK_ST(ilmap_store_view_method_map(NULL, MOD1, MD1, &got), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(NULL, MOD1, MD1, &got), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, NULL), ILMAP_E_INVALID_ARG);
 
     /* Last call wins; the old map stays readable through the held view. */
     ilmap *b = shift_map(100);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, b), ILMAP_OK);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, &got), ILMAP_OK);
     CHECK(got == a);
     CHECK_EQ_U32(ilmap_new_to_old(got, 44), 6); /* a is alive: ASan would see otherwise */
     size_t pending = 0;
@@ -197,7 +217,7 @@ static void test_method_maps(void)
     CHECK_ST(ilmap_store_reclaim(NULL, &pending), ILMAP_E_INVALID_ARG);
 
     v = begin(r);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, &got), ILMAP_OK);
     CHECK(got == b);
     end(r);
 
@@ -210,7 +230,7 @@ static void test_method_maps(void)
     ilmap *empty = il_map(NULL, 0);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, empty), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, &got), ILMAP_OK);
     CHECK(got == NULL);
     end(r);
     /* Clearing again, and NULL, change nothing. */
@@ -222,7 +242,7 @@ static void test_method_maps(void)
     CHECK_ST(ilmap_store_set_il_map(s, MOD2, MD2, spec_map()), ILMAP_OK);
     CHECK_ST(ilmap_store_set_il_map(s, MOD2, MD2, NULL), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_method_map(v, MOD2, MD2, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD2, MD2, &got), ILMAP_OK);
     CHECK(got == NULL);
     end(r);
 
@@ -235,7 +255,7 @@ static void test_method_maps(void)
     CHECK_ST(ilmap_store_add_function(s, FID2, MOD1, MD1), ILMAP_OK); /* another instance */
     CHECK_ST(ilmap_store_set_il_map_for_function(s, FID1, c), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_il_map(v, FID2, 0, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID2, 0, &got), ILMAP_OK);
     CHECK(got == c);
     end(r);
 
@@ -268,28 +288,32 @@ static void test_functions_and_versions(void)
     CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD2), ILMAP_E_EXISTS);
     CHECK_ST(ilmap_store_add_function(s, FID1, MOD2, MD1), ILMAP_E_EXISTS);
 
-    const ilmap_store_view *v = begin(r);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.module_id == MOD1 && info.method_def == MD1 && info.current_rejit_id == 0);
-    CHECK_ST(ilmap_store_view_function(v, FID2, &info), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID2, &info), ILMAP_E_NOT_FOUND);
     CHECK(info.module_id == 0);
-    CHECK_ST(ilmap_store_view_function(NULL, FID1, &info), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_function(v, FID1, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_versions(v, FID1, 0, &total, NULL), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(NULL, FID1, &info), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, 0, &total, NULL), ILMAP_OK);
     CHECK(total == 1);
-    CHECK_ST(ilmap_store_view_versions(v, FID2, 0, &total, NULL), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID2, 0, &total, NULL), ILMAP_E_NOT_FOUND);
     CHECK(total == 0);
-    CHECK_ST(ilmap_store_view_versions(v, FID1, 1, NULL, ids), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_versions(v, FID1, 1, &total, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_versions(NULL, FID1, 0, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, 1, NULL, ids), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, 0, NULL, NULL), ILMAP_E_INVALID_ARG);
+    total = 7;
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, 1, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_snapshot_list_versions(NULL, FID1, 0, &total, NULL),
+             ILMAP_E_INVALID_ARG);
     /* The original version exists and has no map: the method has none. */
     got = (const ilmap *)1;
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 0, &got), ILMAP_OK);
     CHECK(got == NULL);
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_il_map(v, FID2, 0, &got), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_il_map(NULL, FID1, 0, &got), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 2, &got), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID2, 0, &got), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(NULL, FID1, 0, &got), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 0, NULL), ILMAP_E_INVALID_ARG);
     end(r);
 
     /* ReJIT versions carry their own map; the original follows the
@@ -310,20 +334,26 @@ static void test_functions_and_versions(void)
              ILMAP_OK);
 
     v = begin(r);
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 0, &got), ILMAP_OK);
     CHECK(got == method);
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 2, &got), ILMAP_OK);
     CHECK(got == own);
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 3, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 3, &got), ILMAP_OK);
     CHECK(got == NULL); /* no map of its own, and no fallback */
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 4, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 4, &got), ILMAP_OK);
     CHECK(got == NULL);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 4);
-    CHECK_ST(ilmap_store_view_versions(v, FID1, 2, &total, ids), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, 2, &total, ids), ILMAP_E_TRUNCATED);
     CHECK(total == 4 && ids[0] == 0 && ids[1] == 2); /* truncated, the total reported */
-    CHECK_ST(ilmap_store_view_versions(v, FID1, COUNT(ids), &total, ids), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_list_versions(v, FID1, COUNT(ids), &total, ids), ILMAP_OK);
     CHECK(total == 4 && ids[2] == 3 && ids[3] == 4);
+    {
+        list_ctx lc = { v, FID1, 0 };
+        const ilmap_rejit_id want[] = { 0, 2, 3, 4 };
+        test_copy_out_protocol("ilmap_store_snapshot_list_versions", versions_call, &lc, want, 4,
+                               sizeof want[0]);
+    }
     end(r);
 
     /* set_current */
@@ -336,12 +366,12 @@ static void test_functions_and_versions(void)
     CHECK_ST(ilmap_store_set_current(s, FID1, 2), ILMAP_OK);
     CHECK(generation(r) == g); /* nothing changed, nothing published */
     v = begin(r);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 2);
     end(r);
     CHECK_ST(ilmap_store_set_current(s, FID1, 0), ILMAP_OK); /* one instance back */
     v = begin(r);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 0);
     end(r);
     ilmap_store_free(s);
@@ -374,20 +404,20 @@ static void test_revert(void)
     CHECK_ST(ilmap_store_revert(s, MOD1, 1, &n), ILMAP_E_INVALID_ARG);
     CHECK_ST(ilmap_store_revert(s, MOD1, MD1, &n), ILMAP_OK);
     CHECK(n == 2);
-    const ilmap_store_view *v = begin(r);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 0);
-    CHECK_ST(ilmap_store_view_function(v, FID2, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID2, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 0);
-    CHECK_ST(ilmap_store_view_function(v, FID3, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID3, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 4); /* another method: untouched */
     /* The reverted version still answers: code may still run in it. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x10010, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x10010, &loc), ILMAP_OK);
     CHECK(loc.function_id == FID1 && loc.rejit_id == 2);
     CHECK_EQ_U32(loc.il_offset, 7);
     CHECK_EQ_U32(loc.original_il_offset, 2); /* 7 - 5 */
     const ilmap *got;
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 2, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 2, &got), ILMAP_OK);
     CHECK(got != NULL);
     end(r);
 
@@ -399,7 +429,7 @@ static void test_revert(void)
     /* ReJIT again after the revert: a new version becomes current. */
     CHECK_ST(ilmap_store_add_version(s, FID1, 5, shift_map(6), ILMAP_VERSION_CURRENT), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_function(v, FID1, &info), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_function(v, FID1, &info), ILMAP_OK);
     CHECK(info.current_rejit_id == 5);
     end(r);
     ilmap_store_free(s);
@@ -446,9 +476,9 @@ static void test_bodies(void)
     CHECK_ST(ilmap_store_add_body(s, FID2, 0, hot_cold, 2, native, 0), ILMAP_E_NOT_FOUND);
     CHECK_ST(ilmap_store_add_body(s, FID1, 0, hot_cold, 2, native, 0), ILMAP_OK); /* ours now */
 
-    const ilmap_store_view *v = begin(r);
+    const ilmap_store_snapshot *v = begin(r);
     /* Hot: native 25 -> IL 44 (APPROXIMATE, of the entry at 20) -> 6. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
     CHECK(loc.function_id == FID1 && loc.rejit_id == 0 && loc.module_id == MOD1);
     CHECK(loc.method_def == MD1 && loc.code_start == 0x1000);
     CHECK(loc.range_index == 0 && loc.native_offset == 25);
@@ -456,37 +486,37 @@ static void test_bodies(void)
     CHECK_EQ_U32(loc.il_offset, 44);
     CHECK_EQ_U32(loc.original_il_offset, 6);
     /* Native 12 is exactly IL 36 -> 6. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 12, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 12, &loc), ILMAP_OK);
     CHECK(loc.mapping == ILMAP_MAPPING_EXACT);
     CHECK_EQ_U32(loc.original_il_offset, 6);
     /* Native 3: the prolog, IL 0 by convention, not translated. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 3, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 3, &loc), ILMAP_OK);
     CHECK(loc.mapping == ILMAP_MAPPING_PROLOG && loc.il_offset == 0 && loc.original_il_offset == 0);
     /* Cold: offsets continue after the hot range's 40: 0x9000 + 5 is 45,
      * the epilog; lastIL (50, instrumented) translates to 8. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x9000 + 5, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x9000 + 5, &loc), ILMAP_OK);
     CHECK(loc.range_index == 1 && loc.native_offset == 45 && loc.code_start == 0x1000);
     CHECK(loc.mapping == ILMAP_MAPPING_EPILOG);
     CHECK_EQ_U32(loc.il_offset, 50);
     CHECK_EQ_U32(loc.original_il_offset, 8);
     /* Outside every range. */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 40, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 40, &loc), ILMAP_E_NOT_FOUND);
     CHECK(loc.function_id == 0 && loc.mapping == ILMAP_MAPPING_NO_INFO);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x0FFF, &loc), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x9008, &loc), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_lookup(v, 0, &loc), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_lookup(v, UINTPTR_MAX, &loc), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_lookup(NULL, 0x1000, &loc), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x0FFF, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x9008, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, UINTPTR_MAX, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(NULL, 0x1000, &loc), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000, NULL), ILMAP_E_INVALID_ARG);
 
-    CHECK_ST(ilmap_store_view_body(v, 0x9003, &body), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_body(v, 0x9003, &body), ILMAP_OK);
     CHECK(body.function_id == FID1 && body.rejit_id == 0 && body.code_size == 48);
     CHECK(body.range_count == 2 && body.ranges[1].start == 0x9000 && body.ranges[1].size == 8);
     CHECK(body.native_map == native && body.il_map != NULL && body.flags == 0);
-    CHECK_ST(ilmap_store_view_body(v, 0x8FFF, &body), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_get_body(v, 0x8FFF, &body), ILMAP_E_NOT_FOUND);
     CHECK(body.function_id == 0 && body.native_map == NULL);
-    CHECK_ST(ilmap_store_view_body(NULL, 0x9003, &body), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_body(v, 0x9003, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_body(NULL, 0x9003, &body), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_body(v, 0x9003, NULL), ILMAP_E_INVALID_ARG);
     end(r);
 
     /* Overlap with a body in the store, in either range. */
@@ -508,32 +538,48 @@ static void test_bodies(void)
     CHECK_ST(ilmap_store_add_body(s, FID1, 0, tier1, 1, runtime_map, ILMAP_BODY_ORIGINAL_IL),
              ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1028 + 25, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1028 + 25, &loc), ILMAP_OK);
     CHECK(loc.code_start == 0x1028 && loc.native_offset == 25);
     CHECK_EQ_U32(loc.il_offset, 6); /* the runtime dropped the in-between entry */
     CHECK_EQ_U32(loc.original_il_offset, 6);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 39, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 39, &loc), ILMAP_OK);
     CHECK(loc.code_start == 0x1000); /* the neighbour's last byte */
     uintptr_t starts[4];
     size_t total = 0;
-    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, COUNT(starts), &total, starts), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 0, COUNT(starts), &total, starts),
+             ILMAP_OK);
     CHECK(total == 2 && starts[0] == 0x1000 && starts[1] == 0x1028);
-    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, 0, &total, NULL), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 0, 0, &total, NULL), ILMAP_OK);
     CHECK(total == 2);
-    CHECK_ST(ilmap_store_view_bodies(v, FID1, 9, 0, &total, NULL), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 0, 1, &total, starts), ILMAP_E_TRUNCATED);
+    CHECK(total == 2 && starts[0] == 0x1000);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 9, 0, &total, NULL), ILMAP_E_NOT_FOUND);
     CHECK(total == 0);
-    CHECK_ST(ilmap_store_view_bodies(v, FID1, 0, 1, &total, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_view_bodies(NULL, FID1, 0, 0, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 0, 1, &total, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 0, 0, NULL, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_list_bodies(NULL, FID1, 0, 0, &total, NULL),
+             ILMAP_E_INVALID_ARG);
+    {
+        list_ctx lc = { v, FID1, 0 };
+        const uintptr_t want[] = { 0x1000, 0x1028 };
+        test_copy_out_protocol("ilmap_store_snapshot_list_bodies", bodies_call, &lc, want, 2,
+                               sizeof want[0]);
+        /* an unknown version: ILMAP_E_NOT_FOUND, *total 0, whatever cap is */
+        total = 7;
+        CHECK_ST(ilmap_store_snapshot_list_bodies(v, FID1, 9, 2, &total, starts),
+                 ILMAP_E_NOT_FOUND);
+        CHECK(total == 0);
+    }
     end(r);
 
     /* A later SetILInstrumentedCodeMap does not retranslate code already
      * attached: the body keeps the map it captured (spec §2, timing). */
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1000)), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
     CHECK_EQ_U32(loc.original_il_offset, 6);
     const ilmap *current;
-    CHECK_ST(ilmap_store_view_il_map(v, FID1, 0, &current), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 0, &current), ILMAP_OK);
     CHECK_EQ_U32(ilmap_new_to_old(current, 1044), 44);
     end(r);
 
@@ -545,13 +591,13 @@ static void test_bodies(void)
     CHECK_ST(ilmap_store_add_body(s, FID1, 2, rejit_code, 1, flat_native(13, 32), 0), ILMAP_OK);
     CHECK_ST(ilmap_store_add_body(s, FID1, 2, bare, 1, NULL, 0), ILMAP_OK);
     v = begin(r);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x20004, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x20004, &loc), ILMAP_OK);
     CHECK(loc.rejit_id == 2 && loc.mapping == ILMAP_MAPPING_APPROXIMATE);
     CHECK_EQ_U32(loc.il_offset, 13);
     CHECK_EQ_U32(loc.original_il_offset, 10);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);
     CHECK(loc.rejit_id == 0); /* no longer current, still found */
-    CHECK_ST(ilmap_store_view_lookup(v, 0x30000, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x30000, &loc), ILMAP_OK);
     CHECK(loc.rejit_id == 2 && loc.mapping == ILMAP_MAPPING_NO_INFO && loc.il_offset == 0);
     end(r);
 
@@ -562,24 +608,24 @@ static void test_bodies(void)
     CHECK_ST(ilmap_store_lookup(NULL, 0x20004, &loc), ILMAP_E_INVALID_ARG);
     CHECK(loc.function_id == 0);
     CHECK_ST(ilmap_store_lookup(r, 0x20004, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG); /* the one-shot ended its read */
+    CHECK_ST(ilmap_store_reader_end(r), ILMAP_E_INVALID_ARG); /* the one-shot ended its read */
 
     /* Removal: a cold range start is not a body start. */
     CHECK_ST(ilmap_store_remove_body(s, 0x9000), ILMAP_E_NOT_FOUND);
     CHECK_ST(ilmap_store_remove_body(s, 0x1001), ILMAP_E_NOT_FOUND);
     CHECK_ST(ilmap_store_remove_body(NULL, 0x1000), ILMAP_E_INVALID_ARG);
-    const ilmap_store_view *held = begin(r);
+    const ilmap_store_snapshot *held = begin(r);
     CHECK_ST(ilmap_store_remove_body(s, 0x1000), ILMAP_OK);
     v = begin(r); /* nested: the current snapshot */
-    CHECK(ilmap_store_view_generation(v) == ilmap_store_view_generation(held) + 1);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x1000 + 25, &loc), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_store_view_lookup(v, 0x9005, &loc), ILMAP_E_NOT_FOUND);
+    CHECK(ilmap_store_snapshot_get_generation(v) == ilmap_store_snapshot_get_generation(held) + 1);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 25, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x9005, &loc), ILMAP_E_NOT_FOUND);
     end(r);
     /* The outer read still sees the body, whose native map is alive. */
-    CHECK_ST(ilmap_store_view_lookup(held, 0x9005, &loc), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_lookup(held, 0x9005, &loc), ILMAP_OK);
     CHECK_EQ_U32(loc.original_il_offset, 8);
-    CHECK_ST(ilmap_store_view_body(held, 0x1000, &body), ILMAP_OK);
-    CHECK(ilmap_native_count(body.native_map) == 6);
+    CHECK_ST(ilmap_store_snapshot_get_body(held, 0x1000, &body), ILMAP_OK);
+    CHECK(ilmap_native_get_count(body.native_map) == 6);
     end(r);
     /* Its addresses can be attached again. */
     CHECK_ST(ilmap_store_add_body(s, FID1, 2, one, 1, flat_native(1, 40), 0), ILMAP_OK);
@@ -614,25 +660,25 @@ static void test_nesting_and_reclaim(void)
     ilmap *first = spec_map();
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, first), ILMAP_OK);
 
-    const ilmap_store_view *outer = begin(r);
+    const ilmap_store_snapshot *outer = begin(r);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1)), ILMAP_OK);
-    const ilmap_store_view *inner = begin(r);
-    CHECK(ilmap_store_view_generation(inner) == ilmap_store_view_generation(outer) + 1);
+    const ilmap_store_snapshot *inner = begin(r);
+    CHECK(ilmap_store_snapshot_get_generation(inner) == ilmap_store_snapshot_get_generation(outer) + 1);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(2)), ILMAP_OK);
     end(r); /* inner */
     CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
     CHECK(pending > 0); /* the outer read still protects */
-    CHECK_ST(ilmap_store_view_method_map(outer, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(outer, MOD1, MD1, &got), ILMAP_OK);
     CHECK(got == first);
     CHECK_EQ_U32(ilmap_new_to_old(got, 37), 6);
 
     /* Another reader's read does not protect ours, nor block a writer. */
-    const ilmap_store_view *other = begin(r2);
+    const ilmap_store_snapshot *other = begin(r2);
     end(r); /* outer */
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(3)), ILMAP_OK);
     CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
     CHECK(pending > 0); /* r2 holds the snapshot of generation 3 */
-    CHECK_ST(ilmap_store_view_method_map(other, MOD1, MD1, &got), ILMAP_OK);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(other, MOD1, MD1, &got), ILMAP_OK);
     CHECK_EQ_U32(ilmap_new_to_old(got, 5), 3);
     end(r2);
     CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
@@ -643,7 +689,7 @@ static void test_nesting_and_reclaim(void)
         begin(r);
     for (int i = 0; i < 100; i++)
         end(r);
-    CHECK_ST(ilmap_store_read_end(r), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_reader_end(r), ILMAP_E_INVALID_ARG);
     ilmap_store_free(s);
 }
 
@@ -652,7 +698,7 @@ static void test_nesting_and_reclaim(void)
 static int filter_calls;
 
 /* Hooks FunctionIDs that are not multiples of 3 (of 16-byte units). */
-static int not_third(void *context, uintptr_t fid)
+static int not_third(void *context, ilmap_function_id fid)
 {
     CHECK(context == &filter_calls);
     filter_calls++;
@@ -706,14 +752,14 @@ static void test_fid_mapper(void)
     CHECK_ST(ilmap_fid_mapper_lookup(m, 0x20, NULL, &hook), ILMAP_E_INVALID_ARG);
 
     /* Reverse. */
-    CHECK_ST(ilmap_fid_mapper_function(m, 2, &fid), ILMAP_OK);
+    CHECK_ST(ilmap_fid_mapper_get_function(m, 2, &fid), ILMAP_OK);
     CHECK(fid == 0x20);
-    CHECK_ST(ilmap_fid_mapper_function(m, 0, &fid), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_get_function(m, 0, &fid), ILMAP_E_NOT_FOUND);
     CHECK(fid == 0);
-    CHECK_ST(ilmap_fid_mapper_function(m, 3, &fid), ILMAP_E_NOT_FOUND); /* not handed out */
-    CHECK_ST(ilmap_fid_mapper_function(m, 5, &fid), ILMAP_E_NOT_FOUND);
-    CHECK_ST(ilmap_fid_mapper_function(NULL, 1, &fid), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_fid_mapper_function(m, 1, NULL), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_get_function(m, 3, &fid), ILMAP_E_NOT_FOUND); /* not handed out */
+    CHECK_ST(ilmap_fid_mapper_get_function(m, 5, &fid), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_fid_mapper_get_function(NULL, 1, &fid), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_fid_mapper_get_function(m, 1, NULL), ILMAP_E_INVALID_ARG);
 
     /* Full: 4 FunctionIDs at most. The 5th is refused, every time; the
      * others still answer. */
@@ -763,7 +809,7 @@ static void test_fid_mapper(void)
         }
     }
     for (uintptr_t i = 1; i <= 1000; i++) {
-        CHECK_ST(ilmap_fid_mapper_function(m, i, &fid), ILMAP_OK);
+        CHECK_ST(ilmap_fid_mapper_get_function(m, i, &fid), ILMAP_OK);
         CHECK_ST(ilmap_fid_mapper_lookup(m, fid, &cid, &hook), ILMAP_OK);
         if (fid != i * 0x40 || cid != i)
             CHECK(fid == i * 0x40 && cid == i);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TEST_EXIT_SKIP 77
 #define TEST_EXIT_SETUP_FAILURE 99
@@ -85,5 +86,84 @@ static inline uint64_t test_seed(int argc, char **argv, uint64_t fallback)
     printf("seed 0x%016" PRIX64 " (replay: pass it as argv[1] or ILMAP_TEST_SEED)\n", seed);
     return seed;
 }
+
+/* The buffer protocol's checks, for the tests that include ilmap.h first. */
+#ifdef ILMAP_H
+
+/* One copy-out call with the buffer protocol (ilmap.h): the call under
+ * test with its object and keys bound in ctx. */
+typedef ilmap_status (*test_copy_out_fn)(void *ctx, size_t cap, size_t *total, void *out);
+
+#define TEST_SENTINEL 0xA5
+
+static inline int test_untouched(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != TEST_SENTINEL)
+            return 0;
+    return 1;
+}
+
+#define CHECK_PROTOCOL(what, cond)                                                     \
+    do {                                                                               \
+        test_checks++;                                                                 \
+        if (!(cond)) {                                                                 \
+            test_failures++;                                                           \
+            fprintf(stderr, "%s:%d: %s: cap %zu: check failed: %s\n", __FILE__,        \
+                    __LINE__, what, cap, #cond);                                       \
+        }                                                                              \
+    } while (0)
+
+/* Checks the buffer protocol on fn, which must give the `count` items of
+ * `size` bytes at `want`: a size query, cap 0 with a buffer, exact and
+ * larger fills, every truncated fill (ILMAP_E_TRUNCATED, exactly cap items
+ * written, the rest of the buffer untouched), cap > 0 with a NULL buffer,
+ * and a NULL total. */
+static inline void test_copy_out_protocol(const char *what, test_copy_out_fn fn, void *ctx,
+                                          const void *want, size_t count, size_t size)
+{
+    size_t room = (count + 2) * size;
+    unsigned char *buf = malloc(room);
+    size_t total, cap = 0;
+
+    if (!buf)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    /* size query */
+    total = 12345;
+    CHECK_PROTOCOL(what, fn(ctx, 0, &total, NULL) == ILMAP_OK && total == count);
+    /* cap 0 with a buffer: nothing written */
+    memset(buf, TEST_SENTINEL, room);
+    total = 12345;
+    CHECK_PROTOCOL(what, fn(ctx, 0, &total, buf) == ILMAP_OK && total == count);
+    CHECK_PROTOCOL(what, test_untouched(buf, room));
+    /* every cap from 1 to count + 2: truncated below count, complete from it */
+    for (cap = 1; cap <= count + 2; cap++) {
+        size_t n = cap < count ? cap : count;
+        memset(buf, TEST_SENTINEL, room);
+        total = 12345;
+        ilmap_status st = fn(ctx, cap, &total, buf);
+        CHECK_PROTOCOL(what, st == (cap < count ? ILMAP_E_TRUNCATED : ILMAP_OK));
+        CHECK_PROTOCOL(what, total == count);
+        CHECK_PROTOCOL(what, n == 0 || memcmp(buf, want, n * size) == 0);
+        CHECK_PROTOCOL(what, test_untouched(buf + n * size, room - n * size));
+        /* large counts: the first few caps and the last few suffice */
+        if (cap == 8 && count > 24)
+            cap = count - 8;
+    }
+    /* cap > 0 with a NULL buffer */
+    cap = 1;
+    total = 12345;
+    CHECK_PROTOCOL(what, fn(ctx, 1, &total, NULL) == ILMAP_E_INVALID_ARG && total == 0);
+    /* a NULL total, with and without a buffer */
+    memset(buf, TEST_SENTINEL, room);
+    cap = 0;
+    CHECK_PROTOCOL(what, fn(ctx, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
+    cap = count + 2;
+    CHECK_PROTOCOL(what, fn(ctx, count + 2, NULL, buf) == ILMAP_E_INVALID_ARG);
+    CHECK_PROTOCOL(what, test_untouched(buf, room));
+    free(buf);
+}
+
+#endif /* ILMAP_H */
 
 #endif

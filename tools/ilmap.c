@@ -236,7 +236,7 @@ static int load(const char *path, loaded *l)
         if (!l->entries)
             return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
         for (size_t i = 0; i < l->count; i++)
-            ilmap_view_entry(&l->view, i, &l->entries[i]);
+            ilmap_view_get_entry(&l->view, i, &l->entries[i]);
     }
     return EXIT_OK;
 }
@@ -249,7 +249,8 @@ static int build(const char *path, const loaded *l, int lenient, ilmap **out)
         return fail(EXIT_INVALID, "%s: an IL-to-native map; this command needs a COR_IL_MAP%s",
                     path, "");
     size_t bad;
-    ilmap_defect d = ilmap_diagnose(l->entries, l->count, &bad);
+    ilmap_defect d;
+    (void)ilmap_validate(l->entries, l->count, &d, &bad);
     if (d != ILMAP_DEFECT_NONE && !lenient && !l->lenient_header) {
         fprintf(stderr, "%s: %s: entry %zu (%lu -> %lu): %s (use --lenient to accept it)\n", prog,
                 path, bad, (unsigned long)l->entries[bad].old_offset,
@@ -284,7 +285,7 @@ static int cmd_show(const char *path, int lenient)
             (unsigned long)l.view.count, (unsigned long)l.view.code_size);
         for (uint32_t i = 0; i < l.view.count; i++) {
             ilmap_native_entry e;
-            ilmap_view_native_entry(&l.view, i, &e);
+            ilmap_view_get_native_entry(&l.view, i, &e);
             print_offset(stdout, e.il_offset);
             printf(" %lu %lu\n", (unsigned long)e.native_start, (unsigned long)e.native_end);
         }
@@ -293,7 +294,7 @@ static int cmd_show(const char *path, int lenient)
         rc = build(path, &l, lenient, &m);
         if (rc == EXIT_OK) {
             printf("# COR_IL_MAP: %zu entries, %s, %s (old new accurate)\n", l.count,
-                   ilmap_is_lenient(m) ? "lenient" : "strict",
+                   (ilmap_get_flags(m) & ILMAP_LENIENT) ? "lenient" : "strict",
                    l.serialized ? "serialized" : "text");
             print_entries(stdout, l.entries, l.count);
             ilmap_free(m);
@@ -315,7 +316,7 @@ static int cmd_validate(const char *path, int lenient)
         rc = build(path, &l, lenient, &m);
         if (rc == EXIT_OK)
             printf("%s: valid %s COR_IL_MAP, %zu entries\n", path,
-                   ilmap_is_lenient(m) ? "lenient" : "strict", l.count);
+                   (ilmap_get_flags(m) & ILMAP_LENIENT) ? "lenient" : "strict", l.count);
         ilmap_free(m);
     }
     loaded_free(&l);
@@ -350,22 +351,22 @@ static int write_out(const char *path, const ilmap *c, int text)
     if (!f)
         return fail(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
     int ok = 1;
-    size_t n = ilmap_count(c);
+    size_t n = ilmap_get_count(c);
     if (text) {
         ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);
         if (!e) {
             fclose(f);
             return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
         }
-        ilmap_entries(c, n, &n, e);
+        ilmap_export(c, n, &n, e);
         fprintf(f, "# COR_IL_MAP composed by ilmap: %zu entries (old new accurate)\n", n);
         print_entries(f, e, n);
         free(e);
     } else {
         size_t size;
-        ilmap_serialize(c, NULL, 0, &size);
+        ilmap_serialize(c, 0, &size, NULL);
         uint8_t *buf = malloc(size);
-        if (!buf || ilmap_serialize(c, buf, size, &size) != ILMAP_OK) {
+        if (!buf || ilmap_serialize(c, size, &size, buf) != ILMAP_OK) {
             free(buf);
             fclose(f);
             return fail(EXIT_INTERNAL, "%s: cannot serialize%s", path, "");
@@ -404,8 +405,8 @@ static int cmd_compose(const char *pa, const char *pb, const char *out, int text
     if (rc == EXIT_OK)
         rc = write_out(out, c, text);
     if (rc == EXIT_OK) {
-        printf("%s: %zu entries, %s; exact: %s%s%s%s\n", out, ilmap_count(c),
-               ilmap_is_lenient(c) ? "lenient" : "strict",
+        printf("%s: %zu entries, %s; exact: %s%s%s%s\n", out, ilmap_get_count(c),
+               (ilmap_get_flags(c) & ILMAP_LENIENT) ? "lenient" : "strict",
                exact & ILMAP_DIR_OLD_TO_NEW ? "old->new " : "",
                exact & ILMAP_DIR_NEW_TO_OLD ? "new->old " : "",
                exact & ILMAP_DIR_NEW_TO_OLD_DAC ? "new->old(DAC)" : "", exact ? "" : "none");

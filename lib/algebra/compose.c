@@ -24,7 +24,7 @@ static ilmap_status acc_open(const ilmap *m, acc_source *a)
 {
     ilmap_status st = copy_entries(m, &a->e, &a->n);
 
-    a->lenient = ilmap_is_lenient(m);
+    a->lenient = (ilmap_get_flags(m) & ILMAP_LENIENT) != 0;
     a->all_accurate = 1;
     for (size_t i = 0; i < a->n; i++)
         if (!a->e[i].accurate)
@@ -55,7 +55,7 @@ static ilmap_status make_map(const ilmap_entry *e, size_t n, unsigned flags, ilm
 {
     unsigned f = flags & ~(unsigned)ILMAP_LENIENT;
 
-    if (ilmap_validate(e, n, NULL) != ILMAP_OK) {
+    if (ilmap_validate(e, n, NULL, NULL) != ILMAP_OK) {
         if (!(flags & ILMAP_LENIENT))
             return ILMAP_E_UNSORTED;
         f |= ILMAP_LENIENT;
@@ -152,21 +152,21 @@ static ilmap_status exactness(const ilmap *a, const ilmap *b, const ilmap *c, un
 }
 
 ilmap_status ilmap_compose(const ilmap *a, const ilmap *b, unsigned flags, ilmap **out,
-                           unsigned *exact)
+                           unsigned *exact_directions)
 {
     ilmap_status st;
     ilmap *c = NULL;
 
-    if (exact)
-        *exact = 0;
+    if (exact_directions)
+        *exact_directions = 0;
     if (out)
         *out = NULL;
     if (!a || !b || !out || (flags & ~(unsigned)KNOWN_FLAGS))
         return ILMAP_E_INVALID_ARG;
 
-    if (ilmap_count(a) == 0) {
+    if (ilmap_get_count(a) == 0) {
         st = copy_map(b, flags, &c);
-    } else if (ilmap_count(b) == 0) {
+    } else if (ilmap_get_count(b) == 0) {
         st = copy_map(a, flags, &c);
     } else {
         ilmap_entry *e;
@@ -177,8 +177,8 @@ ilmap_status ilmap_compose(const ilmap *a, const ilmap *b, unsigned flags, ilmap
             free(e);
         }
     }
-    if (st == ILMAP_OK && exact)
-        st = exactness(a, b, c, exact);
+    if (st == ILMAP_OK && exact_directions)
+        st = exactness(a, b, c, exact_directions);
     if (st != ILMAP_OK) {
         ilmap_free(c);
         c = NULL;

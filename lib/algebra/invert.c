@@ -24,7 +24,7 @@ ilmap_status ilmap_invert(const ilmap *m, unsigned flags, ilmap **out)
         e[i].old_offset = e[i].new_offset;
         e[i].new_offset = t;
     }
-    st = ilmap_create(e, n, flags | (ilmap_is_lenient(m) ? ILMAP_LENIENT : 0), out);
+    st = ilmap_create(e, n, flags | (ilmap_get_flags(m) & ILMAP_LENIENT), out);
     free(e);
     return st;
 }

@@ -27,13 +27,13 @@ ilmap_status copy_entries(const ilmap *m, ilmap_entry **out, size_t *n)
 
     *out = NULL;
     *n = 0;
-    ilmap_entries(m, 0, &total, NULL);
+    ilmap_export(m, 0, &total, NULL);
     if (total == 0)
         return ILMAP_OK;
     ilmap_entry *e = malloc(total * sizeof *e);
     if (!e)
         return ILMAP_E_NOMEM;
-    ilmap_entries(m, total, &total, e);
+    ilmap_export(m, total, &total, e);
     *out = e;
     *n = total;
     return ILMAP_OK;
@@ -92,7 +92,7 @@ ilmap_status pieces_of(const ilmap *m, unsigned dir, pieces *out)
 {
     out->p = NULL;
     out->n = 0;
-    if (ilmap_count(m) == 0) {
+    if (ilmap_get_count(m) == 0) {
         out->p = malloc(sizeof *out->p);
         if (!out->p)
             return ILMAP_E_NOMEM;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/copy_out.h"
 #include "core/block_alloc.h"
 #include "core/lookup_kernels.h"
 
@@ -118,7 +119,7 @@ ilmap_status ilmap_create(const ilmap_entry *entries, size_t count, unsigned fla
         return ILMAP_E_INVALID_ARG;
 
     int lenient = (flags & ILMAP_LENIENT) != 0;
-    if (!lenient && ilmap_validate(entries, count, NULL) != ILMAP_OK)
+    if (!lenient && ilmap_validate(entries, count, NULL, NULL) != ILMAP_OK)
         return ILMAP_E_UNSORTED;
 
     uint32_t n = (uint32_t)count;
@@ -206,38 +207,38 @@ void ilmap_free(ilmap *map)
     block_free(map); /* the struct is at the start of its block */
 }
 
-size_t ilmap_count(const ilmap *map)
+size_t ilmap_get_count(const ilmap *map)
 {
     return map ? map->count : 0;
 }
 
-int ilmap_is_lenient(const ilmap *map)
+unsigned ilmap_get_flags(const ilmap *map)
 {
-    return map ? map->lenient : 0;
+    return map && map->lenient ? ILMAP_LENIENT : 0u;
 }
 
-size_t ilmap_memory_bytes(const ilmap *map)
+size_t ilmap_get_memory_bytes(const ilmap *map)
 {
     return map ? map->bytes : 0;
 }
 
-const char *ilmap_implementation(const ilmap *map)
+const char *ilmap_get_implementation(const ilmap *map)
 {
     return cpu_level_name(map ? map->level : cpu_detect());
 }
 
-ilmap_status ilmap_entries(const ilmap *map, size_t cap, size_t *total, ilmap_entry *out)
+ilmap_status ilmap_export(const ilmap *map, size_t cap, size_t *total, ilmap_entry *out)
 {
-    size_t count = ilmap_count(map);
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
 
-    if (total)
-        *total = count;
-    if (cap > 0 && (!out || !total))
-        return ILMAP_E_INVALID_ARG;
-    for (size_t i = 0; i < count && i < cap; i++) {
+    size_t count = ilmap_get_count(map);
+    size_t n = copy_out_fit(cap, count);
+    for (size_t i = 0; i < n; i++) {
         out[i].old_offset = map->old_column[i];
         out[i].new_offset = map->new_column[i];
         out[i].accurate = map->accurate[i];
     }
-    return ILMAP_OK;
+    return copy_out_done(cap, count, total);
 }

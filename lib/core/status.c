@@ -30,6 +30,7 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_FORMAT: return "serialized data refused";
     case ILMAP_E_EXISTS: return "already exists with other values";
     case ILMAP_E_FULL: return "fixed capacity exhausted";
+    case ILMAP_E_TRUNCATED: return "the buffer holds the first cap items; *total says how many there are";
     }
     return "unknown status";
 }

@@ -139,7 +139,8 @@ ilmap_status ilmap_il_body_parse(const void *body, size_t size, ilmap_il_body *o
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_il_body_clause(const ilmap_il_body *body, uint32_t index, ilmap_il_clause *out)
+ilmap_status ilmap_il_body_get_clause(const ilmap_il_body *body, uint32_t index,
+                                      ilmap_il_clause *out)
 {
     if (out)
         memset(out, 0, sizeof *out);
@@ -170,7 +171,7 @@ ilmap_status body_check_clauses(const ilmap_il_body *body, const il_stream *s, s
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_il_body_check(const ilmap_il_body *body, size_t *bad_offset)
+ilmap_status ilmap_il_body_validate(const ilmap_il_body *body, size_t *bad_offset)
 {
     size_t bad = ILMAP_NO_INDEX;
     il_stream s;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/copy_out.h"
 #include "il/decode.h"
 #include "il/opcodes.h"
 
@@ -223,18 +224,18 @@ ilmap_status stream_decode(const uint8_t *code, size_t size, il_stream *s, size_
     return ILMAP_OK;
 }
 
-/* The two-call front ends: validate the arguments of the protocol, decode,
- * copy what fits. */
+/* The front end of the buffer protocol (common/copy_out.h): check the
+ * arguments, decode the whole stream. *total stays 0 here; the callers
+ * report the count with copy_out_done() once they have copied. */
 static ilmap_status decode_front(const uint8_t *code, size_t code_size, size_t cap, size_t *total,
-                                 size_t *bad_offset, il_stream *s)
+                                 const void *out, size_t *bad_offset, il_stream *s)
 {
     size_t bad = ILMAP_NO_INDEX;
-    ilmap_status st;
+    ilmap_status st = copy_out_check(cap, total, out);
 
-    if (total)
-        *total = 0;
-    if ((!code && code_size > 0) || (cap > 0 && !total) || (uint64_t)code_size > UINT32_MAX) {
+    if (st == ILMAP_OK && ((!code && code_size > 0) || (uint64_t)code_size > UINT32_MAX))
         st = ILMAP_E_INVALID_ARG;
+    if (st != ILMAP_OK) {
         memset(s, 0, sizeof *s);
     } else {
         /* Small streams keep their instructions (one decode pass, the
@@ -245,8 +246,6 @@ static ilmap_status decode_front(const uint8_t *code, size_t code_size, size_t c
     }
     if (bad_offset)
         *bad_offset = bad;
-    if (st == ILMAP_OK && total)
-        *total = s->count;
     return st;
 }
 
@@ -255,21 +254,15 @@ ilmap_status ilmap_il_decode(const uint8_t *code, size_t code_size, size_t cap, 
 {
     il_stream s;
 
-    if (cap > 0 && !out) {
-        if (total)
-            *total = 0;
-        if (bad_offset)
-            *bad_offset = ILMAP_NO_INDEX;
-        return ILMAP_E_INVALID_ARG;
-    }
-    ilmap_status st = decode_front(code, code_size, cap, total, bad_offset, &s);
+    ilmap_status st = decode_front(code, code_size, cap, total, out, bad_offset, &s);
     if (st == ILMAP_OK) {
-        size_t n = cap < s.count ? cap : s.count;
+        size_t n = copy_out_fit(cap, s.count);
         if (s.instrs && n)
             memcpy(out, s.instrs, n * sizeof *out);
         else
             for (size_t i = 0, at = 0; i < n; at += out[i].length, i++)
                 decode_at(code, code_size, at, &out[i], 0);
+        st = copy_out_done(cap, s.count, total);
     }
     stream_free(&s);
     return st;
@@ -280,20 +273,14 @@ ilmap_status ilmap_il_starts(const uint8_t *code, size_t code_size, size_t cap, 
 {
     il_stream s;
 
-    if (cap > 0 && !starts) {
-        if (total)
-            *total = 0;
-        if (bad_offset)
-            *bad_offset = ILMAP_NO_INDEX;
-        return ILMAP_E_INVALID_ARG;
-    }
-    ilmap_status st = decode_front(code, code_size, cap, total, bad_offset, &s);
+    ilmap_status st = decode_front(code, code_size, cap, total, starts, bad_offset, &s);
     if (st == ILMAP_OK) {
         /* The starts are the bitmap's set bits, the code size's excepted. */
-        size_t n = cap < s.count ? cap : s.count, i = 0;
+        size_t n = copy_out_fit(cap, s.count), i = 0;
         for (size_t w = 0; i < n; w++)
             for (uint64_t bits = s.starts[w]; bits && i < n; bits &= bits - 1)
                 starts[i++] = (uint32_t)(w * 64 + bits_lowest(bits));
+        st = copy_out_done(cap, s.count, total);
     }
     stream_free(&s);
     return st;

@@ -125,7 +125,7 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, struct ilmap_rewr
         if (!clauses)
             return ILMAP_E_NOMEM;
         for (uint32_t i = 0; i < eh_count; i++) {
-            ilmap_il_body_clause(b, i, &clauses[i]);
+            ilmap_il_body_get_clause(b, i, &clauses[i]);
             rebase_clause(l, &clauses[i]);
             if (!clause_fits_small(&clauses[i]))
                 eh_fat = 1;

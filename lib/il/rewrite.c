@@ -1,5 +1,5 @@
 /*
- * ilmap_rewrite_body: checks the original body and the insertions, lays
+ * ilmap_rewrite_create: checks the original body and the insertions, lays
  * the new code out (widening short branches until nothing moves), then
  * hands over to rw_emit() and fills in the map.
  */
@@ -171,10 +171,10 @@ static ilmap_status fill_map(const rw_layout *l, struct ilmap_rewrite *r)
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_rewrite_body(const void *body, size_t body_size,
-                                const ilmap_il_insertion *insertions, size_t count,
-                                uint32_t extra_stack, unsigned flags, ilmap_rewrite **out,
-                                size_t *bad_index)
+ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
+                                  const ilmap_il_insertion *insertions, size_t count,
+                                  uint32_t extra_stack, unsigned flags, ilmap_rewrite **out,
+                                  size_t *bad_index)
 {
     size_t bad = ILMAP_NO_INDEX;
     ilmap_status st = ILMAP_OK;
@@ -247,22 +247,22 @@ void ilmap_rewrite_free(ilmap_rewrite *r)
     free(r);
 }
 
-const uint8_t *ilmap_rewrite_bytes(const ilmap_rewrite *r, size_t *size)
+const uint8_t *ilmap_rewrite_get_body(const ilmap_rewrite *r, size_t *size)
 {
     if (size)
         *size = r ? r->size : 0;
     return r ? r->bytes : NULL;
 }
 
-const ilmap_entry *ilmap_rewrite_entries(const ilmap_rewrite *r, size_t *count)
+const ilmap_entry *ilmap_rewrite_get_entries(const ilmap_rewrite *r, size_t *count)
 {
     if (count)
         *count = r ? r->count : 0;
     return r ? r->entries : NULL;
 }
 
-ilmap_status ilmap_rewrite_instruction(const ilmap_rewrite *r, uint32_t old_offset,
-                                       uint32_t *new_offset)
+ilmap_status ilmap_rewrite_old_to_new(const ilmap_rewrite *r, uint32_t old_offset,
+                                      uint32_t *new_offset)
 {
     if (new_offset)
         *new_offset = 0;

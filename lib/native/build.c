@@ -138,7 +138,7 @@ ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t count, const i
         return ILMAP_E_NOMEM;
 
     /* Spec §2: a map with no entries is no map. */
-    const ilmap *map = ilmap_count(instrumented) > 0 ? instrumented : NULL;
+    const ilmap *map = ilmap_get_count(instrumented) > 0 ? instrumented : NULL;
     int dac = (flags & ILMAP_DAC) != 0;
     uint32_t last_il;
     uint32_t kept = dac ? filter_dac(jit, n, map, records, &last_il)

@@ -1,5 +1,5 @@
 /*
- * ilmap_native_compose: an exported map in instrumented coordinates plus
+ * ilmap_native_translate: an exported map in instrumented coordinates plus
  * the COR_IL_MAP -> the map the runtime would have exported with that
  * COR_IL_MAP in force. The export kept every surviving boundary's start
  * and IL offset, so putting the entries back in native order and
@@ -93,14 +93,14 @@ static int consistent(const ilmap_native_entry *e, const uint32_t *idx, uint32_t
     return 1;
 }
 
-ilmap_status ilmap_native_compose(const ilmap_native_entry *exported, size_t count,
-                                  uint32_t code_size, const ilmap *instrumented, unsigned flags,
-                                  ilmap_native **out, int *exact)
+ilmap_status ilmap_native_translate(const ilmap_native_entry *exported, size_t count,
+                                    uint32_t code_size, const ilmap *instrumented, unsigned flags,
+                                    ilmap_native **out, int *lossless)
 {
     if (out)
         *out = NULL;
-    if (exact)
-        *exact = 0;
+    if (lossless)
+        *lossless = 0;
     if (!out || (exported == NULL && count > 0) || count > ILMAP_NATIVE_MAX_ENTRIES ||
         (flags & ~(unsigned)KNOWN_FLAGS))
         return ILMAP_E_INVALID_ARG;
@@ -129,11 +129,11 @@ ilmap_status ilmap_native_compose(const ilmap_native_entry *exported, size_t cou
         jit[i].source = 0;
     }
 
-    int is_exact = consistent(exported, idx, n, code_size, (flags & ILMAP_DAC) != 0);
+    int is_lossless = consistent(exported, idx, n, code_size, (flags & ILMAP_DAC) != 0);
     ilmap_status status = ilmap_native_build(jit, n, instrumented, code_size, flags, out);
     free(idx);
     free(jit);
-    if (status == ILMAP_OK && exact)
-        *exact = is_exact;
+    if (status == ILMAP_OK && lossless)
+        *lossless = is_lossless;
     return status;
 }

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "common/copy_out.h"
 #include "native/native.h"
 
 /* The elementary interval holding x: as many breakpoints as are <= x. */
@@ -25,8 +26,8 @@ static inline unsigned exactness(const struct native_answer *a, uint32_t x)
     return a->result ^ (hit * (ILMAP_MAPPING_APPROXIMATE ^ ILMAP_MAPPING_EXACT));
 }
 
-unsigned ilmap_native_to_il_ex(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset,
-                               size_t *entry, uint32_t *which)
+unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
+                                   uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
     if (!m) {
         if (il_offset)
@@ -94,25 +95,25 @@ static void entries_of(const ilmap_native *m, uint32_t il, uint32_t *begin, uint
     }
 }
 
-ilmap_status ilmap_native_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                       ilmap_native_entry *entry, size_t *index, int *exact)
+ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                ilmap_native_entry *entry, size_t *index, int *il_matched)
 {
     uint32_t k = NATIVE_NONE;
-    int is_exact = 0;
+    int matched = 0;
 
     if (m && native_is_special(il_offset)) {
         uint32_t begin, end;
         entries_of(m, il_offset, &begin, &end);
         if (begin < end) {
             k = begin;
-            is_exact = 1;
+            matched = 1;
         }
     } else if (m) {
         /* Non-special offsets are below 0xFFFFFFFD: valid rank queries. */
         uint32_t g = buckets_count_le(&m->il_buckets, &m->il_keys, il_offset);
         if (g > 0) {
             k = m->group_first[g - 1];
-            is_exact = m->records[k].il_offset == il_offset;
+            matched = m->records[k].il_offset == il_offset;
         }
     }
 
@@ -124,33 +125,32 @@ ilmap_status ilmap_native_il_to_native(const ilmap_native *m, uint32_t il_offset
     }
     if (index)
         *index = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
-    if (exact)
-        *exact = is_exact;
+    if (il_matched)
+        *il_matched = matched;
     if (!m)
         return ILMAP_E_INVALID_ARG;
     return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
 }
 
-ilmap_status ilmap_native_ranges(const ilmap_native *m, uint32_t il_offset, uint32_t cap,
-                                 uint32_t *total, ilmap_native_entry *out)
+ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
+                                       size_t *total, ilmap_native_entry *out)
 {
-    if (!m || (cap > 0 && (!total || !out))) {
-        if (total)
-            *total = 0;
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!m)
         return ILMAP_E_INVALID_ARG;
-    }
 
     uint32_t begin, end;
     entries_of(m, il_offset, &begin, &end);
-    if (total)
-        *total = end - begin;
-    for (uint32_t k = begin; k < end && k - begin < cap; k++)
-        out[k - begin] = native_exported(m, k);
-    return ILMAP_OK;
+    size_t n = copy_out_fit(cap, end - begin);
+    for (size_t i = 0; i < n; i++)
+        out[i] = native_exported(m, begin + (uint32_t)i);
+    return copy_out_done(cap, end - begin, total);
 }
 
-ilmap_status ilmap_native_call_site_at(const ilmap_native *m, uint32_t native_offset,
-                                       ilmap_native_record *out)
+ilmap_status ilmap_native_find_call_site(const ilmap_native *m, uint32_t native_offset,
+                                         ilmap_native_record *out)
 {
     if (out)
         memset(out, 0, sizeof *out);

@@ -93,7 +93,7 @@ static ilmap_status check_header(const uint8_t *p, size_t size, unsigned flags, 
     return ILMAP_OK;
 }
 
-/* The order a strict map needs, without copying: ilmap_diagnose's rule
+/* The order a strict map needs, without copying: ilmap_validate's rule
  * (old then new column at each index, lowest index first). */
 static ilmap_status check_il_entries(const ilmap_view *v, ilmap_serial_error *err)
 {
@@ -111,14 +111,14 @@ static ilmap_status check_il_entries(const ilmap_view *v, ilmap_serial_error *er
 static ilmap_status check_native_entries(const ilmap_view *v, ilmap_serial_error *err)
 {
     ilmap_native_entry *copy = NULL;
-    const ilmap_native_entry *e = ilmap_view_native_entries(v);
+    const ilmap_native_entry *e = ilmap_view_get_native_entries(v);
 
     if (!e && v->count) {
         copy = malloc((size_t)v->count * sizeof *copy);
         if (!copy)
             return ILMAP_E_NOMEM;
         for (uint32_t i = 0; i < v->count; i++)
-            ilmap_view_native_entry(v, i, &copy[i]);
+            ilmap_view_get_native_entry(v, i, &copy[i]);
         e = copy;
     }
     size_t bad = ILMAP_NO_INDEX, other;
@@ -177,14 +177,14 @@ ilmap_status ilmap_deserialize(const void *buf, size_t size, unsigned flags, ilm
     if (v.kind != ILMAP_SERIAL_KIND_IL)
         return REFUSE(ILMAP_SERIAL_KIND, OFF_KIND);
 
-    const ilmap_entry *e = ilmap_view_entries(&v);
+    const ilmap_entry *e = ilmap_view_get_entries(&v);
     ilmap_entry *copy = NULL;
     if (!e && v.count) {
         copy = malloc((size_t)v.count * sizeof *copy);
         if (!copy)
             return ILMAP_E_NOMEM;
         for (uint32_t i = 0; i < v.count; i++)
-            ilmap_view_entry(&v, i, &copy[i]);
+            ilmap_view_get_entry(&v, i, &copy[i]);
         e = copy;
     }
     unsigned create = (flags & (ILMAP_NO_AVX2 | ILMAP_PORTABLE)) |
@@ -211,14 +211,14 @@ ilmap_status ilmap_native_deserialize(const void *buf, size_t size, unsigned fla
     if (v.kind != ILMAP_SERIAL_KIND_NATIVE)
         return REFUSE(ILMAP_SERIAL_KIND, OFF_KIND);
 
-    const ilmap_native_entry *e = ilmap_view_native_entries(&v);
+    const ilmap_native_entry *e = ilmap_view_get_native_entries(&v);
     ilmap_native_entry *copy = NULL;
     if (!e && v.count) {
         copy = malloc((size_t)v.count * sizeof *copy);
         if (!copy)
             return ILMAP_E_NOMEM;
         for (uint32_t i = 0; i < v.count; i++)
-            ilmap_view_native_entry(&v, i, &copy[i]);
+            ilmap_view_get_native_entry(&v, i, &copy[i]);
         e = copy;
     }
     st = ilmap_native_from_entries(e, v.count, v.code_size, out);

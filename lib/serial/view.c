@@ -15,20 +15,20 @@ static int in_place(const ilmap_view *v, uint32_t kind)
            (uintptr_t)v->payload % 4 == 0;
 }
 
-const ilmap_entry *ilmap_view_entries(const ilmap_view *view)
+const ilmap_entry *ilmap_view_get_entries(const ilmap_view *view)
 {
     return in_place(view, ILMAP_SERIAL_KIND_IL) ? (const ilmap_entry *)(const void *)view->payload
                                                 : NULL;
 }
 
-const ilmap_native_entry *ilmap_view_native_entries(const ilmap_view *view)
+const ilmap_native_entry *ilmap_view_get_native_entries(const ilmap_view *view)
 {
     return in_place(view, ILMAP_SERIAL_KIND_NATIVE)
                ? (const ilmap_native_entry *)(const void *)view->payload
                : NULL;
 }
 
-ilmap_status ilmap_view_entry(const ilmap_view *view, size_t i, ilmap_entry *out)
+ilmap_status ilmap_view_get_entry(const ilmap_view *view, size_t i, ilmap_entry *out)
 {
     if (out)
         memset(out, 0, sizeof *out);
@@ -41,7 +41,7 @@ ilmap_status ilmap_view_entry(const ilmap_view *view, size_t i, ilmap_entry *out
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_view_native_entry(const ilmap_view *view, size_t i, ilmap_native_entry *out)
+ilmap_status ilmap_view_get_native_entry(const ilmap_view *view, size_t i, ilmap_native_entry *out)
 {
     if (out)
         memset(out, 0, sizeof *out);

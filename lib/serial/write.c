@@ -3,10 +3,11 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/copy_out.h"
 #include "serial/format.h"
 
-/* Writes header and entries (three u32 each, as `words` gives them). The
- * caller has checked cap. */
+/* Writes header and entries (three u32 each, as `words` gives them) to
+ * out, which has room for all of them. */
 static void write_map(uint8_t *out, uint32_t kind, uint32_t flags, uint32_t code_size,
                       const uint32_t *words, uint32_t count)
 {
@@ -23,89 +24,97 @@ static void write_map(uint8_t *out, uint32_t kind, uint32_t flags, uint32_t code
     wr32(out + OFF_CRC, serial_crc(out, count));
 }
 
-/* The two-call protocol shared by both kinds; `needed` is known. */
-static ilmap_status check_cap(const void *buf, size_t cap, size_t needed)
+/* The buffer protocol (common/copy_out.h) with bytes as items, shared by
+ * both kinds: writes the map of `count` entries (three u32 each, as
+ * `words` gives them) into out when it fits, else into a scratch buffer
+ * whose first cap bytes are copied out. */
+static ilmap_status write_out(uint32_t kind, uint32_t flags, uint32_t code_size,
+                              const uint32_t *words, uint32_t count, size_t cap, size_t *total,
+                              void *out)
 {
-    if (cap == 0)
-        return ILMAP_OK;
-    if (!buf || cap < needed)
-        return ILMAP_E_INVALID_ARG;
-    return ILMAP_OK;
+    size_t needed = ILMAP_SERIAL_HEADER_SIZE + (size_t)count * ENTRY_SIZE;
+
+    if (cap >= needed) {
+        write_map(out, kind, flags, code_size, words, count);
+    } else if (cap > 0) {
+        uint8_t *scratch = malloc(needed);
+        if (!scratch)
+            return ILMAP_E_NOMEM;
+        write_map(scratch, kind, flags, code_size, words, count);
+        memcpy(out, scratch, copy_out_fit(cap, needed));
+        free(scratch);
+    }
+    return copy_out_done(cap, needed, total);
 }
 
-ilmap_status ilmap_serialize(const ilmap *m, void *buf, size_t cap, size_t *size)
+ilmap_status ilmap_serialize(const ilmap *m, size_t cap, size_t *total, void *out)
 {
-    if (size)
-        *size = 0;
-    if (!m || !size)
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!m)
         return ILMAP_E_INVALID_ARG;
 
-    size_t count = ilmap_count(m);
+    size_t count = ilmap_get_count(m);
     if (count > ILMAP_SERIAL_MAX_ENTRIES)
         return ILMAP_E_LIMIT;
-    size_t needed = ILMAP_SERIAL_HEADER_SIZE + count * ENTRY_SIZE;
-    *size = needed;
-    ilmap_status st = check_cap(buf, cap, needed);
-    if (st != ILMAP_OK || cap == 0)
-        return st;
+    if (cap == 0)
+        return copy_out_done(0, ILMAP_SERIAL_HEADER_SIZE + count * ENTRY_SIZE, total);
 
     /* ilmap_entry is three u32 with no padding (ilmap.h asserts it). */
     ilmap_entry *e = malloc((count ? count : 1) * sizeof *e);
-    if (!e)
-        return ILMAP_E_NOMEM;
-    size_t total;
-    ilmap_entries(m, count, &total, e);
     uint32_t *words = malloc((count ? count : 1) * 3 * sizeof *words);
-    if (!words) {
-        free(e);
-        return ILMAP_E_NOMEM;
-    }
-    for (size_t i = 0; i < count; i++) {
-        words[3 * i] = e[i].old_offset;
-        words[3 * i + 1] = e[i].new_offset;
-        words[3 * i + 2] = (uint32_t)e[i].accurate;
-    }
-    write_map(buf, ILMAP_SERIAL_KIND_IL, ilmap_is_lenient(m) ? ILMAP_SERIAL_FLAG_LENIENT : 0, 0,
-              words, (uint32_t)count);
-    free(words);
-    free(e);
-    return ILMAP_OK;
-}
-
-ilmap_status ilmap_native_serialize(const ilmap_native *m, void *buf, size_t cap, size_t *size)
-{
-    if (size)
-        *size = 0;
-    if (!m || !size)
-        return ILMAP_E_INVALID_ARG;
-
-    uint32_t count = 0;
-    if (ilmap_native_export(m, 0, &count, NULL) != ILMAP_OK)
-        return ILMAP_E_INVALID_ARG;
-    if (count > ILMAP_SERIAL_MAX_ENTRIES)
-        return ILMAP_E_LIMIT;
-    size_t needed = ILMAP_SERIAL_HEADER_SIZE + (size_t)count * ENTRY_SIZE;
-    *size = needed;
-    ilmap_status st = check_cap(buf, cap, needed);
-    if (st != ILMAP_OK || cap == 0)
-        return st;
-
-    ilmap_native_entry *e = malloc((count ? count : 1) * sizeof *e);
-    uint32_t *words = malloc((count ? (size_t)count : 1) * 3 * sizeof *words);
     if (!e || !words) {
         free(e);
         free(words);
         return ILMAP_E_NOMEM;
     }
-    uint32_t total;
-    ilmap_native_export(m, count, &total, e);
+    size_t n;
+    (void)ilmap_export(m, count, &n, e);
+    for (size_t i = 0; i < count; i++) {
+        words[3 * i] = e[i].old_offset;
+        words[3 * i + 1] = e[i].new_offset;
+        words[3 * i + 2] = (uint32_t)e[i].accurate;
+    }
+    st = write_out(ILMAP_SERIAL_KIND_IL,
+                   (ilmap_get_flags(m) & ILMAP_LENIENT) ? ILMAP_SERIAL_FLAG_LENIENT : 0, 0, words,
+                   (uint32_t)count, cap, total, out);
+    free(words);
+    free(e);
+    return st;
+}
+
+ilmap_status ilmap_native_serialize(const ilmap_native *m, size_t cap, size_t *total, void *out)
+{
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!m)
+        return ILMAP_E_INVALID_ARG;
+
+    size_t count = ilmap_native_get_count(m);
+    if (count > ILMAP_SERIAL_MAX_ENTRIES)
+        return ILMAP_E_LIMIT;
+    if (cap == 0)
+        return copy_out_done(0, ILMAP_SERIAL_HEADER_SIZE + count * ENTRY_SIZE, total);
+
+    ilmap_native_entry *e = malloc((count ? count : 1) * sizeof *e);
+    uint32_t *words = malloc((count ? count : 1) * 3 * sizeof *words);
+    if (!e || !words) {
+        free(e);
+        free(words);
+        return ILMAP_E_NOMEM;
+    }
+    size_t n;
+    (void)ilmap_native_export(m, count, &n, e);
     for (size_t i = 0; i < count; i++) {
         words[3 * i] = e[i].il_offset;
         words[3 * i + 1] = e[i].native_start;
         words[3 * i + 2] = e[i].native_end;
     }
-    write_map(buf, ILMAP_SERIAL_KIND_NATIVE, 0, ilmap_native_code_size(m), words, count);
+    st = write_out(ILMAP_SERIAL_KIND_NATIVE, 0, ilmap_native_get_code_size(m), words,
+                   (uint32_t)count, cap, total, out);
     free(words);
     free(e);
-    return ILMAP_OK;
+    return st;
 }

@@ -248,7 +248,7 @@ static uintptr_t decide(ilmap_fid_mapper *m, struct fid_slot *slot, uintptr_t fi
     return resolve(m, slot, fid);
 }
 
-ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper, uintptr_t function_id,
+ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper, ilmap_function_id function_id,
                                   uintptr_t *client_id, int *hook)
 {
     if (client_id)
@@ -271,7 +271,7 @@ ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper, uintptr_t function_i
     return st;
 }
 
-ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper, uintptr_t function_id,
+ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper, ilmap_function_id function_id,
                                      uintptr_t *client_id, int *hook)
 {
     if (client_id)
@@ -299,8 +299,8 @@ ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper, uintptr_t f
     return ILMAP_E_NOT_FOUND;
 }
 
-ilmap_status ilmap_fid_mapper_function(const ilmap_fid_mapper *mapper, uintptr_t client_id,
-                                       uintptr_t *function_id)
+ilmap_status ilmap_fid_mapper_get_function(const ilmap_fid_mapper *mapper, uintptr_t client_id,
+                                           ilmap_function_id *function_id)
 {
     if (function_id)
         *function_id = 0;
@@ -329,8 +329,8 @@ ilmap_status ilmap_fid_mapper_get_stats(const ilmap_fid_mapper *mapper,
     return ILMAP_OK;
 }
 
-uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(uintptr_t function_id, void *client_data,
-                                                   int32_t *hook_function)
+uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(ilmap_function_id function_id,
+                                                   void *client_data, int32_t *hook_function)
 {
     uintptr_t client_id;
     int hook;
@@ -348,7 +348,8 @@ uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(uintptr_t function_id, void *
     return client_id;
 }
 
-uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(uintptr_t function_id, int32_t *hook_function)
+uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(ilmap_function_id function_id,
+                                                  int32_t *hook_function)
 {
     ilmap_fid_mapper *m = atomic_load_explicit(&global_mapper, memory_order_acquire);
 

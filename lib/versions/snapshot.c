@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "common/copy_out.h"
 #include "versions/store.h"
 
 ilmap_status ilmap_store_reader_register(ilmap_store *store, ilmap_store_reader **out)
@@ -26,40 +27,41 @@ ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *reader)
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_store_read_begin(ilmap_store_reader *reader, const ilmap_store_view **view)
+ilmap_status ilmap_store_reader_begin(ilmap_store_reader *reader,
+                                      const ilmap_store_snapshot **snapshot)
 {
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
-    *view = NULL;
+    *snapshot = NULL;
     if (!reader)
         return ILMAP_E_INVALID_ARG;
     if (epoch_enter(reader) != 0)
         return ILMAP_E_LIMIT;
     /* seq_cst: after the announcement (epoch.h). */
-    *view = atomic_load_explicit(&reader->store->current, memory_order_seq_cst);
+    *snapshot = atomic_load_explicit(&reader->store->current, memory_order_seq_cst);
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_store_read_end(ilmap_store_reader *reader)
+ilmap_status ilmap_store_reader_end(ilmap_store_reader *reader)
 {
     if (!reader || epoch_leave(reader) != 0)
         return ILMAP_E_INVALID_ARG;
     return ILMAP_OK;
 }
 
-uint64_t ilmap_store_view_generation(const ilmap_store_view *view)
+uint64_t ilmap_store_snapshot_get_generation(const ilmap_store_snapshot *snapshot)
 {
-    return view ? view->generation : 0;
+    return snapshot ? snapshot->generation : 0;
 }
 
-static const uint64_t *find(const ilmap_store_view *v, enum store_table table,
+static const uint64_t *find(const ilmap_store_snapshot *v, enum store_table table,
                             const uint64_t *key)
 {
     return vt_find(store_shapes[table], v->tables[table], key);
 }
 
 /* The RANGES record whose range holds address, or NULL. */
-static const uint64_t *range_at(const ilmap_store_view *v, uintptr_t address)
+static const uint64_t *range_at(const ilmap_store_snapshot *v, uintptr_t address)
 {
     const uint64_t key[1] = { address };
     const uint64_t *r = vt_floor(store_shapes[T_RANGES], v->tables[T_RANGES], key);
@@ -68,7 +70,7 @@ static const uint64_t *range_at(const ilmap_store_view *v, uintptr_t address)
 }
 
 /* The body whose ranges hold address, and which range. */
-static const struct store_body *body_at(const ilmap_store_view *v, uintptr_t address,
+static const struct store_body *body_at(const ilmap_store_snapshot *v, uintptr_t address,
                                         uint32_t *range)
 {
     const uint64_t *r = range_at(v, address);
@@ -85,16 +87,16 @@ static void location_clear(ilmap_store_location *out)
     out->mapping = ILMAP_MAPPING_NO_INFO;
 }
 
-ilmap_status ilmap_store_view_lookup(const ilmap_store_view *view, uintptr_t address,
-                                     ilmap_store_location *out)
+ilmap_status ilmap_store_snapshot_lookup(const ilmap_store_snapshot *snapshot, uintptr_t address,
+                                         ilmap_store_location *out)
 {
     if (!out)
         return ILMAP_E_INVALID_ARG;
     location_clear(out);
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
-    const uint64_t *r = range_at(view, address);
+    const uint64_t *r = range_at(snapshot, address);
     if (!r)
         return ILMAP_E_NOT_FOUND;
 
@@ -132,17 +134,17 @@ ilmap_status ilmap_store_view_lookup(const ilmap_store_view *view, uintptr_t add
 ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
                                 ilmap_store_location *out)
 {
-    const ilmap_store_view *view;
+    const ilmap_store_snapshot *snapshot;
 
     if (!out)
         return ILMAP_E_INVALID_ARG;
-    ilmap_status st = ilmap_store_read_begin(reader, &view);
+    ilmap_status st = ilmap_store_reader_begin(reader, &snapshot);
     if (st != ILMAP_OK) {
         location_clear(out);
         return st;
     }
-    st = ilmap_store_view_lookup(view, address, out);
-    (void)ilmap_store_read_end(reader);
+    st = ilmap_store_snapshot_lookup(snapshot, address, out);
+    (void)ilmap_store_reader_end(reader);
     return st;
 }
 
@@ -152,24 +154,26 @@ static const ilmap *map_of(uint64_t word)
     return mr ? mr->map : NULL;
 }
 
-static const ilmap *method_map(const ilmap_store_view *v, uint64_t module, uint64_t method_def)
+static const ilmap *method_map(const ilmap_store_snapshot *v, uint64_t module,
+                               uint64_t method_def)
 {
     const uint64_t key[2] = { module, method_def };
     const uint64_t *m = find(v, T_METHODS, key);
     return m ? map_of(m[2]) : NULL;
 }
 
-ilmap_status ilmap_store_view_il_map(const ilmap_store_view *view, ilmap_function_id function_id,
-                                     ilmap_rejit_id rejit_id, const ilmap **map)
+ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapshot,
+                                             ilmap_function_id function_id,
+                                             ilmap_rejit_id rejit_id, const ilmap **map)
 {
     if (!map)
         return ILMAP_E_INVALID_ARG;
     *map = NULL;
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t vkey[2] = { function_id, rejit_id };
-    const uint64_t *ver = find(view, T_VERSIONS, vkey);
+    const uint64_t *ver = find(snapshot, T_VERSIONS, vkey);
     if (!ver)
         return ILMAP_E_NOT_FOUND;
     if (rejit_id != 0) {
@@ -178,36 +182,37 @@ ilmap_status ilmap_store_view_il_map(const ilmap_store_view *view, ilmap_functio
     }
     /* The original version has no map of its own: the method's applies. */
     const uint64_t fkey[1] = { function_id };
-    const uint64_t *fn = find(view, T_FUNCTIONS, fkey);
+    const uint64_t *fn = find(snapshot, T_FUNCTIONS, fkey);
     if (fn)
-        *map = method_map(view, fn[1], fn[2]);
+        *map = method_map(snapshot, fn[1], fn[2]);
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_store_view_method_map(const ilmap_store_view *view, ilmap_module_id module,
-                                         uint32_t method_def, const ilmap **map)
+ilmap_status ilmap_store_snapshot_get_method_map(const ilmap_store_snapshot *snapshot,
+                                                 ilmap_module_id module, uint32_t method_def,
+                                                 const ilmap **map)
 {
     if (!map)
         return ILMAP_E_INVALID_ARG;
     *map = NULL;
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
-    *map = method_map(view, module, method_def);
+    *map = method_map(snapshot, module, method_def);
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_store_view_function(const ilmap_store_view *view,
-                                       ilmap_function_id function_id,
-                                       ilmap_store_function_info *out)
+ilmap_status ilmap_store_snapshot_get_function(const ilmap_store_snapshot *snapshot,
+                                               ilmap_function_id function_id,
+                                               ilmap_store_function_info *out)
 {
     if (!out)
         return ILMAP_E_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t key[1] = { function_id };
-    const uint64_t *fn = find(view, T_FUNCTIONS, key);
+    const uint64_t *fn = find(snapshot, T_FUNCTIONS, key);
     if (!fn)
         return ILMAP_E_NOT_FOUND;
     out->module_id = (ilmap_module_id)fn[1];
@@ -216,9 +221,10 @@ ilmap_status ilmap_store_view_function(const ilmap_store_view *view,
     return ILMAP_OK;
 }
 
-/* The two-call protocol over the records from `from` whose first
- * `prefix` key words equal from's, copying key word `pick` of each. */
-static ilmap_status list_prefix(const ilmap_store_view *v, enum store_table table,
+/* The buffer protocol (common/copy_out.h) over the records from `from`
+ * whose first `prefix` key words equal from's, copying key word `pick` of
+ * each. The caller has checked the protocol's arguments. */
+static ilmap_status list_prefix(const ilmap_store_snapshot *v, enum store_table table,
                                 const uint64_t *from, uint32_t prefix, uint32_t pick, size_t cap,
                                 size_t *total, uintptr_t *out)
 {
@@ -232,54 +238,55 @@ static ilmap_status list_prefix(const ilmap_store_view *v, enum store_table tabl
             out[n] = (uintptr_t)r[pick];
         n++;
     }
-    if (total)
-        *total = n;
-    return ILMAP_OK;
+    return copy_out_done(cap, n, total);
 }
 
-ilmap_status ilmap_store_view_versions(const ilmap_store_view *view,
-                                       ilmap_function_id function_id, size_t cap, size_t *total,
-                                       ilmap_rejit_id *out)
+ilmap_status ilmap_store_snapshot_list_versions(const ilmap_store_snapshot *snapshot,
+                                                ilmap_function_id function_id, size_t cap,
+                                                size_t *total, ilmap_rejit_id *out)
 {
-    if (total)
-        *total = 0;
-    if (!view || (cap > 0 && (!out || !total)))
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t key[1] = { function_id };
-    if (!find(view, T_FUNCTIONS, key))
+    if (!find(snapshot, T_FUNCTIONS, key))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[2] = { function_id, 0 };
-    return list_prefix(view, T_VERSIONS, from, 1, 1, cap, total, out);
+    return list_prefix(snapshot, T_VERSIONS, from, 1, 1, cap, total, out);
 }
 
-ilmap_status ilmap_store_view_bodies(const ilmap_store_view *view, ilmap_function_id function_id,
-                                     ilmap_rejit_id rejit_id, size_t cap, size_t *total,
-                                     uintptr_t *out)
+ilmap_status ilmap_store_snapshot_list_bodies(const ilmap_store_snapshot *snapshot,
+                                              ilmap_function_id function_id,
+                                              ilmap_rejit_id rejit_id, size_t cap, size_t *total,
+                                              uintptr_t *out)
 {
-    if (total)
-        *total = 0;
-    if (!view || (cap > 0 && (!out || !total)))
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t vkey[2] = { function_id, rejit_id };
-    if (!find(view, T_VERSIONS, vkey))
+    if (!find(snapshot, T_VERSIONS, vkey))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[3] = { function_id, rejit_id, 0 };
-    return list_prefix(view, T_BODIES, from, 2, 2, cap, total, out);
+    return list_prefix(snapshot, T_BODIES, from, 2, 2, cap, total, out);
 }
 
-ilmap_status ilmap_store_view_body(const ilmap_store_view *view, uintptr_t address,
-                                   ilmap_store_body_info *out)
+ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot, uintptr_t address,
+                                           ilmap_store_body_info *out)
 {
     if (!out)
         return ILMAP_E_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    if (!view)
+    if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
     uint32_t ri;
-    const struct store_body *body = body_at(view, address, &ri);
+    const struct store_body *body = body_at(snapshot, address, &ri);
     if (!body)
         return ILMAP_E_NOT_FOUND;
     out->function_id = body->function_id;

@@ -44,7 +44,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     /* Over-aligned (cache lines): calloc does not promise that. The size
      * of a 64-aligned struct is a multiple of 64, as aligned_alloc wants. */
     ilmap_store *s = aligned_alloc(_Alignof(ilmap_store), sizeof *s);
-    struct ilmap_store_view *empty = calloc(1, sizeof *empty);
+    struct ilmap_store_snapshot *empty = calloc(1, sizeof *empty);
     if (s)
         memset(s, 0, sizeof *s);
     if (!s || !empty) {
@@ -83,7 +83,7 @@ void ilmap_store_free(ilmap_store *store)
     if (!store)
         return;
 
-    struct ilmap_store_view *snap = atomic_load_explicit(&store->current, memory_order_relaxed);
+    struct ilmap_store_snapshot *snap = atomic_load_explicit(&store->current, memory_order_relaxed);
     const vt_shape *sh = store_shapes;
     vt_cursor cur;
     const uint64_t zero[3] = { 0, 0, 0 };
@@ -114,8 +114,8 @@ void ilmap_store_free(ilmap_store *store)
 
 typedef struct store_txn {
     ilmap_store *store;
-    const struct ilmap_store_view *base; /* the snapshot this change starts from */
-    struct ilmap_store_view draft;       /* its tables, copied on write */
+    const struct ilmap_store_snapshot *base; /* the snapshot this change starts from */
+    struct ilmap_store_snapshot draft;       /* its tables, copied on write */
     vt_txn vt;
     /* Reference changes, applied only once the change is certain. */
     struct store_mapref *gains;
@@ -154,7 +154,7 @@ static ilmap_status txn_commit(store_txn *t)
     if (txn_reserve(&t->vt, 2) != ILMAP_OK)
         return txn_fail(t, ILMAP_E_NOMEM);
     retire_batch *batch = malloc(sizeof *batch);
-    struct ilmap_store_view *snap = malloc(sizeof *snap);
+    struct ilmap_store_snapshot *snap = malloc(sizeof *snap);
     if (!batch || !snap) {
         free(batch);
         free(snap);
@@ -203,7 +203,7 @@ static ilmap_status erase(store_txn *t, enum store_table table, const uint64_t *
 static ilmap_status wrap_map(store_txn *t, ilmap *map, struct store_mapref **out)
 {
     *out = NULL;
-    if (!map || ilmap_count(map) == 0)
+    if (!map || ilmap_get_count(map) == 0)
         return ILMAP_OK;
 
     struct store_mapref *mr = txn_alloc(&t->vt, sizeof *mr);
@@ -269,8 +269,8 @@ ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
         return ILMAP_E_INVALID_ARG;
 
     pthread_mutex_lock(&store->lock);
-    const struct ilmap_store_view *cur = atomic_load_explicit(&store->current,
-                                                              memory_order_relaxed);
+    const struct ilmap_store_snapshot *cur = atomic_load_explicit(&store->current,
+                                                                  memory_order_relaxed);
     const uint64_t key[1] = { function_id };
     const uint64_t *fn = vt_find(store_shapes[T_FUNCTIONS], cur->tables[T_FUNCTIONS], key);
     ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[1], (uint32_t)fn[2], map)
@@ -460,7 +460,7 @@ static ilmap_status check_ranges(const ilmap_code_range *ranges, size_t n,
                 return ILMAP_E_OVERLAP;
         }
     }
-    if (map && ilmap_native_code_size(map) != 0 && ilmap_native_code_size(map) != total)
+    if (map && ilmap_native_get_code_size(map) != 0 && ilmap_native_get_code_size(map) != total)
         return ILMAP_E_CODE_SIZE;
     *total_out = (uint32_t)total;
     return ILMAP_OK;
@@ -611,8 +611,8 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
         return ILMAP_E_INVALID_ARG;
 
     pthread_mutex_lock(&store->lock);
-    const struct ilmap_store_view *cur = atomic_load_explicit(&store->current,
-                                                              memory_order_relaxed);
+    const struct ilmap_store_snapshot *cur = atomic_load_explicit(&store->current,
+                                                                  memory_order_relaxed);
     out->generation = cur->generation;
     out->retired = store->epoch.pending;
     out->reclaimed = store->epoch.reclaimed;

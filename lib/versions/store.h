@@ -1,5 +1,5 @@
 /*
- * The inside of an ilmap_store: its snapshots (ilmap_store_view), the
+ * The inside of an ilmap_store: its snapshots (ilmap_store_snapshot), the
  * tables a snapshot holds, and the objects records point to.
  *
  * A snapshot is a small struct of table pointers; tables and the objects
@@ -83,7 +83,7 @@ struct store_body {
 };
 
 /* A snapshot. Immutable once published. */
-struct ilmap_store_view {
+struct ilmap_store_snapshot {
     uint64_t generation;
     vt_top *tables[T_COUNT];
 };
@@ -91,7 +91,7 @@ struct ilmap_store_view {
 /* Readers read `current` and epoch.global on every read; both sit on
  * lines of their own, away from the mutex and the writer-only fields. */
 struct ilmap_store {
-    _Alignas(64) _Atomic(struct ilmap_store_view *) current;
+    _Alignas(64) _Atomic(struct ilmap_store_snapshot *) current;
     epoch_domain epoch;
     _Alignas(64) pthread_mutex_t lock; /* writers */
     uint64_t next_gen;                 /* writer-only: transaction generations */

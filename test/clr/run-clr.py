@@ -48,7 +48,7 @@ NO_FRAMES_CHECKS = ("c", "c_store")
 MINIMUM = {
     "a": 200,            # exported IL offsets that are old offsets of our map
     "a_unmapped": 20,    # the unmapped twin's offsets are new instruction starts
-    "b": 20,             # twin entries rebuilt by ilmap_native_compose
+    "b": 20,             # twin entries rebuilt by ilmap_native_translate
     "c": 50,             # StackFrame native->IL answers vs ilmap_native_to_il
     "protocol_truncate": 10,
     "spec4_rejitid_ignored": 10,

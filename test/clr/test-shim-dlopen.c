@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     void *sym = dlsym(lib, "DllGetClassObject");
     CHECK(sym != NULL);
     static const char *const hidden[] = {
-        "ilmap_create",         "ilmap_native_compose", "ilmap_rewrite_body",
+        "ilmap_create",         "ilmap_native_translate", "ilmap_rewrite_create",
         "ilmap_store_create",   "ilmap_fid_mapper_callback2",
         "shim_instrument",      "shim_profiler_create", "shim_elt_start",
         "clr_callback4_stubs",  "IID_IUnknown"};

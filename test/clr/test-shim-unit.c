@@ -227,7 +227,7 @@ static void instrument(void)
     CHECK(why == NULL);
     CHECK(out.map_count == 6);
     CHECK(out.probes == 6);
-    CHECK(ilmap_validate(out.map, out.map_count, NULL) == ILMAP_OK);
+    CHECK(ilmap_validate(out.map, out.map_count, NULL, NULL) == ILMAP_OK);
     ilmap_il_body b;
     CHECK(ilmap_il_body_parse(out.body, out.body_size, &b) == ILMAP_OK);
     /* Every original instruction got a probe: the byte at each entry's new

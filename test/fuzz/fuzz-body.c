@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the IL side (ilmap_il_body_parse, ilmap_il_decode,
- * ilmap_il_body_check, ilmap_rewrite_body): any bytes as a method body
+ * ilmap_il_body_validate, ilmap_rewrite_create): any bytes as a method body
  * and as raw code. A body that parses and checks is rewritten with a nop
  * before some instructions (chosen by the input) and at the end, and the
  * result must parse, check, and hold one more byte per probe plus three
@@ -26,11 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     ilmap_il_body b;
     if (ilmap_il_body_parse(data, size, &b) != ILMAP_OK ||
-        ilmap_il_body_check(&b, NULL) != ILMAP_OK)
+        ilmap_il_body_validate(&b, NULL) != ILMAP_OK)
         return 0;
     for (uint32_t i = 0; i < b.eh_count; i++) {
         ilmap_il_clause c;
-        REQUIRE(ilmap_il_body_clause(&b, i, &c) == ILMAP_OK);
+        REQUIRE(ilmap_il_body_get_clause(&b, i, &c) == ILMAP_OK);
     }
     size_t n = 0;
     REQUIRE(ilmap_il_starts(b.code, b.code_size, 0, &n, NULL, NULL) == ILMAP_OK);
@@ -50,20 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ins[k++] = (ilmap_il_insertion){b.code_size, 1, &nop};
 
     ilmap_rewrite *r = NULL;
-    ilmap_status st = ilmap_rewrite_body(data, size, ins, k, 0, 0, &r, NULL);
+    ilmap_status st = ilmap_rewrite_create(data, size, ins, k, 0, 0, &r, NULL);
     REQUIRE(st == ILMAP_OK || st == ILMAP_E_LIMIT);
     if (st == ILMAP_OK) {
         size_t nsize, count;
-        const uint8_t *nb = ilmap_rewrite_bytes(r, &nsize);
-        const ilmap_entry *e = ilmap_rewrite_entries(r, &count);
+        const uint8_t *nb = ilmap_rewrite_get_body(r, &nsize);
+        const ilmap_entry *e = ilmap_rewrite_get_entries(r, &count);
         ilmap_rewrite_info info;
         REQUIRE(ilmap_rewrite_get_info(r, &info) == ILMAP_OK);
         ilmap_il_body nbody;
         REQUIRE(ilmap_il_body_parse(nb, nsize, &nbody) == ILMAP_OK);
-        REQUIRE(ilmap_il_body_check(&nbody, NULL) == ILMAP_OK);
+        REQUIRE(ilmap_il_body_validate(&nbody, NULL) == ILMAP_OK);
         REQUIRE(nbody.eh_count == b.eh_count);
         REQUIRE(nbody.code_size == b.code_size + k + 3 * info.widened);
-        REQUIRE(count == n && ilmap_validate(e, count, NULL) == ILMAP_OK);
+        REQUIRE(count == n && ilmap_validate(e, count, NULL, NULL) == ILMAP_OK);
         ilmap_rewrite_free(r);
     }
     free(starts);

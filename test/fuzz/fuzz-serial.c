@@ -32,9 +32,9 @@ static void check_il(const uint8_t *data, size_t size)
         return;
     }
     size_t need = 0;
-    REQUIRE(ilmap_serialize(m, NULL, 0, &need) == ILMAP_OK && need == size);
+    REQUIRE(ilmap_serialize(m, 0, &need, NULL) == ILMAP_OK && need == size);
     uint8_t *again = malloc(need);
-    REQUIRE(again && ilmap_serialize(m, again, need, &need) == ILMAP_OK);
+    REQUIRE(again && ilmap_serialize(m, need, &need, again) == ILMAP_OK);
     REQUIRE(memcmp(again, data, size) == 0);
     free(again);
     ilmap_view v;
@@ -54,9 +54,9 @@ static void check_all(const uint8_t *data, size_t size)
     check_il(data, size);
     ilmap_native *n = NULL;
     if (ilmap_native_deserialize(data, size, 0, &n, NULL) == ILMAP_OK) {
-        uint32_t total = 0;
+        size_t total = 0;
         REQUIRE(ilmap_native_export(n, 0, &total, NULL) == ILMAP_OK);
-        REQUIRE(32 + 12 * (size_t)total == size);
+        REQUIRE(32 + 12 * total == size);
         ilmap_native_free(n);
     }
     ilmap_view v;
