@@ -64,14 +64,14 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* code_size bytes of valid IL (ret at the end); *starts gets the offsets. */
-static uint8_t *make_code(uint32_t code_size, bench_rng *rng)
+static uint8_t *make_code(uint32_t code_size, prng *rng)
 {
     uint8_t *c = xmalloc(code_size);
     uint32_t *starts = xmalloc(code_size * sizeof *starts);
     uint32_t n = 0, pos = 0;
 
     while (pos + 16 < code_size) {
-        uint32_t r = bench_rng_below(rng, 10);
+        uint32_t r = prng_below(rng, 10);
         starts[n++] = pos;
         if (r < 3) {
             c[pos++] = 0x02; /* ldarg.0 */
@@ -105,7 +105,7 @@ static uint8_t *make_code(uint32_t code_size, bench_rng *rng)
 }
 
 /* A body: tiny for small code, else fat with one try/finally clause. */
-static uint8_t *make_body(uint32_t body_size, size_t *size, bench_rng *rng)
+static uint8_t *make_body(uint32_t body_size, size_t *size, prng *rng)
 {
     if (body_size <= 64) {
         uint32_t code_size = body_size - 1;
@@ -161,7 +161,7 @@ typedef struct dataset {
 
 static const uint8_t probe[] = {0x28, 0x01, 0x00, 0x00, 0x0A}; /* call token */
 
-static void dataset_make(dataset *d, uint32_t body_bytes, bench_rng *rng)
+static void dataset_make(dataset *d, uint32_t body_bytes, prng *rng)
 {
     memset(d, 0, sizeof *d);
     d->body_bytes = body_bytes;
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
                {"rewrite", run_rewrite, 1},
                {"compose", run_compose, 0},
                {"deserialize", run_deserialize, 0}};
-    bench_rng rng = bench_rng_seed(0xA16EB2A);
+    prng rng = prng_init(0xA16EB2A);
 
     if (!opt.json)
         printf("bench-algebra: ns per operation, best of %d runs of %.0f ms; a probe before every "

@@ -2,8 +2,9 @@
  * bench-native: how fast libilmap answers IL-to-native map lookups,
  * measured in one run next to the runtime's own linear scans:
  *
- *   native_to_il  MapNativeOffsetToIL (spec §5): the first entry, in the
- *                 sorted table, whose native range holds the offset;
+ *   native_to_il  MapNativeOffsetToIL (doc/native-to-il.md#scan): the
+ *                 first entry, in the sorted table, whose native range
+ *                 holds the offset;
  *   il_to_native  the floor entry of an IL offset (greatest IL <= x,
  *                 lowest native start): the linear form walks the sorted
  *                 table and stops at the first larger IL offset.
@@ -15,7 +16,7 @@
  * offsets mostly ascending with loops laid out out of order, unmapped
  * stubs and epilogs.
  *
- * The table marks each row PASS or MISS against the issue's target (at
+ * The table marks each row PASS or MISS against the project's target (at
  * least 5x the scan from 64 entries up); --json prints one result per
  * line. The exit status reports only whether the benchmark ran and its
  * cross-check agreed, never the targets.
@@ -71,7 +72,7 @@ typedef struct dataset {
  * in 16 a loop body placed again (an IL offset seen before), one in 32
  * an unmapped stub, and epilogs at the end.
  */
-static ilmap_boundary *make_jit(size_t n, bench_rng *rng, uint32_t *code_size)
+static ilmap_boundary *make_jit(size_t n, prng *rng, uint32_t *code_size)
 {
     ilmap_boundary *jit = xmalloc(n * sizeof *jit);
     uint32_t native = 0, il = 0;
@@ -82,18 +83,18 @@ static ilmap_boundary *make_jit(size_t n, bench_rng *rng, uint32_t *code_size)
             value = ILMAP_PROLOG;
         else if (i + 2 >= n && n > 4)
             value = ILMAP_EPILOG;
-        else if (bench_rng_below(rng, 32) == 0)
+        else if (prng_below(rng, 32) == 0)
             value = ILMAP_NO_MAPPING;
-        else if (bench_rng_below(rng, 16) == 0 && il > 0)
-            value = bench_rng_below(rng, il);
+        else if (prng_below(rng, 16) == 0 && il > 0)
+            value = prng_below(rng, il);
         else
-            value = il += 1 + bench_rng_below(rng, 6);
+            value = il += 1 + prng_below(rng, 6);
         if (i > 0 && value == jit[i - 1].il_offset)
             value = il += 1; /* keep every boundary */
         jit[i].native_offset = native;
         jit[i].il_offset = value;
         jit[i].source = ILMAP_SOURCE_SEQUENCE_POINT;
-        native += 1 + bench_rng_below(rng, 12);
+        native += 1 + prng_below(rng, 12);
     }
     *code_size = native;
     return jit;
@@ -101,7 +102,7 @@ static ilmap_boundary *make_jit(size_t n, bench_rng *rng, uint32_t *code_size)
 
 static void dataset_init(dataset *ds, size_t n)
 {
-    bench_rng rng = bench_rng_seed(0x4E41544956450000u + n);
+    prng rng = prng_init(0x4E41544956450000u + n);
     uint32_t code_size, max_il = 0;
     size_t total = 0;
     ilmap_boundary *jit = make_jit(n, &rng, &code_size);
@@ -126,8 +127,8 @@ static void dataset_init(dataset *ds, size_t n)
     ds->native_queries = xmalloc(QUERIES * sizeof *ds->native_queries);
     ds->il_queries = xmalloc(QUERIES * sizeof *ds->il_queries);
     for (size_t i = 0; i < QUERIES; i++) {
-        ds->native_queries[i] = bench_rng_below(&rng, code_size + 8);
-        ds->il_queries[i] = bench_rng_below(&rng, max_il + 4);
+        ds->native_queries[i] = prng_below(&rng, code_size + 8);
+        ds->il_queries[i] = prng_below(&rng, max_il + 4);
     }
 }
 

@@ -21,7 +21,7 @@
  * and per reader thread (wall time / that thread's lookups); the best of
  * several runs counts, as noise only ever adds time.
  *
- * The issue's targets, marked PASS/MISS in the table: with the writer,
+ * The project's targets, marked PASS/MISS in the table: with the writer,
  * libilmap's readers lose < 20% against readers alone, and with 2 readers
  * they beat the mutex by >= 3x. Besides wall time per lookup (ns), the
  * readers' CPU time per lookup (cpu ns) is reported, and a control row
@@ -126,7 +126,7 @@ static uintptr_t queries[2][QUERIES];
 
 static void make_queries(void)
 {
-    bench_rng rng = bench_rng_seed(0x5EED0009u);
+    prng rng = prng_init(0x5EED0009u);
     static double cdf[BODIES];
     static uint32_t order[BODIES];
     double total = 0.0;
@@ -137,15 +137,15 @@ static void make_queries(void)
         order[i] = i;
     }
     for (uint32_t i = BODIES - 1; i > 0; i--) {
-        uint32_t j = bench_rng_below(&rng, i + 1), t = order[i];
+        uint32_t j = prng_below(&rng, i + 1), t = order[i];
         order[i] = order[j];
         order[j] = t;
     }
     for (uint32_t i = 0; i < QUERIES; i++) {
         queries[DIST_UNIFORM][i] = CODE_BASE +
-                                   (uintptr_t)bench_rng_below(&rng, BODIES) * BODY_STRIDE +
-                                   bench_rng_below(&rng, BODY_SIZE);
-        double u = (double)(bench_rng_next(&rng) >> 11) * 0x1p-53 * total;
+                                   (uintptr_t)prng_below(&rng, BODIES) * BODY_STRIDE +
+                                   prng_below(&rng, BODY_SIZE);
+        double u = (double)(prng_next(&rng) >> 11) * 0x1p-53 * total;
         uint32_t lo = 0, hi = BODIES - 1;
         while (lo < hi) {
             uint32_t mid = (lo + hi) / 2;
@@ -155,7 +155,7 @@ static void make_queries(void)
                 hi = mid;
         }
         queries[DIST_ZIPF][i] = CODE_BASE + (uintptr_t)order[lo] * BODY_STRIDE +
-                                bench_rng_below(&rng, BODY_SIZE);
+                                prng_below(&rng, BODY_SIZE);
     }
 }
 

@@ -1,7 +1,7 @@
 /*
- * Small helpers for the benchmarks: a monotonic clock, a seeded PRNG (so
- * every run measures the same maps and queries) and a "best of several
- * timed runs" driver.
+ * Small helpers for the benchmarks: a monotonic clock, the seeded PRNG of
+ * test/prng.h (so every run measures the same maps and queries) and a
+ * "best of several timed runs" driver.
  *
  * The including file must define _POSIX_C_SOURCE (>= 199309L) before its
  * first system header: the project builds with -std=c11, which hides
@@ -15,41 +15,14 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "../test/prng.h"
+
 static inline uint64_t bench_now_ns(void)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* xorshift64* (Vigna): fast, and good enough to scatter test data. */
-typedef struct bench_rng {
-    uint64_t state;
-} bench_rng;
-
-static inline bench_rng bench_rng_seed(uint64_t seed)
-{
-    bench_rng rng = { seed ? seed : 0x9E3779B97F4A7C15u }; /* 0 is a fixed point */
-    return rng;
-}
-
-static inline uint64_t bench_rng_next(bench_rng *rng)
-{
-    uint64_t x = rng->state;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng->state = x;
-    return x * 0x2545F4914F6CDD1Du;
-}
-
-/* Uniform in [0, bound): a multiply-shift of the high bits, which avoids
- * the modulo's division and its bias toward small values. */
-static inline uint32_t bench_rng_below(bench_rng *rng, uint32_t bound)
-{
-    return (uint32_t)(((bench_rng_next(rng) >> 32) * bound) >> 32);
 }
 
 /*

@@ -4,9 +4,9 @@
  *
  * "Answer" always means the runtime's lookups of ilmap.h: round down, no
  * interpolation, PROLOG below the first key, specials passed through
- * (spec §1). The conventions of ilmap.h hold (statuses, defined outputs,
- * no global state); the inputs are only read, so any number of threads
- * may use the same maps at once.
+ * (doc/il-maps.md#translation). The conventions of ilmap.h hold (statuses,
+ * defined outputs, no global state); the inputs are only read, so any number of
+ * threads may use the same maps at once.
  */
 #ifndef ILMAP_ALGEBRA_H
 #define ILMAP_ALGEBRA_H
@@ -51,16 +51,16 @@ extern "C" {
  * leave no entry: new -> old, those points translate through A to the
  * original instruction the injection was attributed to, the same answer
  * as the entry before them, so the runtime would drop them as
- * "in-between" entries (spec §3, step 2) anyway. Entries whose answer is
- * PROLOG at the start of A (B starting above A's new offsets) are left
- * out: below C's first key the answer is PROLOG too. Consecutive entries
- * with the same new offset keep only the first (the round-down answer is
- * unchanged). If every original offset translates to PROLOG, C holds a
- * single sentinel entry keyed at EPILOG or NO_MAPPING (decision 7 allows
- * special keys) so that C is not mistaken for the identity. accurate: 1
- * when the A entry and the B entry used are both accurate (for a lenient
- * input, when all its entries are). An empty A gives a copy of B, an
- * empty B a copy of A (an empty map is the identity).
+ * "in-between" entries (doc/native-maps.md#translation-filter) anyway. Entries
+ * whose answer is PROLOG at the start of A (B starting above A's new offsets)
+ * are left out: below C's first key the answer is PROLOG too. Consecutive
+ * entries with the same new offset keep only the first (the round-down answer
+ * is unchanged). If every original offset translates to PROLOG, C holds a
+ * single sentinel entry keyed at EPILOG or NO_MAPPING
+ * (doc/decisions.md#decision-7 allows special keys) so that C is not mistaken
+ * for the identity. accurate: 1 when the A entry and the B entry used are both
+ * accurate (for a lenient input, when all its entries are). An empty A gives a
+ * copy of B, an empty B a copy of A (an empty map is the identity).
  *
  * Composition is associative: compose(compose(A, B), D) and
  * compose(A, compose(B, D)) have the same entries whenever they are exact
@@ -91,8 +91,8 @@ ILMAP_EXPORT ilmap_status ilmap_compose(const ilmap *a, const ilmap *b, unsigned
  * The inverse: a map whose old -> new answer is m's new -> old answer,
  * for every 32-bit input (and the other way round): m's entries with the
  * two offsets swapped, in m's order, lenient when m is. Both lookups use
- * the same rules on the key column (spec §1), so the swap is exact; the
- * DAC rule applies to new -> old only and has no counterpart. Undo a
+ * the same rules on the key column (doc/il-maps.md#translation), so the swap is
+ * exact; the DAC rule applies to new -> old only and has no counterpart. Undo a
  * rewrite: compose(C, invert(B)) takes v2 offsets back to v1 wherever C's
  * map is exact new -> old.
  *

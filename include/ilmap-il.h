@@ -10,8 +10,8 @@
  * Sources: the opcode table is libilmap's own, written from ECMA-335
  * Partition III (one-byte opcodes 0x00-0xE0, two-byte opcodes 0xFE 0x00-
  * 0xFE 0x1E, switch = 1 + 4 + 4n bytes); the body format is ECMA-335
- * II.25.4 as summarised in clr-abi.md §7; the map convention is the CLR
- * Instrumentation Engine's (peers-and-style.md §1.1): one entry per
+ * II.25.4 (doc/profiling-abi.md#il-body); the map convention is the CLR
+ * Instrumentation Engine's (doc/il-maps.md#rewriter-convention): one entry per
  * original instruction, its new offset at the first byte injected before
  * it, so a breakpoint on that line stops before the probe.
  */
@@ -201,7 +201,7 @@ ILMAP_EXPORT ilmap_status ilmap_il_body_get_clause(const ilmap_il_body *body, ui
 ILMAP_EXPORT ilmap_status ilmap_il_body_validate(const ilmap_il_body *body, size_t *bad_offset);
 
 /* ---------------------------------------------------------------------
- * The map of an edit (issue 4, item 1)
+ * The map of an edit (doc/il-maps.md#rewriter-convention)
  * ------------------------------------------------------------------ */
 
 /** ilmap_edit.kind */
@@ -228,7 +228,7 @@ typedef struct ilmap_edit {
  *  - entries[i] = { starts[i], the first byte inserted before it (its own
  *    new offset when nothing is), 1 }: strictly ascending in both columns,
  *    one entry per original instruction, accurate = 1 (the CLR
- *    Instrumentation Engine's convention, peers-and-style.md §1.1).
+ *    Instrumentation Engine's convention, doc/il-maps.md#rewriter-convention).
  * Appended bytes (INSERT at the code size) get no entry.
  *
  * Refused with ILMAP_E_EDIT (bad_index = the lowest index of an offending
@@ -236,7 +236,8 @@ typedef struct ilmap_edit {
  * not an instruction start (nor the code size for INSERT), a REPLACE of
  * size 0 (that deletes original IL), two REPLACEs of one instruction, an
  * unknown kind. Original IL can be neither reordered nor deleted with
- * these edits (SetILInstrumentedCodeMap's rules, seed 000).
+ * these edits (SetILInstrumentedCodeMap's rules,
+ * doc/il-maps.md#rewriter-convention).
  *
  * @param starts        strictly ascending instruction starts, starts[0] = 0,
  *                      all < code_size (ilmap_il_starts() gives them);
@@ -259,7 +260,7 @@ ILMAP_EXPORT ilmap_status ilmap_edits_build(const uint32_t *starts, size_t n_sta
                                             size_t *bad_index);
 
 /* ---------------------------------------------------------------------
- * The rewriter (issue 4, item 2)
+ * The rewriter
  * ------------------------------------------------------------------ */
 
 /** IL to insert before an original instruction. */
@@ -285,10 +286,10 @@ typedef struct ilmap_rewrite_info {
 } ilmap_rewrite_info;
 
 /**
- * Rewrites a method body with insertions (ECMA-335 II.25.4; clr-abi.md §7)
- * and creates the result, which the caller owns and releases with
- * ilmap_rewrite_free(). The body and the insertions are read during the
- * call only.
+ * Rewrites a method body with insertions (ECMA-335 II.25.4;
+ * doc/profiling-abi.md#il-body) and creates the result, which the caller owns
+ * and releases with ilmap_rewrite_free(). The body and the insertions are read
+ * during the call only.
  *
  * - Insertions go before the instruction at their offset (several at one
  *   offset: in the order given), or after the last one for the code size.

@@ -179,9 +179,9 @@ ILMAP_EXPORT ilmap_status ilmap_view_get_native_entry(const ilmap_view *view, si
 
 /**
  * ilmap_old_to_new() answered on the serialized bytes, without building
- * anything: the same rules (spec §1), by binary search for a strict map
- * and by the runtime's own linear scan for a lenient one. A view that is
- * NULL or not of kind 1 answers as an empty map (the input unchanged).
+ * anything: the same rules (doc/serial-format.md#view), by binary search for a
+ * strict map and by the runtime's own linear scan for a lenient one. A view
+ * that is NULL or not of kind 1 answers as an empty map (the input unchanged).
  * Thread-safe, allocation-free.
  */
 ILMAP_EXPORT uint32_t ilmap_view_old_to_new(const ilmap_view *view, uint32_t old_offset);

@@ -6,7 +6,7 @@
  * Two independent objects:
  *
  *  - ilmap_store, the version store. It holds what a profiler learns
- *    about code versions (spec §2, §4, §6) and answers, for an
+ *    about code versions (doc/rejit.md#store) and answers, for an
  *    instruction pointer, which function, ReJIT version and native body
  *    it is in, at which IL offset, and at which original IL offset:
  *      * IL-level maps keyed by (module, methodDef), as
@@ -23,10 +23,10 @@
  *        original current again, and old versions stay readable because
  *        code may still run in them.
  *
- *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2 (spec §7): a
- *    thread-safe, idempotent FunctionID -> client ID map whose callbacks
- *    can be passed to SetFunctionIDMapper / SetFunctionIDMapper2 as they
- *    are.
+ *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2
+ *    (doc/function-ids.md#mapper): a thread-safe, idempotent FunctionID ->
+ *    client ID map whose callbacks can be passed to SetFunctionIDMapper /
+ *    SetFunctionIDMapper2 as they are.
  *
  * Concurrency contract of the store, in one paragraph. Writers (every
  * function that changes the store) may be called from any threads; they
@@ -142,13 +142,13 @@ ILMAP_EXPORT void ilmap_store_free(ilmap_store *store);
  */
 
 /**
- * SetILInstrumentedCodeMap's store (spec §2): sets the IL-level map of
- * (module, method_def), replacing any earlier one (the last call wins).
+ * SetILInstrumentedCodeMap's store (doc/il-maps.md#set-map): sets the IL-level
+ * map of (module, method_def), replacing any earlier one (the last call wins).
  * It applies to every generic instance of the method, and to the original
- * version (ReJITID 0) only: ReJIT versions carry their own map (spec §6).
- * A map with 0 entries, or NULL, clears the method's map (the runtime
- * treats an empty map as no map: identity); an empty map handed over is
- * freed at once.
+ * version (ReJITID 0) only: ReJIT versions carry their own map
+ * (doc/rejit.md#store-maps). A map with 0 entries, or NULL, clears the method's
+ * map (the runtime treats an empty map as no map: identity); an empty map
+ * handed over is freed at once.
  *
  * Native bodies keep the map their version had when they were attached
  * (ilmap_store_add_body()): as in the runtime, where the debugger reads
@@ -169,7 +169,7 @@ ILMAP_EXPORT ilmap_status ilmap_store_set_il_map(ilmap_store *store, ilmap_modul
  * ilmap_store_set_il_map() for the method of a registered function
  * instance: the profiling API's own entry point takes a FunctionID and
  * stores under its (module, methodDef), so the map reaches every instance
- * of the method (spec §2).
+ * of the method (doc/il-maps.md#set-map).
  * @return as ilmap_store_set_il_map(); ILMAP_E_NOT_FOUND (function not
  *         registered); ILMAP_E_INVALID_ARG also for function_id 0.
  */
@@ -199,9 +199,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_add_function(ilmap_store *store,
  * Adds a ReJIT version (FunctionID, ReJITID), e.g. at
  * ReJITCompilationStarted, with its own COR_IL_MAP: the one
  * ICorProfilerFunctionControl::SetILInstrumentedCodeMap set in
- * GetReJITParameters (spec §2, §6). NULL or a map with 0 entries means the
- * version has no map (identity), which is what the runtime does when
- * GetReJITParameters set none or failed; there is no fallback to the
+ * GetReJITParameters (doc/il-maps.md#function-control). NULL or a map with 0
+ * entries means the version has no map (identity), which is what the runtime
+ * does when GetReJITParameters set none or failed; there is no fallback to the
  * method's IL-level map. The runtime sets one map per method for all
  * instances; the store needs one ilmap per version (ilmap_create() it
  * again from the same entries for each instance).
@@ -220,7 +220,7 @@ ILMAP_EXPORT ilmap_status ilmap_store_add_version(ilmap_store *store,
 
 /**
  * Makes (function_id, rejit_id) the instance's current version: the one
- * new calls run (spec §6). rejit_id 0 reverts this one instance.
+ * new calls run (doc/rejit.md#rejit-ids). rejit_id 0 reverts this one instance.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0);
  *         ILMAP_E_NOT_FOUND (unknown function or version); ILMAP_E_NOMEM.
  */
@@ -229,9 +229,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_set_current(ilmap_store *store,
                                                   ilmap_rejit_id rejit_id);
 
 /**
- * RequestRevert (spec §6): makes the original version (ReJITID 0) current
- * for every registered instance of (module, method_def), as the runtime
- * reverts per method, all instantiations at once. ReJIT versions, their
+ * RequestRevert (doc/rejit.md#rejit-ids): makes the original version (ReJITID
+ * 0) current for every registered instance of (module, method_def), as the
+ * runtime reverts per method, all instantiations at once. ReJIT versions, their
  * maps and their native bodies stay: code may still be running in them,
  * and address lookups keep answering for them. Reverting a method with
  * no registered instance, or one already reverted, is ILMAP_OK.
@@ -245,8 +245,8 @@ ILMAP_EXPORT ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id
 
 /** Flag for ilmap_store_add_body(): the native map's IL offsets are
  *  original already, as GetILToNativeMapping2 exports them for code
- *  compiled under a map (spec §3 step 1); the body's IL map is then not
- *  applied again. Without it, the native map answers in the IL the body
+ *  compiled under a map (doc/rejit.md#store-maps); the body's IL map is then
+ *  not applied again. Without it, the native map answers in the IL the body
  *  was compiled from (e.g. built from the JIT's boundaries with no map),
  *  and lookups translate through the version's map. */
 #define ILMAP_BODY_ORIGINAL_IL (1u << 0)
@@ -422,8 +422,8 @@ typedef struct ilmap_store_location {
     uint32_t il_offset;
     /** The original IL offset: for EXACT, APPROXIMATE and EPILOG answers
      *  of a body without ILMAP_BODY_ORIGINAL_IL, ilmap_new_to_old()
-     *  through the IL map the body captured (spec §1; no map: unchanged,
-     *  so il_offset); otherwise il_offset as it is. */
+     *  through the IL map the body captured (doc/rejit.md#store-lookup; no map:
+     *  unchanged, so il_offset); otherwise il_offset as it is. */
     uint32_t original_il_offset;
 } ilmap_store_location;
 
@@ -454,9 +454,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr
                                              ilmap_store_location *out);
 
 /**
- * The IL map of a version (spec §6): for rejit_id 0, the method's current
- * IL-level map (ilmap_store_set_il_map()); otherwise the version's own.
- * *map is NULL when there is none (translation is the identity).
+ * The IL map of a version (doc/rejit.md#store-maps): for rejit_id 0, the
+ * method's current IL-level map (ilmap_store_set_il_map()); otherwise the
+ * version's own. *map is NULL when there is none (translation is the identity).
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (unknown function or version; *map
  *         NULL); ILMAP_E_INVALID_ARG (snapshot or map NULL).
  */
@@ -571,11 +571,11 @@ typedef uintptr_t(ILMAP_STDCALL *ilmap_function_id_mapper2_fn)(ilmap_function_id
 /**
  * The caller's decision for a FunctionID seen for the first time:
  * non-zero to hook it (enter/leave/tailcall probes), 0 not to. It runs on
- * the JIT's thread, possibly with runtime locks held (spec §7): keep it
- * short and do not block on other threads. It may run more than once for
- * one FunctionID when threads race to map it (the mapper never makes a
- * thread wait for another, which could deadlock on those locks); only the
- * first published decision counts.
+ * the JIT's thread, possibly with runtime locks held
+ * (doc/function-ids.md#when-called): keep it short and do not block on other
+ * threads. It may run more than once for one FunctionID when threads race to
+ * map it (the mapper never makes a thread wait for another, which could
+ * deadlock on those locks); only the first published decision counts.
  */
 typedef int (*ilmap_fid_filter_fn)(void *context, ilmap_function_id function_id);
 
@@ -585,10 +585,10 @@ typedef int (*ilmap_fid_filter_fn)(void *context, ilmap_function_id function_id)
  * Client IDs: a hooked FunctionID gets a dense index + 1 (1, 2, 3, ... in
  * the order first seen; never 0), so a profiler's hooks can index an
  * array of max_functions per-function records by client ID - 1. Every
- * later call for the same FunctionID answers the same (spec §7: racing
- * JITs, re-JIT and each tier call it again). The numbering has no holes,
- * even when threads race to map new FunctionIDs: client IDs 1..n are
- * exactly the n hooked FunctionIDs.
+ * later call for the same FunctionID answers the same (racing JITs,
+ * re-JIT and each tier call it again: doc/function-ids.md#when-called). The
+ * numbering has no holes, even when threads race to map new FunctionIDs: client
+ * IDs 1..n are exactly the n hooked FunctionIDs.
  *
  * The table has a fixed capacity (twice max_functions, a power of two),
  * allocated here: it never grows, so lookups need no reclamation.
@@ -678,11 +678,11 @@ ILMAP_EXPORT ilmap_status ilmap_fid_mapper_get_stats(const ilmap_fid_mapper *map
  * ICorProfilerInfo3::SetFunctionIDMapper2 with clientData = the mapper.
  * Answers ilmap_fid_mapper_map(): a hooked function gets *hook_function =
  * 1 and its client ID; an unhooked one *hook_function = 0 and its own
- * FunctionID back (never 0, though 0 would be legal, spec §7). On any
- * failure (client_data NULL, function_id 0, table full) the function is
- * left unhooked: *hook_function = 0, the FunctionID is returned, and the
- * profiled process goes on. hook_function NULL: nothing is written, the
- * FunctionID is returned.
+ * FunctionID back (never 0, though 0 would be legal:
+ * doc/decisions.md#unhooked-id). On any failure (client_data NULL, function_id
+ * 0, table full) the function is left unhooked: *hook_function = 0, the
+ * FunctionID is returned, and the profiled process goes on. hook_function NULL:
+ * nothing is written, the FunctionID is returned.
  */
 ILMAP_EXPORT uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(ilmap_function_id function_id,
                                                                 void *client_data,

@@ -8,9 +8,8 @@
  * GetILToNativeMapping2).
  *
  * Every answer is bit-exact with the .NET runtime's rules; the rule each
- * function follows is named at its declaration with a reference to
- * "runtime-semantics.md" (the project's specification, section numbers
- * given as "spec §N").
+ * function follows is named at its declaration with a reference into
+ * the project's specification, doc/ (cited as doc/FILE.md#anchor).
  *
  * Conventions for every function in this header:
  *  - Functions that can fail return an ilmap_status; ILMAP_OK is 0.
@@ -144,8 +143,8 @@ ILMAP_EXPORT const char *ilmap_status_str(ilmap_status status);
  * COR_IL_MAP: original IL <-> instrumented IL
  * ------------------------------------------------------------------ */
 
-/** Special IL offsets (spec §1, MappingTypes), as stored in unsigned
- *  32-bit fields. */
+/** Special IL offsets (doc/il-maps.md#specials, MappingTypes), as stored in
+ *  unsigned 32-bit fields. */
 #define ILMAP_NO_MAPPING 0xFFFFFFFFu
 #define ILMAP_PROLOG     0xFFFFFFFEu
 #define ILMAP_EPILOG     0xFFFFFFFDu
@@ -156,13 +155,14 @@ ILMAP_EXPORT const char *ilmap_status_str(ilmap_status status);
 /**
  * The largest entry count accepted: the runtime's own limit for
  * SetILInstrumentedCodeMap (a count >= 0x15555555 is E_INVALIDARG there,
- * spec §2), so every map libilmap accepts can be handed to the runtime.
+ * doc/il-maps.md#count-limit), so every map libilmap accepts can be handed to
+ * the runtime.
  */
 #define ILMAP_MAX_ENTRIES 0x15555554u
 
 /**
  * One COR_IL_MAP entry, byte for byte: a profiler's COR_IL_MAP array can be
- * passed as an ilmap_entry array without copying (spec §1, layout).
+ * passed as an ilmap_entry array without copying (doc/il-maps.md#entries).
  * `accurate` (fAccurate) is carried, never interpreted: the runtime reads
  * it nowhere.
  */
@@ -187,9 +187,9 @@ typedef struct ilmap ilmap;
 
 /* Flags for ilmap_create(). */
 /** Accept any array (unsorted, duplicate keys, non-monotone) and answer
- *  every lookup exactly as the runtime's linear scan does (spec decision
- *  2): for equal keys the last one wins. Also the bit ilmap_get_flags()
- *  reports. */
+ *  every lookup exactly as the runtime's linear scan does
+ *  (doc/decisions.md#decision-2): for equal keys the last one wins. Also the
+ *  bit ilmap_get_flags() reports. */
 #define ILMAP_LENIENT (1u << 0)
 /** Do not use AVX2 even where the CPU has it (testing, comparisons). */
 #define ILMAP_NO_AVX2 (1u << 8)
@@ -216,12 +216,12 @@ ILMAP_EXPORT const char *ilmap_defect_str(ilmap_defect defect);
 
 /**
  * Checks that entries[0..count) form a strict map: strictly ascending in
- * old_offset AND in new_offset (spec decision 2; what the runtime assumes
- * and never checks), and says why not: which column, and whether it
+ * old_offset AND in new_offset (doc/decisions.md#decision-2; what the runtime
+ * assumes and never checks), and says why not: which column, and whether it
  * descends or repeats. The old column is checked before the new one at
  * each index, and the lowest offending index is reported. Keys equal to
- * the special values are allowed (spec decision 7). An empty array is
- * valid.
+ * the special values are allowed (doc/decisions.md#decision-7). An empty array
+ * is valid.
  *
  * @param defect     optional; receives the reason: ILMAP_DEFECT_NONE when
  *                   the array is valid, ILMAP_DEFECT_BAD_ARGUMENT for a
@@ -264,7 +264,7 @@ ILMAP_EXPORT void ilmap_free(ilmap *map);
 
 /**
  * Original IL offset -> instrumented IL offset, the in-process debugger's
- * rules (TranslateToInstIL, spec §1), keyed on old_offset:
+ * rules (TranslateToInstIL, doc/il-maps.md#translation), keyed on old_offset:
  *  1. empty or NULL map: the input, unchanged;
  *  2. input below the first entry's old_offset, or ILMAP_PROLOG: PROLOG;
  *  3. ILMAP_EPILOG and ILMAP_NO_MAPPING: unchanged;
@@ -277,12 +277,13 @@ ILMAP_EXPORT void ilmap_free(ilmap *map);
 ILMAP_EXPORT uint32_t ilmap_old_to_new(const ilmap *map, uint32_t old_offset);
 
 /** Instrumented -> original IL offset, the in-process rules of
- *  ilmap_old_to_new() keyed on new_offset (spec §1). Same guarantees. */
+ *  ilmap_old_to_new() keyed on new_offset (doc/il-maps.md#translation). Same
+ *  guarantees. */
 ILMAP_EXPORT uint32_t ilmap_new_to_old(const ilmap *map, uint32_t new_offset);
 
 /**
  * Instrumented -> original IL offset, the ICorDebug/DAC rules
- * (TranslateInstrumentedILOffsetToOriginal, spec §1, decision 1): an empty
+ * (TranslateInstrumentedILOffsetToOriginal, doc/il-maps.md#dac): an empty
  * or NULL map, or an input >= 0x80000000 (specials included), gives the
  * input unchanged; there is NO prolog rule, so an input below the first
  * entry's new_offset maps to the first entry's old_offset; otherwise the
@@ -338,22 +339,23 @@ ILMAP_EXPORT const char *ilmap_get_implementation(const ilmap *map);
 
 /*
  * What GetILToNativeMapping2 returns and what the JIT reports, built as the
- * runtime builds it (spec §3), exported with its buffer protocol (spec §4),
- * and looked up both ways through indexes that answer exactly what the
- * runtime's linear scans answer (spec §5).
+ * runtime builds it (doc/native-maps.md#build), exported with its buffer
+ * protocol (doc/buffer-protocol.md#libilmap), and looked up both ways
+ * through indexes that answer exactly what the runtime's linear scans
+ * answer (doc/native-to-il.md#scan).
  *
- * Two flavours (spec decision 1): flags 0 = the in-process debugger's
- * rules (DebuggerJitInfo::SetBoundaries, the map a profiler's
+ * Two flavours (doc/decisions.md#decision-1): flags 0 = the in-process
+ * debugger's rules (DebuggerJitInfo::SetBoundaries, the map a profiler's
  * GetILToNativeMapping2 returns); ILMAP_DAC = the ICorDebug/DAC rules
  * (DacDbiInterfaceImpl::GetSequencePoints). The same object type holds
  * either; each function says where the flavours differ.
  */
 
 /**
- * One exported entry, byte for byte COR_DEBUG_IL_TO_NATIVE_MAP (spec §3):
- * an array returned by GetILToNativeMapping2 can be passed as an
- * ilmap_native_entry array without copying. il_offset may be one of the
- * special values ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING.
+ * One exported entry, byte for byte COR_DEBUG_IL_TO_NATIVE_MAP
+ * (doc/native-maps.md#entry): an array returned by GetILToNativeMapping2 can be
+ * passed as an ilmap_native_entry array without copying. il_offset may be one
+ * of the special values ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING.
  */
 typedef struct ilmap_native_entry {
     uint32_t il_offset;    /**< ilOffset */
@@ -392,10 +394,11 @@ _Static_assert(offsetof(ilmap_boundary, il_offset) == 4, "ilOffset second");
 _Static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
 #endif
 
-/** ilmap_boundary.source bits (ICorDebugInfo::SourceTypes, spec §3). Only
- *  two change how a map is built: CALL_INSTRUCTION (the second filter,
- *  end offsets, the sort, the call-site split) and NATIVE_END_OFFSET_UNKNOWN
- *  (export writes the code size as that entry's end). */
+/** ilmap_boundary.source bits (ICorDebugInfo::SourceTypes,
+ *  doc/native-maps.md#boundaries). Only two change how a map is built:
+ *  CALL_INSTRUCTION (the second filter, end offsets, the sort, the call-site
+ *  split) and NATIVE_END_OFFSET_UNKNOWN (export writes the code size as that
+ *  entry's end). */
 #define ILMAP_SOURCE_SEQUENCE_POINT           0x01u
 #define ILMAP_SOURCE_STACK_EMPTY              0x02u
 #define ILMAP_SOURCE_CALL_SITE                0x04u
@@ -403,8 +406,9 @@ _Static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
 #define ILMAP_SOURCE_CALL_INSTRUCTION         0x10u
 #define ILMAP_SOURCE_ASYNC                    0x20u
 
-/** What a native offset maps to (CorDebugMappingResult values, spec §5).
- *  ilmap_native_to_il() returns exactly one of them. */
+/** What a native offset maps to (CorDebugMappingResult values,
+ *  doc/native-to-il.md#scan). ilmap_native_to_il() returns exactly one of
+ *  them. */
 #define ILMAP_MAPPING_PROLOG           0x01u
 #define ILMAP_MAPPING_EPILOG           0x02u
 #define ILMAP_MAPPING_NO_INFO          0x04u
@@ -413,9 +417,10 @@ _Static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
 #define ILMAP_MAPPING_APPROXIMATE      0x20u
 
 /** Flag for ilmap_native_build() and ilmap_native_translate(): build with the
- *  ICorDebug/DAC rules instead of the in-process debugger's (spec §3,
- *  "DAC version"; decision 1). ILMAP_NO_AVX2 and ILMAP_PORTABLE are
- *  accepted there too and choose the lookup kernels as for ilmap_create(). */
+ *  ICorDebug/DAC rules instead of the in-process debugger's
+ *  (doc/native-maps.md#dac; doc/decisions.md#decision-1). ILMAP_NO_AVX2 and
+ *  ILMAP_PORTABLE are accepted there too and choose the lookup kernels as for
+ *  ilmap_create(). */
 #define ILMAP_DAC (1u << 1)
 
 /**
@@ -447,8 +452,8 @@ typedef struct ilmap_native_record {
 
 /**
  * Checks JIT boundaries the way ilmap_native_build() does: native offsets
- * must be non-decreasing (equal ones are fine, spec decision 7) and none
- * may exceed code_size (an offset equal to code_size is accepted). At each
+ * must be non-decreasing (equal ones are fine, doc/decisions.md#decision-7) and
+ * none may exceed code_size (an offset equal to code_size is accepted). At each
  * index the order is checked before the code size; the lowest offending
  * index is reported.
  *
@@ -464,16 +469,16 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
                                                            uint32_t code_size, size_t *bad_index);
 
 /**
- * Builds the map the runtime builds from the JIT's boundaries (spec §3,
- * DebuggerJitInfo::SetBoundaries; with ILMAP_DAC, the DAC's
- * GetSequencePoints/ComposeMapping/CopyAndSortSequencePoints).
+ * Builds the map the runtime builds from the JIT's boundaries
+ * (doc/native-maps.md#build, DebuggerJitInfo::SetBoundaries; with ILMAP_DAC,
+ * the DAC's GetSequencePoints/ComposeMapping/CopyAndSortSequencePoints).
  *
  * @param jit          the JIT's boundaries in native order (checked as by
  *                     ilmap_native_validate_boundaries()), IL offsets in
  *                     instrumented coordinates. Copied: may be freed after.
  * @param instrumented the method's COR_IL_MAP, or NULL. A map with no
- *                     entries is the same as NULL (spec §2: an empty map is
- *                     "no map"). Read during the call only.
+ *                     entries is the same as NULL (doc/il-maps.md#empty-map:
+ *                     an empty map is "no map"). Read during the call only.
  * @param code_size    hot + cold code size: the exported end of the
  *                     end-unknown entry.
  * @param flags        0 (in-process), ILMAP_DAC, plus ILMAP_NO_AVX2 /
@@ -481,12 +486,12 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
  *
  * In-process (flags 0), every quirk reproduced:
  *  1. With a map, each IL offset is translated new->old by
- *     ilmap_new_to_old() (spec §1). An entry whose translation equals the
- *     tracker is dropped ("in-between" entries); otherwise it takes the
- *     translated offset and becomes the tracker. The tracker starts at -10
- *     (0xFFFFFFF6), so a first entry translating to 0xFFFFFFF6 is dropped
- *     too, as in the runtime. The tracker moves even when step 2 then drops
- *     the entry.
+ *     ilmap_new_to_old() (doc/native-maps.md#translation-filter). An entry
+ *     whose translation equals the tracker is dropped ("in-between" entries);
+ *     otherwise it takes the translated offset and becomes the tracker. The
+ *     tracker starts at -10 (0xFFFFFFF6), so a first entry translating to
+ *     0xFFFFFFF6 is dropped too, as in the runtime. The tracker moves even when
+ *     step 2 then drops the entry.
  *  2. Map or no map: a non-CALL_INSTRUCTION entry is dropped when the
  *     previous kept entry (or the one before it, if the previous kept one
  *     is a CALL_INSTRUCTION) is not a CALL_INSTRUCTION and has the same IL.
@@ -501,7 +506,7 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
  *     non-CALL_INSTRUCTION entries by IL (normal < EPILOG < NO_MAPPING),
  *     then CALL_INSTRUCTION entries by IL; ties by native start. Where the
  *     runtime's quicksort leaves the order open (same class, IL and
- *     start), libilmap keeps native order (decision 8).
+ *     start), libilmap keeps native order (doc/decisions.md#sort-ties).
  *  6. Trailing CALL_INSTRUCTION entries are split off into the call-site
  *     list (ilmap_native_export_records(), ilmap_native_find_call_site()): they
  *     are not exported and no lookup sees them.
@@ -564,11 +569,11 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate(const ilmap_native_entry *entrie
  * Builds a map from an exported array, e.g. what GetILToNativeMapping2
  * returned, in any order (doc/native-to-il.md). The array must pass
  * ilmap_native_validate() (same statuses); every array the runtime
- * exports does. The entries are sorted as the runtime sorts (spec §3;
- * equal entries keep the caller's order) and otherwise kept exactly as
- * given: export returns them unchanged, a native_end of 0 included, and
- * every query of this header answers what the runtime's scan (see
- * ilmap_native_to_il()) answers on that sorted array. In particular an
+ * exports does. The entries are sorted as the runtime sorts
+ * (doc/native-maps.md#sort-order; equal entries keep the caller's order) and
+ * otherwise kept exactly as given: export returns them unchanged, a native_end
+ * of 0 included, and every query of this header answers what the runtime's scan
+ * (see ilmap_native_to_il()) answers on that sorted array. In particular an
  * entry with native_end 0 that is not a PROLOG matches every native
  * offset >= its start, at or past code_size as well, wherever it stands
  * in the table, and there wins over every entry after it; one that is a
@@ -640,7 +645,7 @@ ILMAP_EXPORT void ilmap_native_free(ilmap_native *m);
  * gets native_end = code size), copied to the caller's out with the
  * buffer protocol (top of this header): *total receives the entry count,
  * the first min(cap, count) entries are written; the caller owns out.
- * Unlike GetILToNativeMapping2 (spec §4, decision 6), which returns S_OK
+ * Unlike GetILToNativeMapping2 (doc/buffer-protocol.md#why), which returns S_OK
  * for a short buffer, a short buffer is ILMAP_E_TRUNCATED.
  * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap < count: the first cap entries
  *         written); ILMAP_E_INVALID_ARG (m or total NULL, or cap > 0 with
@@ -676,12 +681,12 @@ ILMAP_EXPORT ilmap_status ilmap_native_find_call_site(const ilmap_native *m,
                                                       ilmap_native_record *out);
 
 /**
- * Native offset -> IL offset, exactly MapNativeOffsetToIL (spec §5): the
- * first exported entry, in sorted order, with native_offset >= start and
- * either native_offset < end or (end == 0 and the entry is not a PROLOG)
- * (so the end-unknown entry of a built map, and any end-0 entry read by
- * ilmap_native_from_entries(), matches everything from its start up,
- * past the code too; doc/native-to-il.md). Overlaps and duplicates
+ * Native offset -> IL offset, exactly MapNativeOffsetToIL
+ * (doc/native-to-il.md#scan): the first exported entry, in sorted order, with
+ * native_offset >= start and either native_offset < end or (end == 0 and the
+ * entry is not a PROLOG) (so the end-unknown entry of a built map, and any
+ * end-0 entry read by ilmap_native_from_entries(), matches everything from its
+ * start up, past the code too; doc/native-to-il.md). Overlaps and duplicates
  * resolve by that order, not by native distance. Answered without a
  * scan: every start and non-zero end is a breakpoint, the answer (the
  * first matching entry) is precomputed for each interval between
@@ -720,14 +725,14 @@ ILMAP_EXPORT unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t 
                                                 uint32_t *which);
 
 /**
- * IL offset -> native code, as MapILOffsetToMapEntry (spec §5): the floor
- * entry, i.e. among the normal (non-special) exported entries the one with
- * the greatest IL offset <= il_offset, and among entries with that IL
- * offset (funclets, duplicated code) the one with the lowest native start
- * (the first in exported order). *il_matched = 1 when its IL offset equals
- * il_offset. A special il_offset (ILMAP_PROLOG, ILMAP_EPILOG,
- * ILMAP_NO_MAPPING) finds only an entry with that value, lowest native
- * start first, with *il_matched = 1. O(log n).
+ * IL offset -> native code, as MapILOffsetToMapEntry
+ * (doc/native-maps.md#il-to-native): the floor entry, i.e. among the normal
+ * (non-special) exported entries the one with the greatest IL offset <=
+ * il_offset, and among entries with that IL offset (funclets, duplicated code)
+ * the one with the lowest native start (the first in exported order).
+ * *il_matched = 1 when its IL offset equals il_offset. A special il_offset
+ * (ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING) finds only an entry with that
+ * value, lowest native start first, with *il_matched = 1. O(log n).
  *
  * @param entry optional; the entry as exported (end-unknown: code size).
  * @param index optional; its index in the exported order.

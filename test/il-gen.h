@@ -27,7 +27,7 @@ static const uint8_t gen_br32[] = {0x38, 0x39, 0x44, 0xDD};
 static const uint8_t gen_fe_none[] = {0x01, 0x02, 0x0F, 0x1A, 0x1E};
 static const uint8_t gen_fe_i2[] = {0x09, 0x0C, 0x0E};
 
-#define GEN_PICK(rng, arr) (arr)[test_rng_below((rng), (uint32_t)(sizeof(arr) / sizeof((arr)[0])))]
+#define GEN_PICK(rng, arr) (arr)[prng_below((rng), (uint32_t)(sizeof(arr) / sizeof((arr)[0])))]
 
 typedef struct gen_instr {
     uint32_t offset, length;
@@ -51,7 +51,7 @@ static inline void gen_code_free(gen_code *g)
 }
 
 /* A short branch's target: near the edge of its reach half the time. */
-static inline uint32_t gen_short_target(test_rng *rng, const gen_code *g, uint32_t i)
+static inline uint32_t gen_short_target(prng *rng, const gen_code *g, uint32_t i)
 {
     uint32_t next = g->ins[i].offset + 2;
     uint32_t lo = 0, hi = g->n - 1;
@@ -61,15 +61,15 @@ static inline uint32_t gen_short_target(test_rng *rng, const gen_code *g, uint32
         hi--;
     if (lo > hi)
         return i; /* a branch to itself always fits */
-    if (test_rng_below(rng, 2)) {
-        uint32_t pick = test_rng_below(rng, 2) ? lo : hi;
+    if (prng_below(rng, 2)) {
+        uint32_t pick = prng_below(rng, 2) ? lo : hi;
         return pick;
     }
-    return lo + test_rng_below(rng, hi - lo + 1);
+    return lo + prng_below(rng, hi - lo + 1);
 }
 
 /* n instructions; sizes first, then the operands that need offsets. */
-static inline void gen_code_make(test_rng *rng, uint32_t n, gen_code *g)
+static inline void gen_code_make(prng *rng, uint32_t n, gen_code *g)
 {
     g->n = n;
     g->ins = calloc(n ? n : 1, sizeof *g->ins);
@@ -77,7 +77,7 @@ static inline void gen_code_make(test_rng *rng, uint32_t n, gen_code *g)
     uint32_t pos = 0;
     for (uint32_t i = 0; i < n; i++) {
         gen_instr *in = &g->ins[i];
-        uint32_t r = test_rng_below(rng, 100);
+        uint32_t r = prng_below(rng, 100);
         in->offset = pos;
         if (r < 30) {
             in->kind = ILMAP_IL_NONE, in->length = 1, ops[2 * i] = GEN_PICK(rng, gen_none);
@@ -94,7 +94,7 @@ static inline void gen_code_make(test_rng *rng, uint32_t n, gen_code *g)
         } else if (r < 84) {
             in->kind = ILMAP_IL_BRANCH32, in->length = 5, ops[2 * i] = GEN_PICK(rng, gen_br32);
         } else if (r < 88) {
-            in->kind = ILMAP_IL_SWITCH, in->ntargets = test_rng_below(rng, 6);
+            in->kind = ILMAP_IL_SWITCH, in->ntargets = prng_below(rng, 6);
             in->length = 5 + 4 * in->ntargets, ops[2 * i] = 0x45;
         } else if (r < 94) {
             in->kind = ILMAP_IL_NONE, in->length = 2, ops[2 * i] = 0xFE;
@@ -113,21 +113,21 @@ static inline void gen_code_make(test_rng *rng, uint32_t n, gen_code *g)
         uint32_t next = in->offset + in->length;
         p[0] = ops[2 * i];
         for (uint32_t k = 1; k < in->length; k++)
-            p[k] = (uint8_t)test_rng_u32(rng);
+            p[k] = (uint8_t)prng_u32(rng);
         if (p[0] == 0xFE)
             p[1] = ops[2 * i + 1];
         if (in->kind == ILMAP_IL_BRANCH8) {
             in->target[0] = gen_short_target(rng, g, i);
             p[1] = (uint8_t)(int8_t)((int64_t)g->ins[in->target[0]].offset - next);
         } else if (in->kind == ILMAP_IL_BRANCH32) {
-            in->target[0] = test_rng_below(rng, n);
+            in->target[0] = prng_below(rng, n);
             int64_t d = (int64_t)g->ins[in->target[0]].offset - next;
             p[1] = (uint8_t)d, p[2] = (uint8_t)(d >> 8), p[3] = (uint8_t)(d >> 16);
             p[4] = (uint8_t)(d >> 24);
         } else if (in->kind == ILMAP_IL_SWITCH) {
             p[1] = (uint8_t)in->ntargets, p[2] = p[3] = p[4] = 0;
             for (uint32_t k = 0; k < in->ntargets; k++) {
-                in->target[k] = test_rng_below(rng, n);
+                in->target[k] = prng_below(rng, n);
                 int64_t d = (int64_t)g->ins[in->target[k]].offset - next;
                 uint8_t *q = p + 5 + 4 * k;
                 q[0] = (uint8_t)d, q[1] = (uint8_t)(d >> 8), q[2] = (uint8_t)(d >> 16);
@@ -139,9 +139,9 @@ static inline void gen_code_make(test_rng *rng, uint32_t n, gen_code *g)
 }
 
 /* A boundary: an instruction start or the code size. */
-static inline uint32_t gen_boundary(test_rng *rng, const gen_code *g, uint32_t from)
+static inline uint32_t gen_boundary(prng *rng, const gen_code *g, uint32_t from)
 {
-    uint32_t i = from + test_rng_below(rng, g->n + 1 - from);
+    uint32_t i = from + prng_below(rng, g->n + 1 - from);
     return i == g->n ? g->size : g->ins[i].offset;
 }
 
@@ -155,26 +155,26 @@ static inline uint32_t gen_index_of(const gen_code *g, uint32_t offset)
 
 /* A body around the code: tiny when allowed and chosen, else fat; up to
  * max_clauses EH clauses (small section when they fit and chosen). */
-static inline uint8_t *gen_body(test_rng *rng, const gen_code *g, uint32_t max_clauses,
+static inline uint8_t *gen_body(prng *rng, const gen_code *g, uint32_t max_clauses,
                                 size_t *size, ilmap_il_clause *clauses, uint32_t *nclauses,
                                 int *eh_fat)
 {
-    uint32_t nc = g->n ? test_rng_below(rng, max_clauses + 1) : 0;
-    int tiny = g->size < 64 && nc == 0 && test_rng_below(rng, 2);
+    uint32_t nc = g->n ? prng_below(rng, max_clauses + 1) : 0;
+    int tiny = g->size < 64 && nc == 0 && prng_below(rng, 2);
     for (uint32_t c = 0; c < nc; c++) {
         ilmap_il_clause *cl = &clauses[c];
-        uint32_t a = test_rng_below(rng, g->n);
+        uint32_t a = prng_below(rng, g->n);
         cl->try_offset = g->ins[a].offset;
         cl->try_length = gen_boundary(rng, g, a + 1) - cl->try_offset;
-        uint32_t h = test_rng_below(rng, g->n);
+        uint32_t h = prng_below(rng, g->n);
         cl->handler_offset = g->ins[h].offset;
         cl->handler_length = gen_boundary(rng, g, h + 1) - cl->handler_offset;
-        uint32_t kind = test_rng_below(rng, 4);
+        uint32_t kind = prng_below(rng, 4);
         cl->flags = kind == 0 ? 0 : kind == 1 ? 1 : kind == 2 ? 2 : 4;
-        cl->class_or_filter = kind == 1 ? g->ins[test_rng_below(rng, g->n)].offset
-                                        : 0x01000000u | test_rng_below(rng, 100);
+        cl->class_or_filter = kind == 1 ? g->ins[prng_below(rng, g->n)].offset
+                                        : 0x01000000u | prng_below(rng, 100);
     }
-    int fat = nc > 20 || test_rng_below(rng, 4) == 0;
+    int fat = nc > 20 || prng_below(rng, 4) == 0;
     for (uint32_t c = 0; c < nc; c++)
         if (clauses[c].try_offset > 0xFFFF || clauses[c].try_length > 0xFF ||
             clauses[c].handler_offset > 0xFFFF || clauses[c].handler_length > 0xFF)
@@ -192,9 +192,9 @@ static inline uint8_t *gen_body(test_rng *rng, const gen_code *g, uint32_t max_c
     if (tiny) {
         b[0] = (uint8_t)(2 | g->size << 2);
     } else {
-        uint32_t flags = 3 | (nc ? 0x8 : 0) | (test_rng_below(rng, 2) ? 0x10 : 0);
+        uint32_t flags = 3 | (nc ? 0x8 : 0) | (prng_below(rng, 2) ? 0x10 : 0);
         b[0] = (uint8_t)flags, b[1] = (uint8_t)(0x30 | flags >> 8);
-        uint32_t ms = test_rng_below(rng, 3) ? test_rng_below(rng, 20) : 0xFFF0u;
+        uint32_t ms = prng_below(rng, 3) ? prng_below(rng, 20) : 0xFFF0u;
         b[2] = (uint8_t)ms, b[3] = (uint8_t)(ms >> 8);
         b[4] = (uint8_t)g->size, b[5] = (uint8_t)(g->size >> 8), b[6] = (uint8_t)(g->size >> 16);
         b[7] = (uint8_t)(g->size >> 24);
@@ -244,18 +244,18 @@ static const uint32_t gen_probe_len[] = {1, 6, 5, 9, 2, 7};
 
 /* Fills up to max random insertions on g's boundaries. Long probes (a
  * pad of nops) now and then push short branches over their limit. */
-static inline size_t gen_insertions(test_rng *rng, const gen_code *g, ilmap_il_insertion *ins,
+static inline size_t gen_insertions(prng *rng, const gen_code *g, ilmap_il_insertion *ins,
                                     size_t max, const uint8_t *pad, uint32_t pad_len)
 {
-    size_t n = test_rng_below(rng, (uint32_t)max + 1);
+    size_t n = prng_below(rng, (uint32_t)max + 1);
     for (size_t k = 0; k < n; k++) {
-        uint32_t p = test_rng_below(rng, 8);
+        uint32_t p = prng_below(rng, 8);
         ins[k].offset = gen_boundary(rng, g, 0);
         if (ins[k].offset == g->size && (p == 4 || p == 5))
             p = 0; /* appended code may not branch past the end */
         if (p >= 6) {
             ins[k].code = pad;
-            ins[k].size = 1 + test_rng_below(rng, pad_len);
+            ins[k].size = 1 + prng_below(rng, pad_len);
         } else {
             ins[k].code = gen_probes[p];
             ins[k].size = gen_probe_len[p];

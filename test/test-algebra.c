@@ -49,26 +49,26 @@ static const uint32_t special_values[] = {ILMAP_EPILOG, ILMAP_PROLOG, ILMAP_NO_M
 /* A random map. Strict: both columns ascending from small starts with
  * gaps of 1-4, so maps often share offsets; specials: the top entries'
  * offsets may become special values. Lenient: anything. */
-static ilmap *random_map(test_rng *rng, map_kind kind, ilmap_entry *e, size_t *count)
+static ilmap *random_map(prng *rng, map_kind kind, ilmap_entry *e, size_t *count)
 {
     size_t n =
-        test_rng_below(rng, 4) == 0 ? 0 : 1 + test_rng_below(rng, test_rng_below(rng, 2) ? 6 : 24);
-    uint32_t o = test_rng_below(rng, 6), v = test_rng_below(rng, 6);
+        prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, prng_below(rng, 2) ? 6 : 24);
+    uint32_t o = prng_below(rng, 6), v = prng_below(rng, 6);
     for (size_t i = 0; i < n; i++) {
         if (kind.lenient) {
-            e[i].old_offset = test_rng_below(rng, 40);
-            e[i].new_offset = test_rng_below(rng, 40);
+            e[i].old_offset = prng_below(rng, 40);
+            e[i].new_offset = prng_below(rng, 40);
         } else {
             e[i].old_offset = o;
             e[i].new_offset = v;
-            o += 1 + test_rng_below(rng, 4);
-            v += 1 + test_rng_below(rng, 4);
+            o += 1 + prng_below(rng, 4);
+            v += 1 + prng_below(rng, 4);
         }
         e[i].accurate = 1;
-        if (kind.specials && test_rng_below(rng, 8) == 0)
-            e[i].new_offset = special_values[test_rng_below(rng, 3)];
-        if (kind.specials && test_rng_below(rng, 10) == 0)
-            e[i].old_offset = special_values[test_rng_below(rng, 3)];
+        if (kind.specials && prng_below(rng, 8) == 0)
+            e[i].new_offset = special_values[prng_below(rng, 3)];
+        if (kind.specials && prng_below(rng, 10) == 0)
+            e[i].old_offset = special_values[prng_below(rng, 3)];
     }
     if (kind.specials && !kind.lenient) {
         /* Keep it strict: specials only where they still ascend. */
@@ -117,29 +117,29 @@ static int covers(const ilmap_entry *a, size_t na, const ilmap_entry *b, size_t 
     return 1;
 }
 
-static void compose_random(test_rng *rng, int rounds)
+static void compose_random(prng *rng, int rounds)
 {
     ilmap_entry ea[32], eb[32];
     long exact_n2o = 0, covered = 0;
 
     for (int round = 0; round < rounds; round++) {
-        map_kind ka = {test_rng_below(rng, 4) == 0, test_rng_below(rng, 6) == 0};
-        map_kind kb = {test_rng_below(rng, 4) == 0, test_rng_below(rng, 6) == 0};
+        map_kind ka = {prng_below(rng, 4) == 0, prng_below(rng, 6) == 0};
+        map_kind kb = {prng_below(rng, 4) == 0, prng_below(rng, 6) == 0};
         size_t na, nb;
         ilmap *a = random_map(rng, ka, ea, &na);
         ilmap *b = random_map(rng, kb, eb, &nb);
         /* Half the time, make B cover A: B gets an entry at each A new offset. */
-        if (!ka.specials && !ka.lenient && !kb.specials && !kb.lenient && test_rng_below(rng, 2)) {
+        if (!ka.specials && !ka.lenient && !kb.specials && !kb.lenient && prng_below(rng, 2)) {
             ilmap_free(b);
-            uint32_t v = test_rng_below(rng, 5);
+            uint32_t v = prng_below(rng, 5);
             nb = 0;
             for (uint32_t y = 0; y < SMALL / 2 && nb < 32; y++) {
                 int need = 0;
                 for (size_t i = 0; i < na; i++)
                     need |= ea[i].new_offset == y;
-                if (need || test_rng_below(rng, 8) == 0) {
+                if (need || prng_below(rng, 8) == 0) {
                     eb[nb++] = (ilmap_entry){y, v, 1};
-                    v += 1 + test_rng_below(rng, 3);
+                    v += 1 + prng_below(rng, 3);
                 }
             }
             CHECK(ilmap_create(eb, nb, 0, &b) == ILMAP_OK);
@@ -191,7 +191,7 @@ static void entries_of(const ilmap *m, ilmap_entry *e, size_t *n)
     CHECK(ilmap_export(m, 64, n, e) == ILMAP_OK);
 }
 
-static void associativity(test_rng *rng, int rounds)
+static void associativity(prng *rng, int rounds)
 {
     ilmap_entry e1[32], e2[32], e3[32], l[64], r[64];
     map_kind plain = {0, 0};
@@ -199,7 +199,7 @@ static void associativity(test_rng *rng, int rounds)
 
     for (int round = 0; round < rounds; round++) {
         size_t n1, n2, n3, nl, nr;
-        map_kind k = test_rng_below(rng, 5) == 0 ? (map_kind){1, 0} : plain;
+        map_kind k = prng_below(rng, 5) == 0 ? (map_kind){1, 0} : plain;
         ilmap *a = random_map(rng, k, e1, &n1), *b = random_map(rng, k, e2, &n2),
               *d = random_map(rng, k, e3, &n3);
         ilmap *ab, *bd, *left, *right;
@@ -238,12 +238,12 @@ static void associativity(test_rng *rng, int rounds)
     CHECK(compared > rounds / 2);
 }
 
-static void inversion(test_rng *rng, int rounds)
+static void inversion(prng *rng, int rounds)
 {
     ilmap_entry e[32], e2[32], back[64];
 
     for (int round = 0; round < rounds; round++) {
-        map_kind k = {test_rng_below(rng, 3) == 0, test_rng_below(rng, 4) == 0};
+        map_kind k = {prng_below(rng, 3) == 0, prng_below(rng, 4) == 0};
         size_t n, n2, nb;
         ilmap *m = random_map(rng, k, e, &n);
         ilmap *inv, *inv2;
@@ -291,22 +291,22 @@ static void inversion(test_rng *rng, int rounds)
     CHECK(ilmap_invert(NULL, 0, &out) == ILMAP_E_INVALID_ARG && out == NULL);
 }
 
-static void equivalence(test_rng *rng, int rounds)
+static void equivalence(prng *rng, int rounds)
 {
     ilmap_entry ea[32], eb[32];
     long differ = 0;
 
     for (int round = 0; round < rounds; round++) {
-        map_kind ka = {test_rng_below(rng, 3) == 0, test_rng_below(rng, 4) == 0};
+        map_kind ka = {prng_below(rng, 3) == 0, prng_below(rng, 4) == 0};
         map_kind kb = ka;
         size_t na, nb;
         ilmap *a = random_map(rng, ka, ea, &na), *b;
-        if (test_rng_below(rng, 3) == 0) {
+        if (prng_below(rng, 3) == 0) {
             /* A near copy: one offset nudged, or nothing changed. */
             memcpy(eb, ea, na * sizeof *ea);
             nb = na;
-            if (nb && test_rng_below(rng, 2)) {
-                size_t i = test_rng_below(rng, (uint32_t)nb);
+            if (nb && prng_below(rng, 2)) {
+                size_t i = prng_below(rng, (uint32_t)nb);
                 if (eb[i].new_offset < SMALL &&
                     (i + 1 == nb || eb[i].new_offset + 1 < eb[i + 1].new_offset))
                     eb[i].new_offset++;
@@ -315,7 +315,7 @@ static void equivalence(test_rng *rng, int rounds)
         } else {
             b = random_map(rng, kb, eb, &nb);
         }
-        uint32_t bound = test_rng_below(rng, 2) ? UINT32_MAX : test_rng_below(rng, SMALL);
+        uint32_t bound = prng_below(rng, 2) ? UINT32_MAX : prng_below(rng, SMALL);
         for (unsigned dir = 1; dir <= 4; dir <<= 1) {
             int eq = -1;
             ilmap_difference d;
@@ -458,7 +458,7 @@ static void compose_example(void)
 /* Two rewriters, one after the other, on random bodies: the composed map
  * sends every original instruction to the first byte either pass
  * injected before it, and every byte from there to the instruction back. */
-static void stacked_rewriters(test_rng *rng, int rounds)
+static void stacked_rewriters(prng *rng, int rounds)
 {
     static uint8_t pad[200];
     ilmap_il_clause clauses[8];
@@ -466,7 +466,7 @@ static void stacked_rewriters(test_rng *rng, int rounds)
 
     for (int round = 0; round < rounds; round++) {
         gen_code g;
-        gen_code_make(rng, 1 + test_rng_below(rng, 120), &g);
+        gen_code_make(rng, 1 + prng_below(rng, 120), &g);
         size_t size;
         uint32_t nc;
         int fat;
@@ -541,9 +541,9 @@ static void stacked_rewriters(test_rng *rng, int rounds)
 
 int main(int argc, char **argv)
 {
-    test_rng rng;
+    prng rng;
 
-    test_rng_seed(&rng, test_seed(argc, argv, 0xA16EB2A));
+    rng = prng_init(test_seed(argc, argv, 0xA16EB2A));
     init_points();
     edits_examples();
     compose_example();

@@ -1,12 +1,12 @@
 /*
- * The FunctionIDMapper under threads (spec §7: "multiple threads ... call
- * the same method at the same time ... the profiler should return the
- * same values"): 2, 4 and 8 threads map, look up and reverse FunctionIDs
- * from one pool at random, then all race through the same FunctionIDs in
- * the same order (the worst case: every new FunctionID contended). The
- * sequential model: every call for one FunctionID answers the same, the
- * hook decision is the filter's, a hooked FunctionID never gets 0, client
- * IDs are distinct and reverse to their FunctionID, and the counters add
+ * The FunctionIDMapper under threads (doc/function-ids.md#when-called:
+ * "multiple threads ... call the same method at the same time ... the profiler
+ * should return the same values"): 2, 4 and 8 threads map, look up and reverse
+ * FunctionIDs from one pool at random, then all race through the same
+ * FunctionIDs in the same order (the worst case: every new FunctionID
+ * contended). The sequential model: every call for one FunctionID answers the
+ * same, the hook decision is the filter's, a hooked FunctionID never gets 0,
+ * client IDs are distinct and reverse to their FunctionID, and the counters add
  * up. Bounded in time (ILMAP_STRESS_MS per scenario, default 700).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -52,7 +52,7 @@ static _Atomic uintptr_t seen[POOL];
 
 typedef struct worker {
     ilmap_fid_mapper *m;
-    test_rng rng;
+    prng rng;
     long calls, bad;
 } worker;
 
@@ -81,9 +81,9 @@ static void *random_main(void *arg)
     int hook;
 
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        size_t i = test_rng_below(&t->rng, POOL);
+        size_t i = prng_below(&t->rng, POOL);
         uintptr_t fid = fid_at(i);
-        uint32_t dice = test_rng_below(&t->rng, 10);
+        uint32_t dice = prng_below(&t->rng, 10);
         t->calls++;
         if (dice < 5) {
             if (ilmap_fid_mapper_map(t->m, fid, &cid, &hook) != ILMAP_OK)
@@ -186,7 +186,7 @@ static void run_random(int threads, uint64_t seed)
     for (int i = 0; i < threads; i++) {
         memset(&w[i], 0, sizeof w[i]);
         w[i].m = m;
-        test_rng_seed(&w[i].rng, seed + 31u * (uint64_t)(i + 1));
+        w[i].rng = prng_init(seed + 31u * (uint64_t)(i + 1));
         pthread_create(&tid[i], NULL, random_main, &w[i]);
     }
     sleep_ms(stress_ms());

@@ -1,6 +1,7 @@
 /*
- * IL-to-native maps, by example: the worked example of runtime-semantics.md
- * §3, the buffer protocol table of §4 and the lookup table of §5 as
+ * IL-to-native maps, by example: the worked example of
+ * doc/native-maps.md#worked-example, the buffer protocol
+ * (doc/buffer-protocol.md) and the lookups of doc/native-to-il.md#scan as
  * table-driven tests, each quirk of the build on a hand-computed case,
  * from_entries' validation, IL -> native, call sites, composition, and
  * every bad-input status. Every build is checked with all three lookup
@@ -104,7 +105,7 @@ static void check_case(const char *name, const ilmap_boundary *jit, size_t count
     }
 }
 
-/* ---- spec §3 worked example, §5 table ---- */
+/* ---- doc/native-maps.md#worked-example, doc/native-to-il.md#scan ---- */
 
 static const ilmap_entry spec_map[] = { { 0, 0, 1 }, { 6, 36, 1 }, { 8, 50, 1 } };
 static const ilmap_boundary spec_jit[] = {
@@ -117,7 +118,8 @@ static const ilmap_native_entry spec_export[] = {
 static void test_worked_example(void)
 {
     ilmap *map = make_map(spec_map, COUNT(spec_map));
-    /* §5 examples (25, 12, 3, 45, 100) plus every row of the table. */
+    /* The native -> IL examples (25, 12, 3, 45, 100) plus every row of the
+     * table. */
     const lookup_row in_process[] = {
         { 25, 6, ILMAP_MAPPING_APPROXIMATE }, { 12, 6, ILMAP_MAPPING_EXACT },
         { 3, 0, ILMAP_MAPPING_PROLOG },       { 0, 0, ILMAP_MAPPING_PROLOG },
@@ -132,9 +134,9 @@ static void test_worked_example(void)
         { 3, 0, ILMAP_MAPPING_PROLOG },       { 45, 8, ILMAP_MAPPING_EPILOG },
         { 100, 8, ILMAP_MAPPING_EPILOG },
     };
-    check_case("§3 in-process", spec_jit, COUNT(spec_jit), map, 48, 0, spec_export,
+    check_case("worked example in-process", spec_jit, COUNT(spec_jit), map, 48, 0, spec_export,
                COUNT(spec_export), 50, in_process, COUNT(in_process));
-    check_case("§3 DAC", spec_jit, COUNT(spec_jit), map, 48, ILMAP_DAC, spec_export,
+    check_case("worked example DAC", spec_jit, COUNT(spec_jit), map, 48, ILMAP_DAC, spec_export,
                COUNT(spec_export), 8, dac, COUNT(dac));
 
     /* Without a map nothing is translated or dropped; lastIL is 50 in
@@ -144,14 +146,14 @@ static void test_worked_example(void)
     };
     const lookup_row raw_rows[] = { { 25, 44, ILMAP_MAPPING_APPROXIMATE },
                                     { 45, 50, ILMAP_MAPPING_EPILOG } };
-    check_case("§3 no map", spec_jit, COUNT(spec_jit), NULL, 48, 0, raw, COUNT(raw), 50, raw_rows,
+    check_case("worked example no map", spec_jit, COUNT(spec_jit), NULL, 48, 0, raw, COUNT(raw), 50, raw_rows,
                COUNT(raw_rows));
-    check_case("§3 no map, DAC", spec_jit, COUNT(spec_jit), NULL, 48, ILMAP_DAC, raw, COUNT(raw),
+    check_case("worked example no map, DAC", spec_jit, COUNT(spec_jit), NULL, 48, ILMAP_DAC, raw, COUNT(raw),
                50, raw_rows, COUNT(raw_rows));
 
-    /* Spec §2: an empty map is no map. */
+    /* An empty map is no map (doc/il-maps.md#empty-map). */
     ilmap *empty = make_map(NULL, 0);
-    check_case("§3 empty map", spec_jit, COUNT(spec_jit), empty, 48, 0, raw, COUNT(raw), 50,
+    check_case("worked example empty map", spec_jit, COUNT(spec_jit), empty, 48, 0, raw, COUNT(raw), 50,
                raw_rows, COUNT(raw_rows));
     ilmap_free(empty);
 
@@ -189,8 +191,8 @@ static void test_worked_example(void)
     ilmap_free(map);
 }
 
-/* The §5 table's rows that the worked example lacks: NO_MAPPING, no
- * match, empty and NULL maps. */
+/* The doc/native-to-il.md#scan rows that the worked example lacks: NO_MAPPING,
+ * no match, empty and NULL maps. */
 static void test_lookup_table(void)
 {
     const ilmap_boundary jit[] = { { 2, 7, 0 }, { 6, NM, 0 }, { 9, 8, 0 } };
@@ -202,7 +204,7 @@ static void test_lookup_table(void)
         { 9, 8, ILMAP_MAPPING_EXACT },            { 12, 8, ILMAP_MAPPING_APPROXIMATE },
         { 0xFFFFFFFFu, 8, ILMAP_MAPPING_APPROXIMATE },
     };
-    check_case("§5 table", jit, COUNT(jit), NULL, 12, 0, want, COUNT(want), 8, rows,
+    check_case("native -> IL table", jit, COUNT(jit), NULL, 12, 0, want, COUNT(want), 8, rows,
                COUNT(rows));
 
     ilmap_native *m = build(NULL, 0, NULL, 0, 0);
@@ -224,7 +226,7 @@ static void test_lookup_table(void)
     CHECK_EQ_U32(which, 0);
 }
 
-/* ---- spec §4 and ilmap.h: the buffer protocol ---- */
+/* ---- doc/buffer-protocol.md#libilmap and ilmap.h: the buffer protocol ---- */
 
 static ilmap_status export_call(void *ctx, size_t cap, size_t *total, void *out)
 {
@@ -1061,7 +1063,8 @@ static void test_translate(void)
 {
     ilmap *map = make_map(spec_map, COUNT(spec_map));
     /* The worked example exported with no map (IL in instrumented
-     * coordinates), shuffled, composed with its map: the §3 result. */
+     * coordinates), shuffled, composed with its map: the worked example's
+     * result (doc/native-maps.md#worked-example). */
     const ilmap_native_entry raw[] = {
         { 44, 20, 30 }, { P, 0, 5 }, { E, 40, 48 }, { 0, 5, 12 }, { 36, 12, 20 }, { 50, 30, 40 },
     };

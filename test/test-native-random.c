@@ -1,10 +1,12 @@
 /*
  * Seeded random IL-to-native maps against a brute-force model. The model
- * below is a plain transcription of runtime-semantics.md: the §1
- * translators as linear scans, SetBoundaries / the DAC's build step by
- * step (§3), the comparator's four rules in the order the spec lists them
- * with an insertion sort, the export, and MapNativeOffsetToIL as the
- * linear first-match scan (§5). It shares no code with the library.
+ * below is a plain transcription of doc/: the translators
+ * (doc/il-maps.md#translation, #dac) as linear scans, SetBoundaries / the
+ * DAC's build step by step (doc/native-maps.md#build), the comparator's
+ * rules in the order doc/native-maps.md#sort-order lists them with an
+ * insertion sort, the export, and MapNativeOffsetToIL as the linear
+ * first-match scan (doc/native-to-il.md#scan). It shares no code with the
+ * library.
  *
  * Every case builds both flavours with and without a COR_IL_MAP, from JIT
  * boundaries with specials, repeated IL offsets, equal native offsets,
@@ -59,7 +61,7 @@ typedef struct model {
     uint32_t code_size;
 } model;
 
-/* §1, in-process TranslateToInstIL, new -> old. */
+/* In-process TranslateToInstIL, new -> old (doc/il-maps.md#translation). */
 static uint32_t model_new_to_old(const ilmap_entry *map, size_t n, uint32_t x)
 {
     if (n == 0)
@@ -74,7 +76,7 @@ static uint32_t model_new_to_old(const ilmap_entry *map, size_t n, uint32_t x)
     return map[n - 1].old_offset;
 }
 
-/* §1, the DAC's TranslateInstrumentedILOffsetToOriginal. */
+/* The DAC's TranslateInstrumentedILOffsetToOriginal (doc/il-maps.md#dac). */
 static uint32_t model_new_to_old_dac(const ilmap_entry *map, size_t n, uint32_t x)
 {
     if (n == 0 || (int32_t)x < 0)
@@ -95,7 +97,8 @@ static int cmp_u32(uint32_t a, uint32_t b)
     return a < b ? -1 : a > b;
 }
 
-/* §3, the comparator's rules in the order given; ties by native start. */
+/* The comparator's rules in the order given (doc/native-maps.md#sort-order);
+ * ties by native start. */
 static int model_compare(const mrec *a, const mrec *b)
 {
     if (a->il == P && b->il == P)
@@ -140,8 +143,8 @@ static void model_sort(mrec *r, size_t n)
     }
 }
 
-/* §3 steps 2-7 (in-process) or the DAC's build. map NULL or mapn 0 = no
- * map (§2). */
+/* Steps 2-7 (in-process) or the DAC's build (doc/native-maps.md#build).
+ * map NULL or mapn 0 = no map (doc/il-maps.md#empty-map). */
 static void model_build(const ilmap_boundary *jit, size_t n, const ilmap_entry *map, size_t mapn,
                         uint32_t code_size, int dac, model *out)
 {
@@ -238,7 +241,7 @@ static ilmap_native_entry model_export_one(const model *m, const mrec *r)
     return e;
 }
 
-/* §5, MapNativeOffsetToIL. */
+/* MapNativeOffsetToIL (doc/native-to-il.md#scan). */
 static unsigned model_to_il(const model *m, uint32_t x, uint32_t *il, size_t *entry,
                             uint32_t *which)
 {
@@ -712,9 +715,9 @@ done:
 /* Random inputs                                                       */
 /* ------------------------------------------------------------------ */
 
-static uint32_t random_il(test_rng *rng, uint32_t prev, int first)
+static uint32_t random_il(prng *rng, uint32_t prev, int first)
 {
-    uint32_t r = test_rng_below(rng, 100);
+    uint32_t r = prng_below(rng, 100);
 
     if (first && r < 40)
         return P;
@@ -728,57 +731,57 @@ static uint32_t random_il(test_rng *rng, uint32_t prev, int first)
         return NM;
     if (r < 35) {
         static const uint32_t odd[] = { 0xFFFFFFFCu, 0xFFFFFFF6u, 0x80000000u, 0x7FFFFFFFu };
-        return odd[test_rng_below(rng, 4)];
+        return odd[prng_below(rng, 4)];
     }
-    return test_rng_below(rng, 48);
+    return prng_below(rng, 48);
 }
 
 /* n boundaries, or a random count when n is 0. */
-static size_t random_jit(test_rng *rng, ilmap_boundary *jit, size_t n, uint32_t *code_size,
+static size_t random_jit(prng *rng, ilmap_boundary *jit, size_t n, uint32_t *code_size,
                          int no_calls)
 {
     if (n == 0)
-        n = test_rng_below(rng, 10) == 0 ? test_rng_below(rng, SMALL_JIT + 1)
-                                         : test_rng_below(rng, 24);
-    uint32_t native = test_rng_below(rng, 3) == 0 ? test_rng_below(rng, 5) : 0;
+        n = prng_below(rng, 10) == 0 ? prng_below(rng, SMALL_JIT + 1)
+                                         : prng_below(rng, 24);
+    uint32_t native = prng_below(rng, 3) == 0 ? prng_below(rng, 5) : 0;
     uint32_t il = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && test_rng_below(rng, 4) != 0)
-            native += 1 + test_rng_below(rng, 6);
+        if (i > 0 && prng_below(rng, 4) != 0)
+            native += 1 + prng_below(rng, 6);
         il = random_il(rng, il, i == 0);
-        uint32_t source = test_rng_below(rng, 8) & (ILMAP_SOURCE_SEQUENCE_POINT |
+        uint32_t source = prng_below(rng, 8) & (ILMAP_SOURCE_SEQUENCE_POINT |
                                                     ILMAP_SOURCE_STACK_EMPTY |
                                                     ILMAP_SOURCE_CALL_SITE);
-        if (!no_calls && test_rng_below(rng, 5) == 0)
+        if (!no_calls && prng_below(rng, 5) == 0)
             source |= CALL;
-        if (!no_calls && test_rng_below(rng, 40) == 0)
+        if (!no_calls && prng_below(rng, 40) == 0)
             source |= UNKNOWN;
-        if (test_rng_below(rng, 20) == 0)
+        if (prng_below(rng, 20) == 0)
             source |= ILMAP_SOURCE_ASYNC;
         jit[i].native_offset = native;
         jit[i].il_offset = il;
         jit[i].source = source;
     }
-    *code_size = native + (test_rng_below(rng, 3) == 0 ? 0 : test_rng_below(rng, 6));
+    *code_size = native + (prng_below(rng, 3) == 0 ? 0 : prng_below(rng, 6));
     return n;
 }
 
 /* A strict COR_IL_MAP (both columns ascending), sometimes empty,
  * sometimes with old offsets at the top of the range. */
-static size_t random_map(test_rng *rng, ilmap_entry *map)
+static size_t random_map(prng *rng, ilmap_entry *map)
 {
-    size_t n = test_rng_below(rng, 8) == 0 ? 0 : 1 + test_rng_below(rng, MAX_MAP);
-    uint32_t old_offset = test_rng_below(rng, 4), new_offset = test_rng_below(rng, 6);
+    size_t n = prng_below(rng, 8) == 0 ? 0 : 1 + prng_below(rng, MAX_MAP);
+    uint32_t old_offset = prng_below(rng, 4), new_offset = prng_below(rng, 6);
 
-    if (test_rng_below(rng, 12) == 0)
+    if (prng_below(rng, 12) == 0)
         old_offset = 0xFFFFFFF0u; /* translations reach -10 and MAX_ILNUM */
     for (size_t i = 0; i < n; i++) {
         map[i].old_offset = old_offset;
         map[i].new_offset = new_offset;
         map[i].accurate = 1;
-        old_offset += 1 + test_rng_below(rng, 3);
-        new_offset += 1 + test_rng_below(rng, 8);
+        old_offset += 1 + prng_below(rng, 3);
+        new_offset += 1 + prng_below(rng, 8);
         if (old_offset < map[i].old_offset) { /* wrapped: stop here */
             n = i + 1;
             break;
@@ -793,10 +796,10 @@ static size_t random_map(test_rng *rng, ilmap_entry *map)
 
 #define MAX_ENTRIES 24
 
-static void shuffle(test_rng *rng, ilmap_native_entry *e, size_t n)
+static void shuffle(prng *rng, ilmap_native_entry *e, size_t n)
 {
     for (size_t i = n; i > 1; i--) {
-        size_t j = test_rng_below(rng, (uint32_t)i);
+        size_t j = prng_below(rng, (uint32_t)i);
         ilmap_native_entry t = e[i - 1];
         e[i - 1] = e[j];
         e[j] = t;
@@ -815,23 +818,23 @@ static int compare_export(const ilmap_native_entry *a, const ilmap_native_entry 
  * offset 0 (and sometimes all of them), each ending where the next one
  * starts, the last one ending at the code size (or, as for a method whose
  * last end is left unset, at 0); then sorted into the runtime's order. */
-static size_t runtime_shaped(test_rng *rng, ilmap_native_entry *e, uint32_t *code_size)
+static size_t runtime_shaped(prng *rng, ilmap_native_entry *e, uint32_t *code_size)
 {
-    size_t n = 1 + test_rng_below(rng, MAX_ENTRIES);
-    size_t at_zero = test_rng_below(rng, 4) == 0 ? n : test_rng_below(rng, 5);
+    size_t n = 1 + prng_below(rng, MAX_ENTRIES);
+    size_t at_zero = prng_below(rng, 4) == 0 ? n : prng_below(rng, 5);
     uint32_t native = 0, il = 0;
 
     for (size_t i = 0; i < n; i++) {
         if (i >= at_zero)
-            native += test_rng_below(rng, 4) == 0 ? 0 : 1 + test_rng_below(rng, 6);
+            native += prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 6);
         il = random_il(rng, il, i == 0);
         e[i].il_offset = il;
         e[i].native_start = native;
     }
-    *code_size = native + (test_rng_below(rng, 3) == 0 ? 0 : 1 + test_rng_below(rng, 6));
+    *code_size = native + (prng_below(rng, 3) == 0 ? 0 : 1 + prng_below(rng, 6));
     for (size_t i = 0; i + 1 < n; i++)
         e[i].native_end = e[i + 1].native_start;
-    e[n - 1].native_end = test_rng_below(rng, 8) == 0 ? 0 : *code_size;
+    e[n - 1].native_end = prng_below(rng, 8) == 0 ? 0 : *code_size;
 
     /* Insertion sort: stable, as libilmap resolves the runtime's ties. */
     for (size_t i = 1; i < n; i++) {
@@ -851,16 +854,16 @@ static size_t runtime_shaped(test_rng *rng, ilmap_native_entry *e, uint32_t *cod
  * entries (PROLOG or not) at any start from 0 to the code size; specials
  * everywhere, repeated IL offsets. Then, sometimes, one entry broken in
  * one of the ways the runtime never produces. */
-static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_size)
+static size_t arbitrary(prng *rng, ilmap_native_entry *e, uint32_t *code_size)
 {
-    uint32_t size = test_rng_below(rng, 8) == 0 ? 0 : test_rng_below(rng, 48);
+    uint32_t size = prng_below(rng, 8) == 0 ? 0 : prng_below(rng, 48);
     uint32_t cut[MAX_ENTRIES][2];
-    size_t ncuts = 0, n = 0, want = test_rng_below(rng, MAX_ENTRIES + 1);
+    size_t ncuts = 0, n = 0, want = prng_below(rng, MAX_ENTRIES + 1);
     uint32_t pos = 0, il = 0;
 
     while (ncuts < MAX_ENTRIES) {
-        pos += test_rng_below(rng, 3);
-        uint32_t len = 1 + test_rng_below(rng, 6);
+        pos += prng_below(rng, 3);
+        uint32_t len = 1 + prng_below(rng, 6);
         if (pos + len > size)
             break;
         cut[ncuts][0] = pos;
@@ -869,7 +872,7 @@ static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_siz
         pos += len;
     }
     for (size_t c = 0; c < ncuts && n < want; c++)
-        if (test_rng_below(rng, 3) != 0) {
+        if (prng_below(rng, 3) != 0) {
             il = random_il(rng, il, n == 0);
             e[n].il_offset = il;
             e[n].native_start = cut[c][0];
@@ -877,10 +880,10 @@ static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_siz
             n++;
         }
     while (n < want) {
-        uint32_t r = test_rng_below(rng, 10);
+        uint32_t r = prng_below(rng, 10);
         il = random_il(rng, il, 0);
         e[n].il_offset = r == 0 ? P : il;
-        e[n].native_start = test_rng_below(rng, size + 1);
+        e[n].native_start = prng_below(rng, size + 1);
         e[n].native_end = 0;
         if (r >= 7 && e[n].native_start > 0)
             e[n].native_end = e[n].native_start; /* empty */
@@ -888,14 +891,14 @@ static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_siz
     }
     shuffle(rng, e, n);
 
-    if (n > 0 && test_rng_below(rng, 4) == 0) {
-        size_t i = test_rng_below(rng, (uint32_t)n);
-        uint32_t k = 1 + test_rng_below(rng, 4);
-        switch (test_rng_below(rng, 5)) {
+    if (n > 0 && prng_below(rng, 4) == 0) {
+        size_t i = prng_below(rng, (uint32_t)n);
+        uint32_t k = 1 + prng_below(rng, 4);
+        switch (prng_below(rng, 5)) {
         case 0: e[i].native_start = size + k; break;                           /* start past */
         case 1: e[i].native_end = size + k; break;                             /* end past */
         case 2: e[i].native_start = e[i].native_end + k; break;                /* start > end */
-        case 3: e[i] = e[test_rng_below(rng, (uint32_t)n)]; break;             /* duplicate */
+        case 3: e[i] = e[prng_below(rng, (uint32_t)n)]; break;             /* duplicate */
         default: e[i].native_end = e[i].native_end ? e[i].native_end + k : 0; /* longer */
         }
     }
@@ -903,14 +906,14 @@ static size_t arbitrary(test_rng *rng, ilmap_native_entry *e, uint32_t *code_siz
     return n;
 }
 
-static void run_entries_case(test_rng *sub, long *accepted, long *open_ends)
+static void run_entries_case(prng *sub, long *accepted, long *open_ends)
 {
     static ilmap_native_entry e[MAX_ENTRIES];
     uint32_t code_size = 0;
-    int shaped = test_rng_below(sub, 2) == 0;
+    int shaped = prng_below(sub, 2) == 0;
     size_t n = shaped ? runtime_shaped(sub, e, &code_size) : arbitrary(sub, e, &code_size);
 
-    if (shaped && test_rng_below(sub, 2) == 0)
+    if (shaped && prng_below(sub, 2) == 0)
         shuffle(sub, e, n);
     for (size_t i = 0; i < n; i++)
         if (e[i].native_end == 0 && e[i].il_offset != P) {
@@ -928,7 +931,7 @@ static void run_entries_case(test_rng *sub, long *accepted, long *open_ends)
 
 /* One case: both flavours against the model, from_entries on the
  * in-process export, composition when there are no call instructions. */
-static void run_case(test_rng *sub, size_t n_wanted, long *exact_in_process, long *exact_dac)
+static void run_case(prng *sub, size_t n_wanted, long *exact_in_process, long *exact_dac)
 {
     static const unsigned kernels[] = { 0, ILMAP_NO_AVX2, ILMAP_PORTABLE };
     static ilmap_boundary jit[MAX_JIT];
@@ -936,16 +939,16 @@ static void run_case(test_rng *sub, size_t n_wanted, long *exact_in_process, lon
     ilmap_entry entries[MAX_MAP];
     uint32_t code_size;
 
-    int no_calls = test_rng_below(sub, 3) == 0;
+    int no_calls = prng_below(sub, 3) == 0;
     size_t n = random_jit(sub, jit, n_wanted, &code_size, no_calls);
     size_t mapn = random_map(sub, entries);
-    int use_map = test_rng_below(sub, 4) != 0;
+    int use_map = prng_below(sub, 4) != 0;
     ilmap *map = NULL;
     if (use_map && ilmap_create(entries, mapn, 0, &map) != ILMAP_OK) {
         FAIL("ilmap_create failed");
         return;
     }
-    unsigned kernel = kernels[test_rng_below(sub, 3)];
+    unsigned kernel = kernels[prng_below(sub, 3)];
 
     for (int dac = 0; dac < 2; dac++) {
         ilmap_native *lib = NULL;
@@ -972,14 +975,14 @@ static void run_case(test_rng *sub, size_t n_wanted, long *exact_in_process, lon
 
 int main(int argc, char **argv)
 {
-    test_rng rng;
+    prng rng;
     long exact_in_process = 0, exact_dac = 0;
 
-    test_rng_seed(&rng, test_seed(argc, argv, 0x6E61746976652121ull));
+    rng = prng_init(test_seed(argc, argv, 0x6E61746976652121ull));
     for (int c = 0; c < CASES + LARGE_CASES && reported < 20; c++) {
-        test_rng sub;
-        case_seed = test_rng_next(&rng);
-        test_rng_seed(&sub, case_seed);
+        prng sub;
+        case_seed = prng_next(&rng);
+        sub = prng_init(case_seed);
         /* The last few are large: several layers of rank index, crowded
          * buckets. */
         run_case(&sub, c < CASES ? 0 : MAX_JIT, &exact_in_process, &exact_dac);
@@ -990,9 +993,9 @@ int main(int argc, char **argv)
     /* Exported arrays made directly, end-0 entries wherever they stand. */
     long accepted = 0, open_ends = 0;
     for (int c = 0; c < ENTRY_CASES && reported < 20; c++) {
-        test_rng sub;
-        case_seed = test_rng_next(&rng);
-        test_rng_seed(&sub, case_seed);
+        prng sub;
+        case_seed = prng_next(&rng);
+        sub = prng_init(case_seed);
         run_entries_case(&sub, &accepted, &open_ends);
     }
     printf("arrays: %d, accepted %ld, with an open (end 0, not PROLOG) entry %ld\n",

@@ -1,7 +1,7 @@
 /*
  * Seeded randomized tests against a brute-force model of the runtime's
- * linear scan (spec §1), for strict and lenient maps, every lookup
- * implementation (AVX2, SSE2, portable), single and batch lookups.
+ * linear scan (doc/il-maps.md#lenient), for strict and lenient maps, every
+ * lookup implementation (AVX2, SSE2, portable), single and batch lookups.
  *
  * Each iteration derives its own seed from the run's seed, so a failure
  * prints the one iteration to replay: `test-random-maps SEED ITERATION`.
@@ -15,7 +15,7 @@
 #define E ILMAP_EPILOG
 #define N ILMAP_NO_MAPPING
 
-/* ---- the model: the runtime's scan, transcribed from spec §1 ---- */
+/* ---- the model: the runtime's scan (doc/il-maps.md#lenient) ---- */
 
 static uint32_t key_of(const ilmap_entry *e, int by_new) { return by_new ? e->new_offset : e->old_offset; }
 static uint32_t value_of(const ilmap_entry *e, int by_new) { return by_new ? e->old_offset : e->new_offset; }
@@ -51,23 +51,23 @@ static uint32_t model_dac(const ilmap_entry *e, size_t n, uint32_t x)
 enum shape { DENSE, SPARSE, AT_THE_TOP, FULL_RANGE, SHAPES };
 static const char *const shape_names[] = { "dense", "sparse", "at-the-top", "full-range" };
 
-static uint32_t gap(test_rng *rng, enum shape shape, size_t n)
+static uint32_t gap(prng *rng, enum shape shape, size_t n)
 {
     switch (shape) {
-    case DENSE: return 1 + test_rng_below(rng, 4);
-    case SPARSE: return 1 + test_rng_below(rng, (uint32_t)(n < 2048 ? 1u << 20 : 0x70000000u / n));
-    case AT_THE_TOP: return 1 + test_rng_below(rng, 3);
+    case DENSE: return 1 + prng_below(rng, 4);
+    case SPARSE: return 1 + prng_below(rng, (uint32_t)(n < 2048 ? 1u << 20 : 0x70000000u / n));
+    case AT_THE_TOP: return 1 + prng_below(rng, 3);
     case FULL_RANGE: break;
     case SHAPES: break;
     }
-    return 1 + test_rng_below(rng, (uint32_t)(0xFFFFFFF0u / (n + 1)));
+    return 1 + prng_below(rng, (uint32_t)(0xFFFFFFF0u / (n + 1)));
 }
 
 /* Strictly ascending in both columns. AT_THE_TOP ends at 0xFFFFFFFF, so
  * keys equal to the special values occur. */
-static void make_strict(test_rng *rng, ilmap_entry *e, size_t n, enum shape shape)
+static void make_strict(prng *rng, ilmap_entry *e, size_t n, enum shape shape)
 {
-    uint32_t old_off = test_rng_below(rng, 8), new_off = test_rng_below(rng, 8);
+    uint32_t old_off = prng_below(rng, 8), new_off = prng_below(rng, 8);
     int top = shape == AT_THE_TOP;
 
     if (top) {
@@ -79,7 +79,7 @@ static void make_strict(test_rng *rng, ilmap_entry *e, size_t n, enum shape shap
         uint32_t g = gap(rng, shape, n);
         /* probes: the new column sometimes moves further (never at the
          * top, where it must not wrap) */
-        uint32_t probe = !top && test_rng_below(rng, 4) == 0 ? test_rng_below(rng, 16) : 0;
+        uint32_t probe = !top && prng_below(rng, 4) == 0 ? prng_below(rng, 16) : 0;
         old_off += g;
         new_off += g + probe;
         if (top && i + 2 == n) {
@@ -90,14 +90,14 @@ static void make_strict(test_rng *rng, ilmap_entry *e, size_t n, enum shape shap
 }
 
 /* Anything: duplicates, disorder, non-monotone, sometimes sorted runs. */
-static void make_lenient(test_rng *rng, ilmap_entry *e, size_t n, enum shape shape)
+static void make_lenient(prng *rng, ilmap_entry *e, size_t n, enum shape shape)
 {
     uint32_t range = shape == DENSE ? (uint32_t)n + 3 : shape == SPARSE ? 1u << 24 : 0;
 
     make_strict(rng, e, n, shape);
     for (size_t i = 0; i < n; i++) {
-        int what = (int)test_rng_below(rng, 6);
-        size_t j = test_rng_below(rng, (uint32_t)n);
+        int what = (int)prng_below(rng, 6);
+        size_t j = prng_below(rng, (uint32_t)n);
         ilmap_entry t;
         switch (what) {
         case 0: /* swap two entries */
@@ -112,7 +112,7 @@ static void make_lenient(test_rng *rng, ilmap_entry *e, size_t n, enum shape sha
             e[i].new_offset = e[j].new_offset;
             break;
         case 3: /* a random key */
-            e[i].new_offset = range ? test_rng_below(rng, range) : test_rng_u32(rng);
+            e[i].new_offset = range ? prng_below(rng, range) : prng_u32(rng);
             break;
         default: /* keep */
             break;
@@ -147,7 +147,7 @@ static int compare_u32(const void *a, const void *b)
 }
 
 /* Specials, 0, the signed boundary, near the top, around keys, random. */
-static void make_queries(test_rng *rng, const ilmap_entry *e, size_t n, query_set *s, size_t around)
+static void make_queries(prng *rng, const ilmap_entry *e, size_t n, query_set *s, size_t around)
 {
     static const uint32_t fixed[] = { P, E, N, 0, 1, 0x7FFFFFFFu, 0x80000000u, 0x80000001u,
                                       0xFFFFFFFCu, 0xFFFFFFFBu };
@@ -155,14 +155,14 @@ static void make_queries(test_rng *rng, const ilmap_entry *e, size_t n, query_se
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         add(s, fixed[i]);
     for (size_t i = 0; i < around && n > 0; i++) {
-        size_t j = around >= n ? i % n : test_rng_below(rng, (uint32_t)n);
+        size_t j = around >= n ? i % n : prng_below(rng, (uint32_t)n);
         add_around(s, e[j].old_offset);
         add_around(s, e[j].new_offset);
     }
     uint32_t top = n ? e[n - 1].new_offset + 64 : 64;
     for (size_t i = 0; i < around + 16; i++) {
-        add(s, test_rng_u32(rng));
-        add(s, test_rng_below(rng, top ? top : 1));
+        add(s, prng_u32(rng));
+        add(s, prng_below(rng, top ? top : 1));
     }
 }
 
@@ -216,23 +216,23 @@ static void check_batches(uint64_t seed, unsigned iteration, const ilmap *map,
 
 static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
 {
-    test_rng rng;
-    test_rng_seed(&rng, seed ^ ((uint64_t)iteration * 0x9E3779B97F4A7C15ull));
+    prng rng;
+    rng = prng_init(seed ^ ((uint64_t)iteration * 0x9E3779B97F4A7C15ull));
 
     /* Mostly small maps (every layer boundary of the index is crossed by
      * sizes around 16, 272, 4624), sometimes large ones. */
     size_t n;
-    uint32_t pick = test_rng_below(&rng, 100);
+    uint32_t pick = prng_below(&rng, 100);
     if (pick < 60)
-        n = test_rng_below(&rng, 40);
+        n = prng_below(&rng, 40);
     else if (pick < 85)
-        n = 240 + test_rng_below(&rng, 80);
+        n = 240 + prng_below(&rng, 80);
     else if (pick < 97)
-        n = 4560 + test_rng_below(&rng, 160);
+        n = 4560 + prng_below(&rng, 160);
     else
-        n = 70000 + test_rng_below(&rng, 20000);
-    enum shape shape = (enum shape)test_rng_below(&rng, SHAPES);
-    int lenient = test_rng_below(&rng, 3) == 0;
+        n = 70000 + prng_below(&rng, 20000);
+    enum shape shape = (enum shape)prng_below(&rng, SHAPES);
+    int lenient = prng_below(&rng, 3) == 0;
     size_t around = n <= 400 ? n : 300;
 
     ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);

@@ -19,7 +19,7 @@ static uint32_t brute_count_le(const uint32_t *keys, uint32_t n, uint32_t x)
 }
 
 static void check_kernel(const char *name, rank_count_fn fn, const uint32_t *keys, uint32_t n,
-                         test_rng *rng)
+                         prng *rng)
 {
     int overflow = 0;
     size_t slots = rank_index_slots(n, &overflow);
@@ -37,7 +37,7 @@ static void check_kernel(const char *name, rank_count_fn fn, const uint32_t *key
     /* every key of small trees, an even sample of large ones */
     uint32_t step = n > 6000 ? n / 3000 : 1;
     for (uint32_t i = 0; i < n + 64 * step; i += step) {
-        uint32_t x = i < n ? keys[i] + (uint32_t)(i % 3) - 1u : test_rng_u32(rng);
+        uint32_t x = i < n ? keys[i] + (uint32_t)(i % 3) - 1u : prng_u32(rng);
         if (x == 0xFFFFFFFFu)
             continue;
         uint32_t want = brute_count_le(keys, n, x), got = rank_index_count_le(&index, x);
@@ -54,8 +54,8 @@ static void check_kernel(const char *name, rank_count_fn fn, const uint32_t *key
 
 int main(int argc, char **argv)
 {
-    test_rng rng;
-    test_rng_seed(&rng, test_seed(argc, argv, 0x5EED0001ull));
+    prng rng;
+    rng = prng_init(test_seed(argc, argv, 0x5EED0001ull));
 
     static const uint32_t sizes[] = { 0, 1, 2, 15, 16, 17, 31, 32, 33, 271, 272, 273, 288, 289,
                                       290, 4623, 4624, 4625, 4912, 4913, 4914, 78608, 78609, 83521,
@@ -68,10 +68,10 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         uint32_t n = sizes[s];
         /* ascending, reaching 0xFFFFFFFF at the top half the time */
-        uint32_t k = (s & 1) ? 0xFFFFFFFFu - 3u * n : test_rng_below(&rng, 100);
+        uint32_t k = (s & 1) ? 0xFFFFFFFFu - 3u * n : prng_below(&rng, 100);
         for (uint32_t i = 0; i < n; i++) {
             keys[i] = k;
-            k += 1 + test_rng_below(&rng, 3);
+            k += 1 + prng_below(&rng, 3);
         }
         if ((s & 1) && n)
             keys[n - 1] = 0xFFFFFFFFu;

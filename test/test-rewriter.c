@@ -402,7 +402,7 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
     ilmap_rewrite_free(r);
 }
 
-static void random_rewrites(test_rng *rng, int rounds, rw_check_stats *stats)
+static void random_rewrites(prng *rng, int rounds, rw_check_stats *stats)
 {
     static uint8_t pad[300];
     ilmap_il_clause clauses[40];
@@ -410,17 +410,17 @@ static void random_rewrites(test_rng *rng, int rounds, rw_check_stats *stats)
 
     for (int round = 0; round < rounds; round++) {
         uint32_t sizes[] = { 0, 1, 3, 10, 30, 60, 200, 900 };
-        uint32_t n = sizes[test_rng_below(rng, 8)];
+        uint32_t n = sizes[prng_below(rng, 8)];
         gen_code g;
         gen_code_make(rng, n, &g);
         size_t body_size;
         uint32_t nc;
         int eh_fat;
-        uint8_t *body = gen_body(rng, &g, test_rng_below(rng, 3) ? 4 : 30, &body_size, clauses,
+        uint8_t *body = gen_body(rng, &g, prng_below(rng, 3) ? 4 : 30, &body_size, clauses,
                                  &nc, &eh_fat);
-        size_t nins = gen_insertions(rng, &g, ins, test_rng_below(rng, 2) ? 6 : 40, pad,
-                                     test_rng_below(rng, 2) ? 4 : 300);
-        uint32_t extra = test_rng_below(rng, 3) ? test_rng_below(rng, 4) : 30;
+        size_t nins = gen_insertions(rng, &g, ins, prng_below(rng, 2) ? 6 : 40, pad,
+                                     prng_below(rng, 2) ? 4 : 300);
+        uint32_t extra = prng_below(rng, 3) ? prng_below(rng, 4) : 30;
         check_rewrite(&g, body, body_size, clauses, nc, eh_fat, ins, nins, extra, stats);
         free(body);
         gen_code_free(&g);
@@ -514,7 +514,7 @@ static void tiny_to_fat(void)
 }
 
 /* Streams above 32 KiB take the decoder's two-pass path: same answers. */
-static void large_stream(test_rng *rng)
+static void large_stream(prng *rng)
 {
     gen_code g;
     gen_code_make(rng, 20000, &g);
@@ -555,10 +555,10 @@ static void large_stream(test_rng *rng)
 
 int main(int argc, char **argv)
 {
-    test_rng rng;
+    prng rng;
     rw_check_stats stats = { 0 };
 
-    test_rng_seed(&rng, test_seed(argc, argv, 0x5EEDC0DE));
+    rng = prng_init(test_seed(argc, argv, 0x5EEDC0DE));
     opcode_table();
     decoder_errors();
     body_parse_errors();

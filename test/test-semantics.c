@@ -1,7 +1,8 @@
 /*
- * The worked examples of runtime-semantics.md §1 and the seed document's
- * COR_IL_MAP example, as tables: every row is (map, direction, input,
- * expected) and is checked through the single lookup and the batch.
+ * The worked examples of doc/il-maps.md#more-examples and the
+ * COR_IL_MAP example of doc/il-maps.md#seed-example, as tables: every row is
+ * (map, direction, input, expected) and is checked through the single lookup
+ * and the batch.
  */
 #include "ilmap.h"
 #include "test.h"
@@ -77,7 +78,7 @@ static void check_table(const char *name, const ilmap_entry *entries, size_t cou
     check_table(name, entries, sizeof entries / sizeof entries[0], flags, rows,          \
                 sizeof rows / sizeof rows[0])
 
-/* Spec §1, map M = [(0->0), (6->36), (8->50)]. */
+/* doc/il-maps.md#more-examples, map M = [(0->0), (6->36), (8->50)]. */
 static void spec_map_m(void)
 {
     static const ilmap_entry m[] = { { 0, 0, 1 }, { 6, 36, 1 }, { 8, 50, 1 } };
@@ -87,7 +88,7 @@ static void spec_map_m(void)
         { "M", NEW_TO_OLD, 36, 6 },    { "M", NEW_TO_OLD, 44, 6 },    { "M", NEW_TO_OLD, 49, 6 },
         { "M", NEW_TO_OLD, 50, 8 },    { "M", NEW_TO_OLD, 999, 8 },   { "M", NEW_TO_OLD_DAC, 44, 6 },
         { "M", NEW_TO_OLD_DAC, 999, 8 },
-        /* specials (decision 3) */
+        /* specials (doc/decisions.md#decision-3) */
         { "M", OLD_TO_NEW, P, P },     { "M", OLD_TO_NEW, E, E },     { "M", OLD_TO_NEW, N, N },
         { "M", NEW_TO_OLD, P, P },     { "M", NEW_TO_OLD, E, E },     { "M", NEW_TO_OLD, N, N },
         { "M", NEW_TO_OLD_DAC, P, P }, { "M", NEW_TO_OLD_DAC, E, E }, { "M", NEW_TO_OLD_DAC, N, N },
@@ -97,11 +98,11 @@ static void spec_map_m(void)
         { "M", NEW_TO_OLD_DAC, 0x80000000u, 0x80000000u },
         { "M", NEW_TO_OLD_DAC, 0x7FFFFFFFu, 8 },
     };
-    TABLE("spec §1 M", m, 0, rows);
+    TABLE("more-examples M", m, 0, rows);
 }
 
-/* Spec §1, M' = [(2->10), (6->36)]: the PROLOG rule and its absence in
- * the DAC. */
+/* doc/il-maps.md#more-examples, M' = [(2->10), (6->36)]: the PROLOG rule and
+ * its absence in the DAC. */
 static void spec_map_m_prime(void)
 {
     static const ilmap_entry m[] = { { 2, 10, 1 }, { 6, 36, 1 } };
@@ -111,10 +112,11 @@ static void spec_map_m_prime(void)
         { "M'", OLD_TO_NEW, 2, 10 },    { "M'", NEW_TO_OLD, 10, 2 },
         { "M'", NEW_TO_OLD_DAC, 0, 2 }, { "M'", NEW_TO_OLD_DAC, 40, 6 },
     };
-    TABLE("spec §1 M'", m, 0, rows);
+    TABLE("more-examples M'", m, 0, rows);
 }
 
-/* Spec §1, duplicate old offsets: the last of the equal keys wins. */
+/* doc/il-maps.md#lenient, duplicate old offsets: the last of the equal keys
+ * wins. */
 static void spec_duplicates(void)
 {
     static const ilmap_entry m[] = { { 6, 36, 1 }, { 6, 40, 1 }, { 8, 50, 1 } };
@@ -122,10 +124,11 @@ static void spec_duplicates(void)
         { "dup", OLD_TO_NEW, 6, 40 }, { "dup", OLD_TO_NEW, 7, 40 },
         { "dup", OLD_TO_NEW, 8, 50 }, { "dup", OLD_TO_NEW, 5, P },
     };
-    TABLE("spec §1 duplicates (lenient)", m, ILMAP_LENIENT, rows);
+    TABLE("duplicates (lenient)", m, ILMAP_LENIENT, rows);
 }
 
-/* Spec §1, non-monotone new offsets [(0->10), (2->5), (4->20)]. */
+/* doc/il-maps.md#lenient, non-monotone new offsets [(0->10), (2->5),
+ * (4->20)]. */
 static void spec_non_monotone(void)
 {
     static const ilmap_entry m[] = { { 0, 10, 1 }, { 2, 5, 1 }, { 4, 20, 1 } };
@@ -136,10 +139,10 @@ static void spec_non_monotone(void)
         { "nm", NEW_TO_OLD, 20, 4 },     { "nm", NEW_TO_OLD_DAC, 20, 4 },
         { "nm", NEW_TO_OLD, 10, 2 },     { "nm", OLD_TO_NEW, 3, 5 },
     };
-    TABLE("spec §1 non-monotone (lenient)", m, ILMAP_LENIENT, rows);
+    TABLE("non-monotone (lenient)", m, ILMAP_LENIENT, rows);
 }
 
-/* The seed document (000_*.txt): map (0,0), (5,10), (9,20), word for word. */
+/* doc/il-maps.md#seed-example: map (0,0), (5,10), (9,20). */
 static void seed_example(void)
 {
     static const ilmap_entry m[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
@@ -158,7 +161,7 @@ static void seed_example(void)
         rows[n++] = (example){ "seed", NEW_TO_OLD, nw, 5 };
     rows[n++] = (example){ "seed", NEW_TO_OLD, 20, 9 };
     rows[n++] = (example){ "seed", NEW_TO_OLD, 12345, 9 };
-    check_table("seed 000 example", m, 3, 0, rows, n);
+    check_table("seed-example", m, 3, 0, rows, n);
 }
 
 /* An empty map is the identity, specials included (rule 1). */
@@ -201,7 +204,7 @@ static void keys_at_the_top(void)
     TABLE("special values as keys", specials, 0, rows2);
 }
 
-/* fAccurate is carried, never interpreted (decision 4). */
+/* fAccurate is carried, never interpreted (doc/decisions.md#decision-4). */
 static void accurate_is_ignored(void)
 {
     static const ilmap_entry a[] = { { 0, 0, 1 }, { 5, 10, 0 }, { 9, 20, -7 } };

@@ -26,10 +26,10 @@ static void crc_vectors(void)
     /* Whichever code runs (the CPU's instruction or the table) agrees with
      * a bit-at-a-time reference at every length and alignment. */
     static uint8_t buf[300];
-    test_rng rng;
-    test_rng_seed(&rng, 7);
+    prng rng;
+    rng = prng_init(7);
     for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = (uint8_t)test_rng_u32(&rng);
+        buf[i] = (uint8_t)prng_u32(&rng);
     for (size_t start = 0; start < 9; start++) {
         for (size_t len = 0; start + len <= sizeof buf; len += 1 + len / 8) {
             uint32_t ref = 0xFFFFFFFFu;
@@ -45,19 +45,19 @@ static void crc_vectors(void)
     }
 }
 
-static ilmap *random_il_map(test_rng *rng, ilmap_entry *e, size_t *n)
+static ilmap *random_il_map(prng *rng, ilmap_entry *e, size_t *n)
 {
-    int lenient = test_rng_below(rng, 4) == 0;
-    size_t count = test_rng_below(rng, 5) == 0 ? 0 : 1 + test_rng_below(rng, 60);
-    uint32_t o = test_rng_below(rng, 10), v = test_rng_below(rng, 10);
+    int lenient = prng_below(rng, 4) == 0;
+    size_t count = prng_below(rng, 5) == 0 ? 0 : 1 + prng_below(rng, 60);
+    uint32_t o = prng_below(rng, 10), v = prng_below(rng, 10);
     for (size_t i = 0; i < count; i++) {
-        e[i].old_offset = lenient ? test_rng_below(rng, 50) : o;
-        e[i].new_offset = lenient ? test_rng_below(rng, 50) : v;
-        e[i].accurate = (int32_t)test_rng_below(rng, 3) - 1;
-        o += 1 + test_rng_below(rng, 5);
-        v += 1 + test_rng_below(rng, 9);
+        e[i].old_offset = lenient ? prng_below(rng, 50) : o;
+        e[i].new_offset = lenient ? prng_below(rng, 50) : v;
+        e[i].accurate = (int32_t)prng_below(rng, 3) - 1;
+        o += 1 + prng_below(rng, 5);
+        v += 1 + prng_below(rng, 9);
     }
-    if (!lenient && count && test_rng_below(rng, 4) == 0)
+    if (!lenient && count && prng_below(rng, 4) == 0)
         e[count - 1].new_offset = ILMAP_NO_MAPPING; /* special values travel too */
     *n = count;
     ilmap *m = NULL;
@@ -122,7 +122,7 @@ static ilmap_status native_serialize_call(void *ctx, size_t cap, size_t *total, 
     return ilmap_native_serialize(ctx, cap, total, out);
 }
 
-static void il_round_trips(test_rng *rng, int rounds)
+static void il_round_trips(prng *rng, int rounds)
 {
     ilmap_entry e[64], back[64];
 
@@ -187,7 +187,7 @@ static void il_round_trips(test_rng *rng, int rounds)
         ilmap_free(x);
 
         /* Every single-bit flip is refused. */
-        for (size_t bit = 0; bit < size * 8; bit += 1 + (size > 200 ? test_rng_below(rng, 7) : 0)) {
+        for (size_t bit = 0; bit < size * 8; bit += 1 + (size > 200 ? prng_below(rng, 7) : 0)) {
             buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
             CHECK(ilmap_view_open(buf, size, 0, &v, &err) == ILMAP_E_FORMAT);
             CHECK(err.defect != ILMAP_SERIAL_NONE && v.data == NULL);
@@ -304,23 +304,23 @@ static void header_defects(void)
 }
 
 /* Native maps: tiled ranges with a prolog, random IL offsets. */
-static void native_round_trips(test_rng *rng, int rounds)
+static void native_round_trips(prng *rng, int rounds)
 {
     ilmap_native_entry e[40], a[40], b[40];
 
     for (int round = 0; round < rounds; round++) {
-        uint32_t n = test_rng_below(rng, 30), start = 0;
+        uint32_t n = prng_below(rng, 30), start = 0;
         for (uint32_t i = 0; i < n; i++) {
             /* Empty ranges only away from 0: an end of 0 means "to the end". */
-            uint32_t len = start && test_rng_below(rng, 4) == 0 ? 0 : 1 + test_rng_below(rng, 20);
+            uint32_t len = start && prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 20);
             e[i].il_offset = i == 0                        ? ILMAP_PROLOG
-                             : test_rng_below(rng, 9) == 0 ? ILMAP_EPILOG
-                                                           : test_rng_below(rng, 100);
+                             : prng_below(rng, 9) == 0 ? ILMAP_EPILOG
+                                                           : prng_below(rng, 100);
             e[i].native_start = start;
             e[i].native_end = start + len;
             start += len;
         }
-        uint32_t code_size = start + test_rng_below(rng, 3);
+        uint32_t code_size = start + prng_below(rng, 3);
         ilmap_native *m;
         CHECK(ilmap_native_from_entries(e, n, code_size, &m) == ILMAP_OK);
         size_t need, got;
@@ -367,7 +367,7 @@ static void native_round_trips(test_rng *rng, int rounds)
 
 /* Random bytes and mutations of good maps: anything accepted must
  * re-serialize to the same bytes. */
-static void garbage(test_rng *rng, int rounds)
+static void garbage(prng *rng, int rounds)
 {
     ilmap_entry e[64];
     for (int round = 0; round < rounds; round++) {
@@ -375,12 +375,12 @@ static void garbage(test_rng *rng, int rounds)
         ilmap *m = random_il_map(rng, e, &n);
         uint8_t *buf = serialize(m, &size);
         ilmap_free(m);
-        int edits = 1 + (int)test_rng_below(rng, 4);
+        int edits = 1 + (int)prng_below(rng, 4);
         for (int k = 0; k < edits; k++)
-            buf[test_rng_below(rng, (uint32_t)size)] = (uint8_t)test_rng_u32(rng);
-        if (test_rng_below(rng, 2))
+            buf[prng_below(rng, (uint32_t)size)] = (uint8_t)prng_u32(rng);
+        if (prng_below(rng, 2))
             reseal(buf, size);
-        size_t cut = test_rng_below(rng, 4) == 0 ? test_rng_below(rng, (uint32_t)size + 1) : size;
+        size_t cut = prng_below(rng, 4) == 0 ? prng_below(rng, (uint32_t)size + 1) : size;
         uint8_t *exact = malloc(cut ? cut : 1);
         memcpy(exact, buf, cut);
         ilmap *l = NULL;
@@ -408,9 +408,9 @@ static void garbage(test_rng *rng, int rounds)
 
 int main(int argc, char **argv)
 {
-    test_rng rng;
+    prng rng;
 
-    test_rng_seed(&rng, test_seed(argc, argv, 0x5E71A1));
+    rng = prng_init(test_seed(argc, argv, 0x5E71A1));
     crc_vectors();
     header_defects();
     il_round_trips(&rng, 300);

@@ -138,7 +138,7 @@ static size_t hist_points(const history *h, uint32_t lo, uint32_t hi, uint32_t *
 typedef struct writer {
     int w;
     ilmap_store *s;
-    test_rng rng;
+    prng rng;
     _Atomic uint32_t started, done;
     /* Model state, the writer's alone while it runs. */
     uint32_t p;
@@ -229,15 +229,15 @@ static int random_version(writer *wr, int f)
         if (r == 0 || wr->vadded[f][r])
             pick[n++] = r;
     }
-    return pick[test_rng_below(&wr->rng, (uint32_t)n)];
+    return pick[prng_below(&wr->rng, (uint32_t)n)];
 }
 
 static void writer_op(writer *wr)
 {
     int w = wr->w;
-    int f = (int)test_rng_below(&wr->rng, FIDS);
+    int f = (int)prng_below(&wr->rng, FIDS);
     ilmap_function_id fid = fid_of(w, f);
-    uint32_t dice = test_rng_below(&wr->rng, 100);
+    uint32_t dice = prng_below(&wr->rng, 100);
 
     atomic_store_explicit(&wr->started, ++wr->p, memory_order_seq_cst);
     if (wr->current[f] < 0) {
@@ -245,8 +245,8 @@ static void writer_op(writer *wr)
         set_current_model(wr, f, 0);
     } else if (dice < 15 && wr->next_rejit[f] < VERSIONS) {
         int r = wr->next_rejit[f]++;
-        int k = r % 5 == 0 ? 0 : (int)test_rng_below(&wr->rng, 20) + 1;
-        unsigned flags = test_rng_below(&wr->rng, 10) < 7 ? ILMAP_VERSION_CURRENT : 0;
+        int k = r % 5 == 0 ? 0 : (int)prng_below(&wr->rng, 20) + 1;
+        unsigned flags = prng_below(&wr->rng, 10) < 7 ? ILMAP_VERSION_CURRENT : 0;
         WANT(wr, ilmap_store_add_version(wr->s, fid, (ilmap_rejit_id)r, k ? shift_map(k) : NULL,
                                          flags),
              ILMAP_OK);
@@ -273,13 +273,13 @@ static void writer_op(writer *wr)
         }
     } else if (dice < 45) {
         int m = f / 2;
-        int k = test_rng_below(&wr->rng, 4) == 0 ? 0 : (int)test_rng_below(&wr->rng, 20) + 1;
+        int k = prng_below(&wr->rng, 4) == 0 ? 0 : (int)prng_below(&wr->rng, 20) + 1;
         ilmap *map = NULL;
         if (k)
             map = shift_map(k);
-        else if (test_rng_below(&wr->rng, 2) && ilmap_create(NULL, 0, 0, &map) != ILMAP_OK)
+        else if (prng_below(&wr->rng, 2) && ilmap_create(NULL, 0, 0, &map) != ILMAP_OK)
             exit(TEST_EXIT_SETUP_FAILURE); /* clear with an empty map, or with NULL */
-        if (test_rng_below(&wr->rng, 2))
+        if (prng_below(&wr->rng, 2))
             WANT(wr, ilmap_store_set_il_map(wr->s, module_of(w), method_of(f), map), ILMAP_OK);
         else
             WANT(wr, ilmap_store_set_il_map_for_function(wr->s, fid, map), ILMAP_OK);
@@ -288,9 +288,9 @@ static void writer_op(writer *wr)
             hist_push(&wr->hmeth[m], wr->p, k);
         }
     } else if (dice < 75) {
-        int b = (int)test_rng_below(&wr->rng, SLOTS);
+        int b = (int)prng_below(&wr->rng, SLOTS);
         int r = random_version(wr, f);
-        int cold = (int)test_rng_below(&wr->rng, 2);
+        int cold = (int)prng_below(&wr->rng, 2);
         uint32_t size = HOT + (cold ? COLD : 0);
         const ilmap_code_range ranges[] = { { hot_of(w, f, b), HOT }, { cold_of(w, f, b), COLD } };
         ilmap_native *native = body_map(r, b, size);
@@ -309,7 +309,7 @@ static void writer_op(writer *wr)
             hist_push(&wr->hbody[f][b], wr->p, wr->body[f][b]);
         }
     } else {
-        int b = (int)test_rng_below(&wr->rng, SLOTS);
+        int b = (int)prng_below(&wr->rng, SLOTS);
         if (wr->body[f][b] >= 0) {
             WANT(wr, ilmap_store_remove_body(wr->s, hot_of(w, f, b)), ILMAP_OK);
             wr->body[f][b] = -1;
@@ -355,7 +355,7 @@ typedef struct reader {
     ilmap_store *s;
     writer *writers;
     int nwriters;
-    test_rng rng;
+    prng rng;
     obs *o;
     size_t n;           /* kept, at most OBS_CAP */
     uint64_t made;      /* made in all: the reservoir samples the run */
@@ -370,7 +370,7 @@ static obs *next_obs(reader *rd, obs *scratch)
 
     if (rd->n < OBS_CAP)
         return &rd->o[rd->n++];
-    i = test_rng_next(&rd->rng) % (i + 1);
+    i = prng_next(&rd->rng) % (i + 1);
     return i < OBS_CAP ? &rd->o[i] : scratch;
 }
 
@@ -382,25 +382,25 @@ static int shift_of(const ilmap *m)
 
 static void query(reader *rd, const ilmap_store_snapshot *v, obs *o)
 {
-    int w = (int)test_rng_below(&rd->rng, (uint32_t)rd->nwriters);
-    int f = (int)test_rng_below(&rd->rng, FIDS);
-    uint32_t dice = test_rng_below(&rd->rng, 10);
+    int w = (int)prng_below(&rd->rng, (uint32_t)rd->nwriters);
+    int f = (int)prng_below(&rd->rng, FIDS);
+    uint32_t dice = prng_below(&rd->rng, 10);
 
     memset(o, 0, sizeof *o);
     o->w = (uint8_t)w;
     o->f = (uint8_t)f;
     if (dice < 6) {
-        int b = (int)test_rng_below(&rd->rng, SLOTS);
-        uint32_t where = test_rng_below(&rd->rng, 10);
+        int b = (int)prng_below(&rd->rng, SLOTS);
+        uint32_t where = prng_below(&rd->rng, 10);
         uintptr_t addr;
         o->kind = Q_LOOKUP;
         o->b = (uint8_t)b;
         if (where < 6) {
-            o->offset = (uint16_t)(where == 0 ? 0 : where == 1 ? SPLIT : test_rng_below(&rd->rng, HOT));
+            o->offset = (uint16_t)(where == 0 ? 0 : where == 1 ? SPLIT : prng_below(&rd->rng, HOT));
             addr = hot_of(w, f, b) + o->offset;
         } else if (where < 9) {
             o->cold = 1;
-            o->offset = (uint16_t)test_rng_below(&rd->rng, COLD);
+            o->offset = (uint16_t)prng_below(&rd->rng, COLD);
             addr = cold_of(w, f, b) + o->offset;
         } else {
             o->cold = 2;
@@ -432,7 +432,7 @@ static void query(reader *rd, const ilmap_store_snapshot *v, obs *o)
         o->rejit = (int32_t)info.current_rejit_id;
     } else {
         const ilmap *m;
-        int r = test_rng_below(&rd->rng, 2) ? 0 : (int)test_rng_below(&rd->rng, VERSIONS - 2) + 2;
+        int r = prng_below(&rd->rng, 2) ? 0 : (int)prng_below(&rd->rng, VERSIONS - 2) + 2;
         o->kind = Q_IL_MAP;
         o->r = (int8_t)r;
         o->st = ilmap_store_snapshot_get_il_map(v, fid_of(w, f), (ilmap_rejit_id)r, &m);
@@ -464,12 +464,12 @@ static void *reader_main(void *arg)
         }
         obs *made[6];
         int nmade = 0;
-        int queries = 1 + (int)test_rng_below(&rd->rng, 4);
+        int queries = 1 + (int)prng_below(&rd->rng, 4);
         for (int q = 0; q < queries; q++) {
             made[nmade] = next_obs(rd, &scratch);
             query(rd, v, made[nmade++]);
         }
-        if (test_rng_below(&rd->rng, 20) == 0) {
+        if (prng_below(&rd->rng, 20) == 0) {
             /* A nested read sees a snapshot at least as new: the same
              * window holds for it. */
             const ilmap_store_snapshot *inner;
@@ -494,7 +494,7 @@ static void *reader_main(void *arg)
         rd->reads++;
 
         /* Slots come and go with threads. */
-        if (test_rng_below(&rd->rng, 500) == 0) {
+        if (prng_below(&rd->rng, 500) == 0) {
             if (ilmap_store_reader_unregister(slot) != ILMAP_OK ||
                 ilmap_store_reader_register(rd->s, &slot) != ILMAP_OK) {
                 rd->bad++;
@@ -651,7 +651,7 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
         writer *wr = &writers[w];
         wr->w = w;
         wr->s = s;
-        test_rng_seed(&wr->rng, seed + 101u * (uint64_t)(w + 1));
+        wr->rng = prng_init(seed + 101u * (uint64_t)(w + 1));
         atomic_init(&wr->started, 0);
         atomic_init(&wr->done, 0);
         for (int f = 0; f < FIDS; f++) {
@@ -668,7 +668,7 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
         rd->s = s;
         rd->writers = writers;
         rd->nwriters = nwriters;
-        test_rng_seed(&rd->rng, seed + 7919u * (uint64_t)(i + 1));
+        rd->rng = prng_init(seed + 7919u * (uint64_t)(i + 1));
         rd->o = malloc(OBS_CAP * sizeof *rd->o);
         if (!rd->o)
             exit(TEST_EXIT_SETUP_FAILURE);

@@ -1,9 +1,10 @@
 /*
  * The version store and the FunctionIDMapper, one operation at a time:
  * every writer and query with good and bad arguments, the runtime's rules
- * they follow (spec §2: last call wins, empty map clears, shared by
- * instances; §6: ReJITID 0 uses the method's map, versions carry their
- * own, revert per method keeps old versions readable; §7: idempotent
+ * they follow (doc/il-maps.md#set-map: last call wins, empty map clears,
+ * shared by instances; doc/rejit.md#store-maps: ReJITID 0 uses the
+ * method's map, versions carry their own, revert per method keeps old
+ * versions readable; doc/function-ids.md#libilmap-mapper: idempotent
  * mapper, never 0 when hooking), ownership of the maps handed over (run
  * under ASan, a leak or double free fails), nested reads and when
  * reclamation frees.
@@ -40,7 +41,8 @@ static ilmap *il_map(const ilmap_entry *entries, size_t count)
     return m;
 }
 
-/* The map of runtime-semantics.md §1 and §3: (0->0), (6->36), (8->50). */
+/* The map of doc/il-maps.md#more-examples and
+ * doc/native-maps.md#worked-example: (0->0), (6->36), (8->50). */
 static ilmap *spec_map(void)
 {
     static const ilmap_entry e[] = { { 0, 0, 1 }, { 6, 36, 1 }, { 8, 50, 1 } };
@@ -62,7 +64,8 @@ static ilmap *shift_map(uint32_t shift)
     return il_map(e, COUNT(e));
 }
 
-/* The §3 worked example's JIT output, instrumented coordinates, code 48. */
+/* The JIT output of doc/native-maps.md#worked-example, instrumented
+ * coordinates, code 48. */
 static const ilmap_boundary spec_jit[] = {
     { 0, ILMAP_PROLOG, 0 }, { 5, 0, 0 },  { 12, 36, 0 },
     { 20, 44, 0 },          { 30, 50, 0 }, { 40, ILMAP_EPILOG, 0 },
@@ -226,7 +229,8 @@ static void test_method_maps(void)
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, b), ILMAP_OK);
     CHECK(generation(r) == g);
 
-    /* An empty map clears (spec §2), and is freed by the store. */
+    /* An empty map clears (doc/il-maps.md#empty-map), and is freed by the
+     * store. */
     ilmap *empty = il_map(NULL, 0);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, empty), ILMAP_OK);
     v = begin(r);
@@ -317,7 +321,7 @@ static void test_functions_and_versions(void)
     end(r);
 
     /* ReJIT versions carry their own map; the original follows the
-     * method's; no fallback either way (spec §6). */
+     * method's; no fallback either way (doc/rejit.md#store-maps). */
     ilmap *method = shift_map(10), *own = shift_map(20);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, method), ILMAP_OK);
     CHECK_ST(ilmap_store_add_version(s, FID1, 0, own, 0), ILMAP_E_INVALID_ARG);
@@ -391,7 +395,7 @@ static void test_revert(void)
     CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK); /* Function<int> */
     CHECK_ST(ilmap_store_add_function(s, FID2, MOD1, MD1), ILMAP_OK); /* Function<string> */
     CHECK_ST(ilmap_store_add_function(s, FID3, MOD1, MD2), ILMAP_OK); /* another method */
-    /* ReJITIDs of instances are unrelated (seed 003). */
+    /* ReJITIDs of instances are unrelated (doc/rejit.md#rejit-ids). */
     CHECK_ST(ilmap_store_add_version(s, FID1, 2, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
     CHECK_ST(ilmap_store_add_version(s, FID2, 3, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
     CHECK_ST(ilmap_store_add_version(s, FID3, 4, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
@@ -447,7 +451,7 @@ static void test_bodies(void)
     CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, spec_map()), ILMAP_OK);
 
-    /* The §3 example compiled from instrumented IL, with no map applied:
+    /* The worked example compiled from instrumented IL, with no map applied:
      * the native map answers instrumented offsets, the store translates.
      * Hot 40 bytes at 0x1000, cold 8 at 0x9000: code size 48. */
     const ilmap_code_range hot_cold[] = { { 0x1000, 40 }, { 0x9000, 8 } };
@@ -573,7 +577,8 @@ static void test_bodies(void)
     end(r);
 
     /* A later SetILInstrumentedCodeMap does not retranslate code already
-     * attached: the body keeps the map it captured (spec §2, timing). */
+     * attached: the body keeps the map it captured
+     * (doc/il-maps.md#set-map-timing). */
     CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1000)), ILMAP_OK);
     v = begin(r);
     CHECK_ST(ilmap_store_snapshot_lookup(v, 0x1000 + 25, &loc), ILMAP_OK);

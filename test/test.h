@@ -1,8 +1,9 @@
 /*
- * Shared test helpers: checks that report file:line and keep going, a
- * seeded PRNG (pixman style: fixed default seed, ILMAP_TEST_SEED or argv
- * overrides it, the seed is printed so a failure can be replayed), and the
- * exit codes Meson understands (77 = skipped, 99 = setup failure).
+ * Shared test helpers: checks that report file:line and keep going, the
+ * seed of the PRNG (prng.h; pixman style: fixed default seed,
+ * ILMAP_TEST_SEED or argv overrides it, the seed is printed so a failure
+ * can be replayed), and the exit codes Meson understands (77 = skipped,
+ * 99 = setup failure).
  */
 #ifndef ILMAP_TEST_H
 #define ILMAP_TEST_H
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "prng.h"
 
 #define TEST_EXIT_SKIP 77
 #define TEST_EXIT_SETUP_FAILURE 99
@@ -44,37 +47,6 @@ static inline int test_finish(const char *name)
 {
     printf("%s: %ld checks, %d failed\n", name, test_checks, test_failures);
     return test_failures ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
-/* xorshift64*: small, fast, and the same on every platform. */
-typedef struct test_rng {
-    uint64_t state;
-} test_rng;
-
-static inline void test_rng_seed(test_rng *rng, uint64_t seed)
-{
-    rng->state = seed ? seed : 0x9E3779B97F4A7C15ull;
-}
-
-static inline uint64_t test_rng_next(test_rng *rng)
-{
-    uint64_t x = rng->state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng->state = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
-static inline uint32_t test_rng_u32(test_rng *rng)
-{
-    return (uint32_t)(test_rng_next(rng) >> 32);
-}
-
-/* Uniform in [0, bound); bound > 0. */
-static inline uint32_t test_rng_below(test_rng *rng, uint32_t bound)
-{
-    return (uint32_t)(((test_rng_next(rng) >> 32) * (uint64_t)bound) >> 32);
 }
 
 /* The seed: argv[1] if given, else $ILMAP_TEST_SEED, else the default.

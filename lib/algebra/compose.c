@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "algebra/pieces.h"
+#include "common/search.h"
 
 #define KNOWN_FLAGS (ILMAP_LENIENT | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
 
@@ -38,14 +39,7 @@ static int acc_at(const acc_source *a, uint32_t x)
 {
     if (a->lenient || a->all_accurate)
         return a->all_accurate;
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->e[mid].old_offset <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_upper_u32(&a->e[0].old_offset, sizeof a->e[0], a->n, x);
     return lo == 0 ? 1 : a->e[lo - 1].accurate != 0;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ilmap-il.h"
+#include "common/search.h"
 
 typedef struct resolved {
     uint32_t slot;  /* instruction index; n for the code size */
@@ -22,14 +23,7 @@ static int64_t find_start(const uint32_t *starts, size_t n, uint32_t code_size, 
 {
     if (offset == code_size)
         return (int64_t)n;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_lower_u32(starts, sizeof *starts, n, offset);
     return lo < n && starts[lo] == offset ? (int64_t)lo : -1;
 }
 

@@ -1,7 +1,8 @@
 /*
- * ilmap_invert: both lookups apply the same rules to a key column (spec
- * §1), so swapping the columns swaps the directions exactly; the array
- * order is kept so that a lenient map's scan sees the same sequence.
+ * ilmap_invert: both lookups apply the same rules to a key column
+ * (doc/il-maps.md#translation), so swapping the columns swaps the directions
+ * exactly; the array order is kept so that a lenient map's scan sees the same
+ * sequence.
  */
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
 
 #include "algebra/pieces.h"
 
-#define DAC_PASS 0x80000000u /* the DAC passes inputs >= this through (spec §1) */
+#define DAC_PASS 0x80000000u /* the DAC passes inputs >= this through (doc/il-maps.md#dac) */
 
 void pieces_free(pieces *ps)
 {

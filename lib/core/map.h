@@ -12,10 +12,10 @@
  * One translation direction, keyed on one column (key) answering from the
  * other (value).
  *
- * The runtime's scan (spec §1, rules 4-5) answers value[i-1] for the first
- * i >= 1 with x < key[i], else value[n-1]. Only "stops", entries whose key
- * exceeds every earlier key from index 1 on, can end the scan first, and
- * their keys ascend strictly. Rule 2 answers PROLOG below key[0]; for
+ * The runtime's scan (doc/il-maps.md#translation, rules 4-5) answers value[i-1]
+ * for the first i >= 1 with x < key[i], else value[n-1]. Only "stops", entries
+ * whose key exceeds every earlier key from index 1 on, can end the scan first,
+ * and their keys ascend strictly. Rule 2 answers PROLOG below key[0]; for
  * x >= key[0] stops with keys <= key[0] never end the scan. So the index
  * holds key[0] followed by the stops above it, and values[r], for r keys
  * <= x, is PROLOG for r = 0 and the scan's answer otherwise: one search,
@@ -64,7 +64,7 @@ static inline uint32_t direction_translate_special(const struct ilmap_direction 
     return x;
 }
 
-/* The in-process rules (spec §1, rules 1-5). */
+/* The in-process rules (doc/il-maps.md#translation, rules 1-5). */
 static inline uint32_t direction_translate(const struct ilmap_direction *d, uint32_t x)
 {
     if (x >= ILMAP_EPILOG)

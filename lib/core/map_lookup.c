@@ -1,4 +1,5 @@
 #include "core/map.h"
+#include "common/search.h"
 
 uint32_t ilmap_old_to_new(const ilmap *map, uint32_t old_offset)
 {
@@ -18,15 +19,7 @@ uint32_t ilmap_new_to_old(const ilmap *map, uint32_t new_offset)
  * whose key exceeds x answers; stops at or under key[0] come first. */
 static uint32_t dac_below_first_key(const struct ilmap_direction *d, uint32_t x)
 {
-    uint32_t lo = 0, hi = d->low_count;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (d->low_keys[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_upper_u32(d->low_keys, sizeof *d->low_keys, d->low_count, x);
     return lo < d->low_count ? d->low_values[lo] : d->values[1];
 }
 

@@ -1,6 +1,6 @@
 /*
- * Method body parsing (ECMA-335 II.25.4, clr-abi.md §7). Every field is
- * read only after the bytes it occupies are known to lie inside the
+ * Method body parsing (ECMA-335 II.25.4, doc/profiling-abi.md#il-body). Every
+ * field is read only after the bytes it occupies are known to lie inside the
  * caller's buffer; every end offset is computed in 64 bits.
  */
 #include <string.h>
@@ -67,7 +67,7 @@ static ilmap_status parse_sections(const uint8_t *data, size_t size, uint64_t po
         if ((kind & SECT_KIND_MASK) != SECT_EH_TABLE || have_eh)
             return ILMAP_E_IL_HEADER;
         /* The runtime's count; it ignores DataSize's remainder and reads
-         * 4 + count * clause_size bytes (clr-abi.md §7). */
+         * 4 + count * clause_size bytes (doc/profiling-abi.md#il-body). */
         uint32_t count = data_size / clause_size;
         uint64_t span = 4 + (uint64_t)count * clause_size;
         if (pos + span > size)

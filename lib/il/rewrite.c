@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "il/rewrite.h"
+#include "common/search.h"
 
 static void layout_free(rw_layout *l)
 {
@@ -268,14 +269,8 @@ ilmap_status ilmap_rewrite_old_to_new(const ilmap_rewrite *r, uint32_t old_offse
         *new_offset = 0;
     if (!r || !new_offset)
         return ILMAP_E_INVALID_ARG;
-    size_t lo = 0, hi = r->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->entries[mid].old_offset < old_offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_lower_u32(&r->entries[0].old_offset, sizeof r->entries[0], r->count,
+                                 old_offset);
     if (lo == r->count || r->entries[lo].old_offset != old_offset)
         return ILMAP_E_NOT_FOUND;
     *new_offset = r->new_offsets[lo];

@@ -12,7 +12,7 @@
  * 0xFFFFFFFF; callers guarantee it (the runtime's rules answer
  * ILMAP_NO_MAPPING and every value >= 0x80000000 in the DAC flavour
  * before any search), so padding never collides with a real key, even a
- * key equal to a special value (spec decision 7).
+ * key equal to a special value (doc/decisions.md#decision-7).
  */
 #ifndef ILMAP_RANK_INDEX_H
 #define ILMAP_RANK_INDEX_H

@@ -1,8 +1,8 @@
 /*
  * ilmap_native_build: the runtime's SetBoundaries (in-process) and
- * GetSequencePoints (DAC) over the JIT's boundaries, spec §3. The steps
- * keep the runtime's order of operations, because its quirks (the tracker
- * moving on entries the second filter then drops, the end-offset skip
+ * GetSequencePoints (DAC) over the JIT's boundaries (doc/native-maps.md#build).
+ * The steps keep the runtime's order of operations, because its quirks (the
+ * tracker moving on entries the second filter then drops, the end-offset skip
  * stopping at the final entry) depend on it.
  */
 #include <stdlib.h>
@@ -34,6 +34,27 @@ ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary *jit, size_t 
     return ILMAP_OK;
 }
 
+/* Step 2's translation and first filter, in either flavour: *il becomes
+ * its new -> old translation; 0 when that equals the tracker (the entry
+ * is dropped, an "in-between" entry), else the tracker moves to it and 1.
+ * The tracker moves even when a later filter drops the entry. */
+static int translate_kept(const ilmap *map, int dac, uint32_t *tracker, uint32_t *il)
+{
+    *il = dac ? ilmap_new_to_old_dac(map, *il) : ilmap_new_to_old(map, *il);
+    if (*il == *tracker)
+        return 0;
+    *tracker = *il;
+    return 1;
+}
+
+/* The record a kept boundary becomes: its IL offset il (translated), its
+ * native offset as the start, the end set by step 4. */
+static ilmap_native_record record_of(const ilmap_boundary *b, uint32_t il)
+{
+    ilmap_native_record r = { il, b->native_offset, 0, b->source };
+    return r;
+}
+
 /* In-process steps 2 and 3: translation with the tracker, then the second
  * filter. Returns how many records were kept; *last_il gets lastIL. */
 static uint32_t filter_in_process(const ilmap_boundary *jit, uint32_t n, const ilmap *map,
@@ -50,12 +71,8 @@ static uint32_t filter_in_process(const ilmap_boundary *jit, uint32_t n, const i
         /* Raw offsets, dropped entries included: the runtime takes the
          * maximum before it filters anything. */
         *last_il = native_signed_max(*last_il, il);
-        if (map) {
-            il = ilmap_new_to_old(map, il);
-            if (il == tracker)
-                continue;
-            tracker = il;
-        }
+        if (map && !translate_kept(map, 0, &tracker, &il))
+            continue;
         if (!(source & ILMAP_SOURCE_CALL_INSTRUCTION) && k > 0) {
             const ilmap_native_record *prev = &kept[k - 1];
             if (native_is_call(prev))
@@ -63,11 +80,7 @@ static uint32_t filter_in_process(const ilmap_boundary *jit, uint32_t n, const i
             if (prev && !native_is_call(prev) && prev->il_offset == il)
                 continue;
         }
-        kept[k].il_offset = il;
-        kept[k].native_start = jit[i].native_offset;
-        kept[k].native_end = 0;
-        kept[k].source = source;
-        k++;
+        kept[k++] = record_of(&jit[i], il);
     }
     return k;
 }
@@ -85,18 +98,9 @@ static uint32_t filter_dac(const ilmap_boundary *jit, uint32_t n, const ilmap *m
     for (uint32_t i = 0; i < n; i++) {
         uint32_t il = jit[i].il_offset;
 
-        if (map) {
-            il = ilmap_new_to_old_dac(map, il);
-            if (il == tracker)
-                continue;
-            tracker = il;
-            if (il == NATIVE_MAX_ILNUM)
-                continue;
-        }
-        kept[k].il_offset = il;
-        kept[k].native_start = jit[i].native_offset;
-        kept[k].native_end = 0;
-        kept[k].source = jit[i].source;
+        if (map && (!translate_kept(map, 1, &tracker, &il) || il == NATIVE_MAX_ILNUM))
+            continue;
+        kept[k] = record_of(&jit[i], il);
         if (!native_is_call(&kept[k]))
             *last_il = native_signed_max(*last_il, il);
         k++;
@@ -133,11 +137,11 @@ ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t count, const i
         return status;
 
     uint32_t n = (uint32_t)count;
-    ilmap_native_record *records = malloc((size_t)(n ? n : 1) * sizeof *records);
+    ilmap_native_record *records = native_records_new(n);
     if (!records)
         return ILMAP_E_NOMEM;
 
-    /* Spec §2: a map with no entries is no map. */
+    /* A map with no entries is no map (doc/il-maps.md#empty-map). */
     const ilmap *map = ilmap_get_count(instrumented) > 0 ? instrumented : NULL;
     int dac = (flags & ILMAP_DAC) != 0;
     uint32_t last_il;

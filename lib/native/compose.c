@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "common/merge_sort.h"
 #include "native/native.h"
 
 #define KNOWN_FLAGS (ILMAP_DAC | ILMAP_NO_AVX2 | ILMAP_PORTABLE)
@@ -36,35 +37,15 @@ static int before(const ilmap_native_entry *e, uint32_t a, uint32_t b)
     return a < b;
 }
 
-/* Sorts idx[0, n) into native order (merge sort on `before`). */
+static int index_before(const void *ctx, const void *a, const void *b)
+{
+    return before(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* Sorts idx[0, n) into native order. */
 static int sort_indexes(const ilmap_native_entry *e, uint32_t *idx, uint32_t n)
 {
-    uint32_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-
-    if (!tmp)
-        return 0;
-    uint32_t *src = idx, *dst = tmp;
-    for (uint64_t width = 1; width < n; width *= 2) {
-        for (uint64_t lo = 0; lo < n; lo += 2 * width) {
-            uint64_t mid = lo + width < n ? lo + width : n;
-            uint64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            uint64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = before(e, src[j], src[i]) ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *swap = src;
-        src = dst;
-        dst = swap;
-    }
-    if (src != idx)
-        for (uint32_t i = 0; i < n; i++)
-            idx[i] = src[i];
-    free(tmp);
-    return 1;
+    return merge_sort(idx, n, sizeof *idx, index_before, e);
 }
 
 /* Whether the entries in native order look exactly like a runtime export

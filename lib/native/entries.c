@@ -106,7 +106,7 @@ ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t
         return status;
 
     uint32_t n = (uint32_t)count;
-    ilmap_native_record *records = malloc((size_t)(n ? n : 1) * sizeof *records);
+    ilmap_native_record *records = native_records_new(n);
     if (!records)
         return ILMAP_E_NOMEM;
 

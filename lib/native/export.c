@@ -1,6 +1,7 @@
 /*
  * Reading a built map back: the exported entries with GetILToNativeMapping2's
- * buffer protocol (spec §4), the stored records, and the accessors.
+ * buffer protocol (doc/buffer-protocol.md#libilmap), the stored records, and
+ * the accessors.
  */
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /*
- * The native -> IL answers. MapNativeOffsetToIL (spec §5) answers the
- * first entry in sorted order whose range holds x, with overlaps, end-0
- * entries and duplicates. Every start and non-zero end is a breakpoint;
+ * The native -> IL answers. MapNativeOffsetToIL (doc/native-to-il.md#scan)
+ * answers the first entry in sorted order whose range holds x, with overlaps,
+ * end-0 entries and duplicates. Every start and non-zero end is a breakpoint;
  * within an elementary interval between two breakpoints every "x >=
  * start" and "x < end" test is constant, so the first match is too. The
  * entries are visited in sorted order and each claims the intervals it
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "native/intervals.h"
+#include "common/search.h"
 
 static int compare_u32(const void *a, const void *b)
 {
@@ -22,16 +23,7 @@ static int compare_u32(const void *a, const void *b)
 /* The position of v in the strictly ascending bp[0, n); v is present. */
 static uint32_t position(const uint32_t *bp, uint32_t n, uint32_t v)
 {
-    uint32_t lo = 0, hi = n;
-
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (bp[mid] <= v)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (uint32_t)search_upper_u32(bp, sizeof *bp, n, v) - 1;
 }
 
 /* The first unclaimed interval >= i (n when none), compressing paths. */
@@ -85,7 +77,7 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
 
         if (r[k].native_end == 0) {
             if (r[k].il_offset == ILMAP_PROLOG)
-                continue; /* spec §5: end 0 never matches a PROLOG */
+                continue; /* end 0 never matches a PROLOG (doc/native-to-il.md#end-zero) */
             hi = nintervals;
         } else {
             hi = position(bp, nbreaks, r[k].native_end) + 1;

@@ -1,12 +1,13 @@
 /*
- * Lookups on a built map: native -> IL (spec §5, MapNativeOffsetToIL),
- * IL -> native (MapILOffsetToMapEntry's floor), all ranges of an IL
- * offset, and the call sites. O(1) where keys are spread out (the bucket
- * tables), O(log n) at worst; no allocation, no locks.
+ * Lookups on a built map: native -> IL (doc/native-to-il.md#scan,
+ * MapNativeOffsetToIL), IL -> native (MapILOffsetToMapEntry's floor), all
+ * ranges of an IL offset, and the call sites. O(1) where keys are spread out
+ * (the bucket tables), O(log n) at worst; no allocation, no locks.
  */
 #include <string.h>
 
 #include "common/copy_out.h"
+#include "common/search.h"
 #include "native/native.h"
 
 /* The elementary interval holding x: as many breakpoints as are <= x. */
@@ -149,6 +150,19 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
     return copy_out_done(cap, end - begin, total);
 }
 
+/* Call site calls_by_start[i] starts before native_offset. */
+typedef struct call_probe {
+    const ilmap_native_record *calls;
+    const uint32_t *calls_by_start;
+    uint32_t native_offset;
+} call_probe;
+
+static inline int call_starts_before(const void *ctx, size_t i)
+{
+    const call_probe *p = ctx;
+    return p->calls[p->calls_by_start[i]].native_start < p->native_offset;
+}
+
 ilmap_status ilmap_native_find_call_site(const ilmap_native *m, uint32_t native_offset,
                                          ilmap_native_record *out)
 {
@@ -160,14 +174,8 @@ ilmap_status ilmap_native_find_call_site(const ilmap_native *m, uint32_t native_
     /* The first call site in native order whose start is >= the offset;
      * calls_by_start breaks ties by list order, so it is the first one. */
     const ilmap_native_record *calls = m->records + m->count;
-    uint32_t lo = 0, hi = m->ncalls;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (calls[m->calls_by_start[mid]].native_start < native_offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    const call_probe p = { calls, m->calls_by_start, native_offset };
+    size_t lo = search_partition(0, m->ncalls, call_starts_before, &p);
     if (lo == m->ncalls || calls[m->calls_by_start[lo]].native_start != native_offset)
         return ILMAP_E_NOT_FOUND;
     *out = calls[m->calls_by_start[lo]];

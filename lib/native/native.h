@@ -3,6 +3,8 @@
 #ifndef ILMAP_NATIVE_NATIVE_H
 #define ILMAP_NATIVE_NATIVE_H
 
+#include <stdlib.h>
+
 #include "ilmap.h"
 #include "index/cpu.h"
 #include "index/rank_index.h"
@@ -10,8 +12,9 @@
 
 #define NATIVE_NONE 0xFFFFFFFFu
 
-/* -10 and MAX_ILNUM as the two flavours' duplicate trackers start (spec
- * §3); both are plain IL values that a translation can produce. */
+/* -10 and MAX_ILNUM as the two flavours' duplicate trackers start
+ * (doc/native-maps.md#translation-filter); both are plain IL values that a
+ * translation can produce. */
 #define NATIVE_TRACKER_START 0xFFFFFFF6u
 #define NATIVE_MAX_ILNUM 0xFFFFFFFCu
 
@@ -79,12 +82,20 @@ typedef struct native_table {
 /* Builds the object and its indexes from a sorted table; copies it. */
 ilmap_status native_assemble(const native_table *table, ilmap_native **out);
 
-/* Sorts records[0, n) with the runtime's comparator (spec §3, MapSortIL),
- * stably: equal records keep their order. Returns 0 when out of memory. */
+/* Sorts records[0, n) with the runtime's comparator
+ * (doc/native-maps.md#sort-order, MapSortIL), stably: equal records keep their
+ * order. Returns 0 when out of memory. */
 int native_sort(ilmap_native_record *records, uint32_t n);
 
+/* Room for n records, at least one (so that 0 records is no failure);
+ * NULL when out of memory. Freed with free(). */
+static inline ilmap_native_record *native_records_new(uint32_t n)
+{
+    return malloc((size_t)(n ? n : 1) * sizeof(ilmap_native_record));
+}
+
 /* The number of trailing CALL_INSTRUCTION records of a sorted table:
- * the call-site list (spec §3, step 7). */
+ * the call-site list (doc/native-maps.md#call-sites). */
 uint32_t native_trailing_calls(const ilmap_native_record *records, uint32_t n);
 
 /* The sort's class of an entry: 0 PROLOG, 1 other non-call, 2 call. */
@@ -112,7 +123,8 @@ static inline uint32_t native_signed_max(uint32_t current, uint32_t il)
     return il < 0x80000000u && il > current ? il : current;
 }
 
-/* The exported form of record k (spec §3, ExportILToNativeMap). */
+/* The exported form of record k (doc/native-maps.md#export,
+ * ExportILToNativeMap). */
 static inline ilmap_native_entry native_exported(const ilmap_native *m, uint32_t k)
 {
     const ilmap_native_record *r = &m->records[k];

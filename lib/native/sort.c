@@ -1,16 +1,15 @@
 /*
- * The runtime's sort order for IL-to-native tables (spec §3): PROLOG
- * entries first whatever their source, then the other non-call entries by
- * IL offset, then the CALL_INSTRUCTION entries by IL offset; ties by
- * native start. Comparing IL offsets as unsigned values puts normal
- * offsets before EPILOG (0xFFFFFFFD) before NO_MAPPING (0xFFFFFFFF),
- * which is the comparator's class order. A merge sort, because the
- * runtime's quicksort leaves equal entries in no particular order and
- * libilmap promises a deterministic one (decision 8): the input's.
+ * The runtime's sort order for IL-to-native tables
+ * (doc/native-maps.md#sort-order): PROLOG entries first whatever their source,
+ * then the other non-call entries by IL offset, then the CALL_INSTRUCTION
+ * entries by IL offset; ties by native start. Comparing IL offsets as unsigned
+ * values puts normal offsets before EPILOG (0xFFFFFFFD) before NO_MAPPING
+ * (0xFFFFFFFF), which is the comparator's class order. A merge sort, because
+ * the runtime's quicksort leaves equal entries in no particular order and
+ * libilmap promises a deterministic one (doc/decisions.md#sort-ties): the
+ * input's.
  */
-#include <stdlib.h>
-#include <string.h>
-
+#include "common/merge_sort.h"
 #include "native/native.h"
 
 /* Negative, zero or positive as a sorts before, with or after b. */
@@ -27,45 +26,15 @@ static int compare(const ilmap_native_record *a, const ilmap_native_record *b)
     return 0;
 }
 
-/* Merges the sorted runs src[lo, mid) and src[mid, hi) into dst. Taking
- * from the left run on ties keeps the sort stable. */
-static void merge(const ilmap_native_record *src, ilmap_native_record *dst, uint32_t lo,
-                  uint32_t mid, uint32_t hi)
+static int record_before(const void *ctx, const void *a, const void *b)
 {
-    uint32_t i = lo, j = mid, k = lo;
-
-    while (i < mid && j < hi)
-        dst[k++] = compare(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-    while (i < mid)
-        dst[k++] = src[i++];
-    while (j < hi)
-        dst[k++] = src[j++];
+    (void)ctx;
+    return compare(a, b) < 0;
 }
 
 int native_sort(ilmap_native_record *records, uint32_t n)
 {
-    if (n < 2)
-        return 1;
-
-    ilmap_native_record *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!tmp)
-        return 0;
-
-    ilmap_native_record *src = records, *dst = tmp;
-    for (uint64_t width = 1; width < n; width *= 2) {
-        for (uint64_t lo = 0; lo < n; lo += 2 * width) {
-            uint64_t mid = lo + width < n ? lo + width : n;
-            uint64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            merge(src, dst, (uint32_t)lo, (uint32_t)mid, (uint32_t)hi);
-        }
-        ilmap_native_record *swap = src;
-        src = dst;
-        dst = swap;
-    }
-    if (src != records)
-        memcpy(records, src, (size_t)n * sizeof *records);
-    free(tmp);
-    return 1;
+    return merge_sort(records, n, sizeof *records, record_before, NULL);
 }
 
 uint32_t native_trailing_calls(const ilmap_native_record *records, uint32_t n)

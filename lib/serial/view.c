@@ -1,12 +1,14 @@
 /*
  * Reading a checked view: entries in place or decoded, and the runtime's
- * translation rules (spec §1) answered straight from the serialized
- * bytes, so a reader that maps a file needs no build step for a lookup.
+ * translation rules (doc/serial-format.md#view) answered straight from the
+ * serialized bytes, so a reader that maps a file needs no build step for a
+ * lookup.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/search.h"
 #include "serial/format.h"
 
 static int in_place(const ilmap_view *v, uint32_t kind)
@@ -55,6 +57,19 @@ ilmap_status ilmap_view_get_native_entry(const ilmap_view *view, size_t i, ilmap
     return ILMAP_OK;
 }
 
+/* Serialized key i (little-endian, ENTRY_SIZE bytes apart from base) is
+ * <= x. */
+typedef struct key_probe {
+    const uint8_t *base;
+    uint32_t x;
+} key_probe;
+
+static inline int key_at_or_below(const void *ctx, size_t i)
+{
+    const key_probe *p = ctx;
+    return rd32(p->base + i * ENTRY_SIZE) <= p->x;
+}
+
 /* column 0 = old offsets, 1 = new offsets; the answer is the other one. */
 static uint32_t translate(const ilmap_view *v, unsigned column, uint32_t x)
 {
@@ -80,15 +95,8 @@ static uint32_t translate(const ilmap_view *v, unsigned column, uint32_t x)
     }
     /* Strict: keys ascend, so the first key above x is found by bisection
      * and the scan would have stopped there too. */
-    size_t lo = 1, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (KEY(mid) <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return VALUE(lo - 1);
+    const key_probe p = { base, x };
+    return VALUE(search_partition(1, n, key_at_or_below, &p) - 1);
 #undef KEY
 #undef VALUE
 }

@@ -1,6 +1,7 @@
 /*
- * The FunctionIDMapper (spec §7): FunctionID -> client ID, decided once,
- * answered the same ever after, by any number of threads at once.
+ * The FunctionIDMapper (doc/function-ids.md#libilmap-mapper): FunctionID ->
+ * client ID, decided once, answered the same ever after, by any number of
+ * threads at once.
  *
  * An open-addressing table (linear probing) of fixed capacity, at least
  * twice the most FunctionIDs it may hold, so probes stay short and the

@@ -111,7 +111,8 @@ ilmap_status ilmap_store_snapshot_lookup(const ilmap_store_snapshot *snapshot, u
                               : ILMAP_MAPPING_NO_INFO;
     uint32_t original = il;
     /* Only these answers are IL offsets of the body's IL; PROLOG,
-     * NO_MAPPING and NO_INFO answer 0 by convention (spec §5). */
+     * NO_MAPPING and NO_INFO answer 0 by convention
+     * (doc/native-to-il.md#scan). */
     if (!(flags & ILMAP_BODY_ORIGINAL_IL) && il_map &&
         (mapping == ILMAP_MAPPING_EXACT || mapping == ILMAP_MAPPING_APPROXIMATE ||
          mapping == ILMAP_MAPPING_EPILOG))

@@ -239,7 +239,7 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
         const uint64_t next[3] = { module, method_def, word_of_ptr(mr) };
         st = old ? replace(&t, T_METHODS, next) : insert(&t, T_METHODS, next);
     } else if (old) {
-        st = erase(&t, T_METHODS, key); /* an empty map clears (spec §2) */
+        st = erase(&t, T_METHODS, key); /* an empty map clears (doc/il-maps.md#empty-map) */
     }
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
@@ -489,8 +489,8 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
             return txn_fail(&t, ILMAP_E_OVERLAP);
     }
 
-    /* The IL map in force for this version now (spec §6): the method's
-     * for the original version, the version's own otherwise. */
+    /* The IL map in force for this version now (doc/rejit.md#store-maps): the
+     * method's for the original version, the version's own otherwise. */
     struct store_mapref *il;
     if (rejit == 0) {
         const uint64_t mkey[2] = { fn[1], fn[2] };

@@ -8,7 +8,7 @@
  *
  * Tables, their keys and payloads (64-bit words; pointers stored as
  * integers):
- *   METHODS         (module, methodDef)      -> mapref   IL-level maps (spec §2)
+ *   METHODS         (module, methodDef)      -> mapref   IL-level maps (doc/il-maps.md#set-map)
  *   FUNCTIONS       (FunctionID)             -> module, methodDef, current ReJITID
  *   METHOD_FUNCS    (module, methodDef, FunctionID)      the instances of a method (revert)
  *   VERSIONS        (FunctionID, ReJITID)    -> mapref or 0 (ReJITID 0: uses METHODS)

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/search.h"
 #include "ilmap.h"
 #include "versions/txn.h"
 
@@ -77,6 +78,23 @@ VT_INLINE const uint64_t *vt_record(const vt_leaf *leaf, vt_shape s, uint32_t i)
     return leaf->words + (size_t)i * s.rec_words;
 }
 
+/* Multi-word keys, rows of row_words words from words: row i is before
+ * key when its key is < key (<= key when or_equal). */
+typedef struct vt_probe {
+    const uint64_t *words;
+    size_t row_words;
+    uint32_t key_words;
+    const uint64_t *key;
+    int or_equal;
+} vt_probe;
+
+VT_INLINE int vt_probe_before(const void *ctx, size_t i)
+{
+    const vt_probe *p = ctx;
+    int c = vt_cmp(p->words + i * p->row_words, p->key, p->key_words);
+    return c < 0 || (p->or_equal && c == 0);
+}
+
 /*
  * How many of n one-word keys, `stride` words apart, are <= key (< key
  * unless or_equal). Branch-free: random lookups (a sampler's) mispredict
@@ -106,16 +124,8 @@ VT_INLINE uint32_t vt_route(vt_shape s, const vt_top *t, const uint64_t *key)
     if (s.key_words == 1)
         return vt_rank1(t->keys, 1, t->nleaves, key[0], 1);
 
-    uint32_t lo = 0, hi = t->nleaves;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (vt_cmp(t->keys + (size_t)mid * s.key_words, key, s.key_words) <= 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    const vt_probe p = { t->keys, s.key_words, s.key_words, key, 1 };
+    return (uint32_t)search_partition(0, t->nleaves, vt_probe_before, &p);
 }
 
 /* How many records of leaf have a key < key (or <= key when or_equal). */
@@ -125,17 +135,8 @@ VT_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t 
     if (s.key_words == 1)
         return vt_rank1(leaf->words, s.rec_words, leaf->count, key[0], or_equal);
 
-    uint32_t lo = 0, hi = leaf->count;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        int c = vt_cmp(vt_record(leaf, s, mid), key, s.key_words);
-        if (c < 0 || (or_equal && c == 0))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    const vt_probe p = { leaf->words, s.rec_words, s.key_words, key, or_equal };
+    return (uint32_t)search_partition(0, leaf->count, vt_probe_before, &p);
 }
 
 /* The record with the greatest key <= key, or NULL. */
