@@ -1,11 +1,15 @@
 /*
- * The library's one export, DllGetClassObject, which hands the runtime the
- * class factory that creates the profiler (clr-abi.md §6, steps 1-3).
+ * libilmap_clr's one export, DllGetClassObject, which hands the runtime the
+ * class factory that creates the profiler (doc/profiling-abi.md#loading):
+ * the profiler of profiler/ with the conformance harness of harness/
+ * attached through its hooks. A profiler without the harness passes NULL
+ * for the hooks (examples/minimal-profiler has its own module entirely).
  */
 #include "com/class_factory.h"
 #include "com/guids.h"
-#include "log.h"
-#include "profiler.h"
+#include "harness/harness.h"
+#include "profiler/log.h"
+#include "profiler/profiler.h"
 
 #if defined(_WIN32)
 #  define SHIM_EXPORT __declspec(dllexport)
@@ -13,7 +17,12 @@
 #  define SHIM_EXPORT __attribute__((visibility("default")))
 #endif
 
-static clr_class_factory factory = CLR_CLASS_FACTORY_INIT(shim_profiler_create);
+static HRESULT create_profiler(const IID *riid, void **ppv)
+{
+    return shim_profiler_create(riid, ppv, shim_harness_hooks());
+}
+
+static clr_class_factory factory = CLR_CLASS_FACTORY_INIT(create_profiler);
 
 SHIM_EXPORT HRESULT CLR_STDCALL DllGetClassObject(const CLSID *rclsid, const IID *riid,
                                                   void **ppv);

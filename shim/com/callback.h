@@ -1,6 +1,6 @@
 /*
  * ICorProfilerCallback .. ICorProfilerCallback4, the interfaces the shim
- * implements: all 89 slots in the order of clr-abi.md §1, each with its
+ * implements: all 89 slots in the order of doc/profiling-abi.md#callbacks, each with its
  * full signature (slot number in the comment). The shim's object answers
  * QueryInterface for all four with the same pointer, so one vtable of the
  * most derived interface serves them all.
@@ -140,7 +140,7 @@ struct ICorProfilerCallback4 {
     const ICorProfilerCallback4Vtbl *lpVtbl;
 };
 
-/* The boundaries between interface versions and the total (clr-abi §1). */
+/* The boundaries between interface versions and the total (doc/profiling-abi.md#callbacks). */
 #define ICORPROFILERCALLBACK4_SLOTS 89
 CLR_SLOT_AT(ICorProfilerCallback4Vtbl, Initialize, 3);
 CLR_SLOT_AT(ICorProfilerCallback4Vtbl, ModuleLoadFinished, 14);

@@ -1,6 +1,6 @@
 /*
  * The class factory every profiler module here hands to the runtime
- * (clr-abi.md §6, steps 2-3): a static object, never counted, that creates
+ * (doc/profiling-abi.md#loading): a static object, never counted, that creates
  * the module's one profiler through the module's own create function.
  */
 #ifndef SHIM_COM_CLASS_FACTORY_H

@@ -1,6 +1,6 @@
 /*
  * Enter/leave/tailcall hooks (ELT3) and the FunctionIDMapper2 callback
- * (clr-abi.md §2: "ELT hook ABI", SetFunctionIDMapper2,
+ * (doc/profiling-abi.md#elt-abi: the ELT hook ABI, SetFunctionIDMapper2,
  * SetEnterLeaveFunctionHooks3WithInfo). These are plain functions the
  * runtime calls, not COM methods.
  */
@@ -27,7 +27,7 @@ _Static_assert(sizeof(FunctionIDOrClientID) == sizeof(UINT_PTR),
 /* Called when the JIT compiles a function with enter/leave monitoring on:
  * *pbHookFunction decides whether its hooks are called; the return value
  * is what they then receive. It must not return 0 when hooking, and must
- * answer the same for the same FunctionID every time (clr-abi §2). */
+ * answer the same for the same FunctionID every time (doc/function-ids.md#mapper). */
 typedef UINT_PTR(CLR_STDCALL FunctionIDMapper2)(FunctionID function, void *client_data,
                                                 BOOL *pbHookFunction);
 

@@ -1,6 +1,6 @@
 /*
  * Event-mask flags and other constants of the profiling API that the shim
- * uses (values from clr-abi.md §5).
+ * uses (values from doc/profiling-abi.md#flags).
  */
 #ifndef SHIM_COM_FLAGS_H
 #define SHIM_COM_FLAGS_H

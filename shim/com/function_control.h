@@ -1,5 +1,5 @@
 /*
- * ICorProfilerFunctionControl (clr-abi.md §3): the runtime object handed to
+ * ICorProfilerFunctionControl (doc/profiling-abi.md#function-control): the runtime object handed to
  * GetReJITParameters, valid only during that callback. SetILFunctionBody
  * copies the bytes, so the caller keeps (and frees) its buffer.
  */

@@ -1,5 +1,5 @@
 /*
- * Interface and class identifiers (values from clr-abi.md §4), and the
+ * Interface and class identifiers (values from doc/profiling-abi.md#guids), and the
  * shim's own CLSID.
  */
 #ifndef SHIM_COM_GUIDS_H

@@ -1,8 +1,7 @@
 /*
- * ICorProfilerInfo .. ICorProfilerInfo9, the runtime's side (clr-abi.md §2;
- * Info6..Info9 are not in clr-abi.md: their order and parameter lists were
- * read from the runtime's IDL as mirrored by three independent public
- * bindings, see /work/notes/shim-findings.md).
+ * ICorProfilerInfo .. ICorProfilerInfo9, the runtime's side
+ * (doc/profiling-abi.md#info, which also gives the order and parameter
+ * lists of Info6..Info9).
  * Every slot is present in order; the ones the shim calls have their real
  * signatures, the others are opaque clr_slot entries whose only job is to
  * keep the positions right. One vtable struct covers the whole chain

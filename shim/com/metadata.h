@@ -1,5 +1,5 @@
 /*
- * IMetaDataImport (clr-abi.md §4, "Bonus: metadata vtable order"): the
+ * IMetaDataImport (doc/profiling-abi.md#metadata): the
  * shim resolves "Namespace.Type::Method" to methodDef tokens with it. Only
  * the called slots are typed; the order of all 62 is kept.
  */

@@ -1,6 +1,6 @@
 /*
  * Scalar types, GUIDs and HRESULTs of the CLR profiling ABI, declared from
- * the facts in clr-abi.md §0 and §5 (no runtime header is used or copied).
+ * the facts in doc/profiling-abi.md#types and #flags (no runtime header is used or copied).
  *
  * The names are the documented COM names so that a reader can hold this
  * file next to the profiling API documentation. Consequence: a translation
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Only 32-bit Windows has a distinct COM calling convention; everywhere
- * else (Linux x64, Windows x64) the PAL/SDK define it away (clr-abi §0). */
+ * else (Linux x64, Windows x64) the PAL/SDK define it away (doc/profiling-abi.md#types). */
 #if defined(_WIN32) && (defined(_M_IX86) || defined(__i386__))
 #  define CLR_STDCALL __stdcall
 #else
@@ -22,7 +22,7 @@
 #endif
 
 /* LONG/ULONG are 32-bit on every CLR platform, including LP64 Linux: the
- * PAL deliberately avoids `long` (clr-abi §0). */
+ * PAL deliberately avoids `long` (doc/profiling-abi.md#types). */
 typedef int32_t HRESULT;
 typedef int32_t BOOL;
 typedef uint32_t ULONG;

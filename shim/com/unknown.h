@@ -1,5 +1,5 @@
 /*
- * IUnknown and IClassFactory (clr-abi.md §0). A COM object is a struct whose
+ * IUnknown and IClassFactory (doc/profiling-abi.md#types). A COM object is a struct whose
  * first member points at its vtable; every slot takes the interface pointer
  * first.
  */
@@ -35,7 +35,7 @@ struct IClassFactory {
 typedef void (*clr_slot)(void);
 
 /* Slot-position check: `slot` is the absolute vtable index from the tables
- * in clr-abi.md. */
+ * in doc/profiling-abi.md#callbacks and #info. */
 #define CLR_SLOT_AT(vtbl, member, slot) \
     _Static_assert(offsetof(vtbl, member) == (slot) * sizeof(void (*)(void)), \
                    #vtbl "." #member " must be vtable slot " #slot)

@@ -44,7 +44,7 @@ typedef struct shim_elt_hooks {
 int shim_elt_hooks_get(shim_elt_hooks *out);
 
 /* What the stubs call, with every register already saved: kind is an
- * enum shim_elt_kind. Defined in shim/elt.c; must not assume anything
+ * enum shim_elt_kind. Defined in shim/profiler/elt.c; must not assume anything
  * about the caller's alignment beyond the ABI's. */
 void shim_elt_count(uintptr_t id, int kind);
 

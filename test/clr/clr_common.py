@@ -8,6 +8,7 @@ Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
 sanitizer build whose runtime cannot be found, see sanitizer_preload), 99
 setup failure (the program does not build).
 """
+import collections
 import json
 import os
 import shutil
@@ -189,6 +190,32 @@ def prepare(args, program=PROGRAM, online=False):
     return None, env, preload, dll
 
 
+def start(ap, program=PROGRAM, online=False, sanitized=None):
+    """A runner's start: the common arguments (add_arguments) joined to
+    ap's, which must define the profiler's .so as dest "profiler"; then
+    prepare(), and the .so must exist (else 99). With `sanitized` (a
+    reason), a sanitizer build skips (77). Returns (code, args, env,
+    preload, dll); code is None when the runner goes on."""
+    add_arguments(ap)
+    args = ap.parse_args()
+    if sanitized and args.sanitize not in ("", "none"):
+        say(f"b_sanitize={args.sanitize}: skipping ({sanitized})")
+        return SKIP, args, None, None, None
+    code, env, preload, dll = prepare(args, program, online)
+    if code is None and not os.path.isfile(args.profiler):
+        say("no profiler at", args.profiler)
+        code = SETUP
+    return code, args, env, preload, dll
+
+
+def finish(failures):
+    """Says every failure and the verdict; returns the exit code."""
+    for f in failures:
+        say("FAIL:", f)
+    say("PASS" if not failures else "FAIL")
+    return 0 if not failures else 1
+
+
 def profiler_env(env, clsid, path, preload, **settings):
     """env plus what CoreCLR needs to load the profiler at path, the
     sanitizer preload, and the profiler's own settings."""
@@ -218,6 +245,56 @@ def load_report(path):
             elif kind == "summary":
                 summary = obj
     return checks, events, summary, bad
+
+
+def check_run(what, proc, plain_stdout, fail, tail=20):
+    """The run under a profiler exits 0 and prints what the plain run
+    printed; on failure the end of its stderr is shown. fail(message)
+    records a failure."""
+    if proc.returncode != 0:
+        fail(f"the program fails under the {what} (rc {proc.returncode})")
+        for line in proc.stderr.splitlines()[-tail:]:
+            say("  stderr|", line)
+    diff = first_difference(plain_stdout, proc.stdout)
+    if diff:
+        fail(f"the program's output differs under the {what} (line {diff[0]})")
+        say(f"first difference, line {diff[0]}: {diff[1][:160]!r} vs {diff[2][:160]!r}")
+
+
+def check_report(path, fail, indent="  "):
+    """Loads the shim's report and checks what holds for every run: every
+    line is JSON, no check failed, the summary line exists, agrees with
+    the check lines and counts no ReJIT error. Prints the checks by kind.
+    Returns (checks, events, summary, counts, failed) (Counters by kind),
+    or None when there is no report."""
+    if not os.path.isfile(path):
+        fail("no report written")
+        return None
+    checks, events, summary, bad = load_report(path)
+    if bad:
+        fail(f"{len(bad)} report lines are not JSON: {bad[:3]}")
+    counts, failed = collections.Counter(), collections.Counter()
+    for c in checks:
+        counts[c["check"]] += 1
+        if c.get("ok") is not True:
+            failed[c["check"]] += 1
+    say(f"{indent}report: {len(checks)} checks, {sum(failed.values())} failed, "
+        f"{len(events)} events")
+    for kind in sorted(counts):
+        extra = f"  FAILED {failed[kind]}" if failed[kind] else ""
+        say(f"{indent}  {kind:30} {counts[kind]:7}{extra}")
+    for c in [c for c in checks if c.get("ok") is not True][:20]:
+        say(f"{indent}FAILED CHECK:", json.dumps(c)[:400])
+    if failed:
+        fail(f"{sum(failed.values())} failed checks: {dict(failed)}")
+    if summary is None:
+        fail("the report has no summary line (did Shutdown run?)")
+    else:
+        if summary.get("checks") != len(checks) or summary.get("failed") != sum(failed.values()):
+            fail("the summary does not match the check lines")
+        if summary.get("rejit_errors"):
+            fail(f"{summary['rejit_errors']} ReJIT errors")
+    return checks, events, summary, counts, failed
 
 
 def first_difference(a, b):

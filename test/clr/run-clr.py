@@ -18,8 +18,8 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clr_common import (add_arguments, first_difference, load_report,  # noqa: E402
-                        prepare, profiler_env, run, say, SETUP)
+from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: E402
+                        run, say, start)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
@@ -42,7 +42,7 @@ LATE_R2R = "System.Collections.Generic.*::*;System.Text.StringBuilder::ToString"
 NO_FRAMES_CHECKS = ("c", "c_store")
 
 # The least the report must show for the run to count. Set well below what
-# the program produces (see shim-readme.md) so that a JIT change moving a
+# the program produces (see doc/shim.md#clr-suite) so that a JIT change moving a
 # few boundaries does not fail the suite, while a shim that checks nothing
 # does.
 MINIMUM = {
@@ -80,7 +80,7 @@ MINIMUM_ELT = {
 def frames_agreement(plain_path, shim_path):
     """How many recorded frames report the same (method, IL offset) with
     and without the shim: informational, since probes change where the JIT
-    puts its boundaries (see shim-findings.md)."""
+    puts its boundaries (see shim/FINDINGS.md)."""
     try:
         with open(plain_path) as f:
             plain = [line.split()[0::2] for line in f if line.strip()]
@@ -171,7 +171,7 @@ def check_tiering(checks, events, summary, failures):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shim", required=True)
+    ap.add_argument("--shim", dest="profiler", required=True, help="libilmap_clr.so")
     ap.add_argument("--elt", action="store_true",
                     help="run the shim with enter/leave hooks and libilmap's ID mapper")
     ap.add_argument("--tiering", action="store_true",
@@ -179,15 +179,9 @@ def main():
     ap.add_argument("--elt-corelib", action="store_true",
                     help="hooks on every function of System.Private.CoreLib (vector "
                          "arguments and returns pass through the hooks); no ReJIT checks")
-    add_arguments(ap)
-    args = ap.parse_args()
-
-    code, env, preload, dll = prepare(args)
+    code, args, env, preload, dll = start(ap)
     if code is not None:
         return code
-    if not os.path.isfile(args.shim):
-        say("no shim at", args.shim)
-        return SETUP
 
     failures = []
     if args.elt_corelib:
@@ -208,7 +202,7 @@ def main():
     if plain.returncode != 0:
         failures.append(f"the program fails without the shim (rc {plain.returncode})")
 
-    shim_env = profiler_env(env, CLSID, args.shim, preload,
+    shim_env = profiler_env(env, CLSID, args.profiler, preload,
                             ILMAP_SHIM_METHODS=METHODS,
                             ILMAP_SHIM_TWINS=TWINS,
                             ILMAP_SHIM_LATE=LATE,
@@ -234,15 +228,10 @@ def main():
         shim_env["ILMAP_SHIM_METHODS"] = CORELIB
     shim, secs = run(["dotnet", dll], shim_env, timeout=180)
     say(f"run under the shim: rc {shim.returncode}, {secs:.1f} s")
-    if shim.stderr:
+    if shim.stderr and shim.returncode == 0:
         sys.stdout.write("".join("  stderr| " + line + "\n"
                                  for line in shim.stderr.splitlines()[-20:]))
-    if shim.returncode != 0:
-        failures.append(f"the program fails under the shim (rc {shim.returncode})")
-    diff = first_difference(plain.stdout, shim.stdout)
-    if diff:
-        failures.append("the program's output differs under the shim")
-        say(f"first difference, line {diff[0]}: {diff[1]!r} vs {diff[2]!r}")
+    check_run("shim", shim, plain.stdout, failures.append)
     hits = [line for line in shim.stderr.splitlines() if line.startswith("probe hits: ")]
     probe_hits = int(hits[-1].split()[-1]) if hits else None
     if not probe_hits and not args.elt_corelib:
@@ -250,24 +239,9 @@ def main():
     if "[ilmap-shim]" not in shim.stderr:
         failures.append("the shim left no trace on stderr: was it loaded?")
 
-    if not os.path.isfile(report):
-        failures.append("no report written")
-    else:
-        checks, events, summary, bad = load_report(report)
-        if bad:
-            failures.append(f"{len(bad)} report lines are not JSON: {bad[:3]}")
-        if summary is None:
-            failures.append("the report has no summary line (did Shutdown run?)")
-        counts = collections.Counter()
-        failed = collections.Counter()
-        for c in checks:
-            counts[c["check"]] += 1
-            if c.get("ok") is not True:
-                failed[c["check"]] += 1
-        for c in [c for c in checks if c.get("ok") is not True][:20]:
-            say("FAILED CHECK:", json.dumps(c))
-        if failed:
-            failures.append(f"{sum(failed.values())} failed checks: {dict(failed)}")
+    loaded = check_report(report, failures.append, indent="")
+    if loaded:
+        checks, events, summary, counts, failed = loaded
         minimum = dict(MINIMUM, **MINIMUM_ELT) if args.elt else MINIMUM
         if args.elt_corelib:
             minimum = MINIMUM_ELT_CORELIB
@@ -286,17 +260,6 @@ def main():
             elt = [k for k in counts if k.startswith("elt_")]
             if elt:
                 failures.append(f"ELT checks in a run without ILMAP_SHIM_ELT: {elt}")
-        if summary is not None:
-            if (summary.get("checks") != len(checks)
-                    or summary.get("failed") != sum(failed.values())):
-                failures.append("the summary does not match the check lines")
-            if summary.get("rejit_errors"):
-                failures.append(f"{summary['rejit_errors']} ReJIT errors")
-        say(f"report: {len(checks)} checks, {sum(failed.values())} failed, "
-            f"{len(events)} events")
-        for kind in sorted(counts):
-            extra = f"  FAILED {failed[kind]}" if failed[kind] else ""
-            say(f"  {kind:28} {counts[kind]:5}{extra}")
         for e in events:
             if e.get("event") in ("runtime", "initialized", "frames_done"):
                 say("  event", json.dumps(e))
@@ -310,10 +273,7 @@ def main():
             failures.append(f"the program recorded {n_plain} frames plainly, "
                             f"{n_shim} under the shim")
 
-    for f in failures:
-        say("FAIL:", f)
-    say("PASS" if not failures else "FAIL")
-    return 0 if not failures else 1
+    return finish(failures)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clr_common import (add_arguments, first_difference, prepare,  # noqa: E402
-                        profiler_env, run, say, SETUP)
+from clr_common import (check_run, finish, profiler_env, run, say,  # noqa: E402
+                        start)
 
 CLSID = "{7F3E2D1C-5B4A-4C3D-8E9F-0A1B2C3D4E5F}"
 
@@ -78,15 +78,9 @@ def exports(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--profiler", required=True, help="the example profiler's .so")
-    add_arguments(ap)
-    args = ap.parse_args()
-
-    code, env, preload, dll = prepare(args)
+    code, args, env, preload, dll = start(ap)
     if code is not None:
         return code
-    if not os.path.isfile(args.profiler):
-        say("no profiler at", args.profiler)
-        return SETUP
 
     failures = []
     # The version script must leave the runtime's entry point alone
@@ -109,14 +103,7 @@ def main():
     ours = [line for line in prof.stderr.splitlines() if "[ilmap-example]" in line]
     for line in ours[-10:]:
         say("  stderr|", line)
-    if prof.returncode != 0:
-        failures.append(f"the program fails under the profiler (rc {prof.returncode})")
-        sys.stdout.write("".join("  stderr| " + line + "\n"
-                                 for line in prof.stderr.splitlines()[-20:]))
-    diff = first_difference(plain.stdout, prof.stdout)
-    if diff:
-        failures.append("the program's output differs under the profiler")
-        say(f"first difference, line {diff[0]}: {diff[1]!r} vs {diff[2]!r}")
+    check_run("profiler", prof, plain.stdout, failures.append)
 
     summary = [SUMMARY.search(line) for line in ours]
     summary = [m for m in summary if m]
@@ -139,10 +126,7 @@ def main():
             if mapped != len(names):
                 failures.append(f"the summary says {mapped} methods, the file has {len(names)}")
 
-    for f in failures:
-        say("FAIL:", f)
-    say("PASS" if not failures else "FAIL")
-    return 0 if not failures else 1
+    return finish(failures)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /*
  * The profiler shim without a runtime: its vtable and QueryInterface rules,
  * the pure parts (selection, UTF-16, instrumentation), and a whole ReJIT
- * session against a fake runtime (ICorProfilerInfo, IMetaDataImport and
+ * session of the profiler with the harness attached against a fake
+ * runtime (ICorProfilerInfo, IMetaDataImport and
  * ICorProfilerFunctionControl written here), ending with the report.
  * This is the test that runs under the sanitizers, where the real runtime
  * cannot host an instrumented .so.
@@ -21,15 +22,16 @@
 #include "com/guids.h"
 #include "com/info.h"
 #include "com/metadata.h"
-#include "elt.h"
-#include "platform/elt_hooks.h"
+#include "harness/harness.h"
 #include "ilmap-il.h"
-#include "instrument.h"
-#include "profiler.h"
-#include "resolve.h"
-#include "selection.h"
-#include "utf16.h"
-#include "version_store.h"
+#include "platform/elt_hooks.h"
+#include "profiler/elt.h"
+#include "profiler/instrument.h"
+#include "profiler/profiler.h"
+#include "profiler/resolve.h"
+#include "profiler/selection.h"
+#include "profiler/text.h"
+#include "profiler/version_store.h"
 
 #include "../test.h"
 
@@ -75,14 +77,14 @@ static ICorProfilerCallback4 *create_profiler(void)
 {
     void *obj = (void *)1;
     /* Not a callback interface: refused before the instance is taken. */
-    CHECK(shim_profiler_create(&IID_ICorProfilerCallback5, &obj) == E_NOINTERFACE);
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback5, &obj, shim_harness_hooks()) == E_NOINTERFACE);
     CHECK(obj == NULL);
-    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, NULL) == E_POINTER);
-    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &obj) == S_OK);
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, NULL, shim_harness_hooks()) == E_POINTER);
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &obj, shim_harness_hooks()) == S_OK);
     ICorProfilerCallback4 *cb = obj;
     CHECK(cb != NULL);
     void *again = (void *)1;
-    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &again) ==
+    CHECK(shim_profiler_create(&IID_ICorProfilerCallback2, &again, shim_harness_hooks()) ==
           CORPROF_E_PROFILER_ALREADY_ACTIVE);
     CHECK(again == NULL);
     return cb;
@@ -492,7 +494,7 @@ static HRESULT CLR_STDCALL info_id_mapper(ICorProfilerInfo9 *self, FunctionIDMap
     return S_OK;
 }
 
-/* The buffer protocol of runtime-semantics §4. */
+/* The buffer protocol of doc/buffer-protocol.md#runtime. */
 static HRESULT protocol(const fake_version *v, ULONG32 cap, ULONG32 *total,
                         COR_DEBUG_IL_TO_NATIVE_MAP map[])
 {
@@ -1079,17 +1081,19 @@ static void elt(const char *report)
     shim_report r;
     CHECK(shim_report_open(&r, report) == 0);
     CHECK(shim_elt_event_mask() == COR_PRF_MONITOR_ENTERLEAVE);
-    CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16, &r) != 0);
+    CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
 
     fake.info.lpVtbl = &fake_info_vtbl;
     fake.md.lpVtbl = &fake_md_vtbl;
     DWORD saved_mask = fake.mask;
     fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask();
-    CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16, &r) == 0);
+    CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16) == 0);
+    shim_check_elt_setup(&e, &r);
     fake.mask = saved_mask;
     CHECK(fake.enter && fake.leave && fake.tailcall && fake.mapper && fake.mapper_data == &e);
     static shim_elt second;
-    CHECK(shim_elt_start(&second, (ICorProfilerInfo4 *)&fake.info, 16, &r) != 0);
+    CHECK(shim_elt_start(&second, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
+    shim_check_elt_setup(&second, &r); /* refused: no line */
     if (!fake.mapper || !fake.enter || !fake.leave || !fake.tailcall) {
         shim_report_close(&r);
         return;
@@ -1122,7 +1126,7 @@ static void elt(const char *report)
     CHECK(atomic_load(&e.tailcalls[2]) == 1 && atomic_load(&e.unknown_ids) == 1);
     CHECK(atomic_load(&e.repeated_calls) == 1);
 
-    shim_elt_check(&e, &r);
+    shim_check_elt(&e, &r);
     shim_report_close(&r);
     const char *text = read_text(report);
     CHECK(count_of(text, "\"check\":\"elt_setup\",\"ok\":true") == 1);

@@ -8,8 +8,9 @@
  * mapper is libilmap's ilmap_fid_mapper: its filter hooks the functions of
  * the modules the selection named (shim_elt_watch_module), and it hands
  * each hooked function a dense client ID, which the hooks use to count
- * calls in plain arrays, lock-free. At shutdown the counts and the
- * mapper's answers are checked against each other (shim_elt_check).
+ * calls in plain arrays, lock-free. The counters are public: an observer
+ * can read them (the harness checks them against the mapper's answers at
+ * shutdown, harness/elt_checks.c).
  *
  * The hooks are the platform's fast-path stubs (platform/elt_hooks.h):
  * the runtime's slow-path helper does not preserve whole vector registers
@@ -20,8 +21,8 @@
  * they find it through a static); it is never freed, because the runtime
  * may call the hooks and the mapper until the process ends.
  */
-#ifndef SHIM_ELT_H
-#define SHIM_ELT_H
+#ifndef SHIM_PROFILER_ELT_H
+#define SHIM_PROFILER_ELT_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -29,7 +30,6 @@
 
 #include "com/info.h"
 #include "ilmap-versions.h"
-#include "report.h"
 
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
 
@@ -59,35 +59,37 @@ typedef struct shim_elt {
     atomic_uint_least64_t unknown_ids;
     HRESULT hr_hooks, hr_mapper;
     int started;
+    /* How shim_elt_start ended, for an observer. */
+    int setup;                 /* enum shim_elt_setup */
+    ilmap_status mapper_status; /* ilmap_fid_mapper_create */
+    const char *saves;          /* the stubs' way of saving vector state */
 } shim_elt;
 
+enum shim_elt_setup {
+    SHIM_ELT_SETUP_NONE = 0,    /* not tried, or refused (bad arguments, second start) */
+    SHIM_ELT_SETUP_NO_STUBS,    /* no fast-path stubs for this platform */
+    SHIM_ELT_SETUP_NO_MAPPER,   /* the mapper or the counters could not be created */
+    SHIM_ELT_SETUP_SET          /* handed to the runtime: see hr_hooks, hr_mapper */
+};
+
 /* The event-mask bits the hooks need; SetEventMask must have them before
- * shim_elt_start (clr-abi §2). */
+ * shim_elt_start (doc/profiling-abi.md#elt-abi). */
 DWORD shim_elt_event_mask(void);
 
 /*
  * In Initialize, after SetEventMask: creates the mapper for max_functions
  * (0: SHIM_ELT_DEFAULT_FUNCTIONS) and the counters, sets the hooks and
- * the mapper. Reports an "elt_setup" check. Returns 0 when both are set;
+ * the mapper; e->setup says how far it got. Returns 0 when both are set;
  * otherwise logs and returns non-zero, and the run goes on without them.
  * Only one shim_elt may be started per process.
  */
-int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions,
-                   shim_report *r);
+int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions);
+
+/* Is module watched (its functions hooked)? */
+int shim_elt_watched(shim_elt *e, ModuleID module);
 
 /* Hooks the functions of module from now on (call it in
  * ModuleLoadFinished, before any of them is JIT-compiled). */
 void shim_elt_watch_module(shim_elt *e, ModuleID module);
-
-/*
- * At shutdown: the checks "elt_mapper" (the mapper was called, decided
- * some functions yes and some no, never failed), "elt_client" (one per
- * client ID handed out or seen by a hook: the ID round-trips through
- * ilmap_fid_mapper_get_function/lookup, every mapper answer for it was for
- * the same FunctionID, the function is in a watched module, enters >=
- * leaves + tailcalls) and "elt_hooks" (no hook saw an ID the mapper did
- * not hand out, and hooks ran). Calls the runtime (names for the report).
- */
-void shim_elt_check(shim_elt *e, shim_report *r);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "com/metadata.h"
-#include "selection.h"
+#include "profiler/selection.h"
 
 /* One method a selector names in a module. */
 typedef struct shim_found {

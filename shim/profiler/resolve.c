@@ -1,12 +1,12 @@
-#include "resolve.h"
+#include "profiler/resolve.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "com/flags.h"
-#include "log.h"
-#include "utf16.h"
+#include "profiler/log.h"
+#include "profiler/text.h"
 
 #define NAME_CAP 1024
 #define MAX_NESTING 64

@@ -5,18 +5,15 @@
  * nothing and only counts, with relaxed atomics where nothing else is
  * published.
  */
-#include "elt.h"
+#include "profiler/elt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "com/flags.h"
-#include "com/guids.h"
-#include "com/metadata.h"
-#include "log.h"
 #include "platform/elt_hooks.h"
-#include "utf16.h"
+#include "profiler/log.h"
 
 /* The hooks' way to the counters: they get nothing but the client ID. */
 static _Atomic(shim_elt *) active;
@@ -68,7 +65,7 @@ void shim_elt_count(uintptr_t id, int kind)
                                                : HOOK_ENTER);
 }
 
-static int watched(shim_elt *e, ModuleID module)
+int shim_elt_watched(shim_elt *e, ModuleID module)
 {
     if (!module)
         return 0;
@@ -80,7 +77,7 @@ static int watched(shim_elt *e, ModuleID module)
 }
 
 /* libilmap's filter: hook a function iff its module is watched.
- * GetFunctionInfo may be called from anywhere (clr-abi §2: ASYNC). */
+ * GetFunctionInfo may be called from anywhere (doc/profiling-abi.md#call-rules). */
 static int filter(void *context, ilmap_function_id function)
 {
     shim_elt *e = context;
@@ -94,7 +91,7 @@ static int filter(void *context, ilmap_function_id function)
         bump(&e->filter_no_info);
         return 0;
     }
-    int hook = watched(e, module);
+    int hook = shim_elt_watched(e, module);
     if (hook)
         bump(&e->filter_hooked);
     return hook;
@@ -138,7 +135,7 @@ static UINT_PTR CLR_STDCALL map_function(FunctionID function, void *client_data,
 
 /* ---- Set-up ------------------------------------------------------------ */
 
-int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, shim_report *r)
+int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
 {
     if (!e || !info) {
         shim_log("ELT: bad arguments; no enter/leave hooks");
@@ -152,7 +149,7 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
     if (!shim_elt_hooks_get(&hooks)) {
         shim_log("ELT: no fast-path hook stubs for this platform; running without enter/leave "
                  "hooks (the runtime's slow path would corrupt vector arguments)");
-        shim_report_check(r, "elt_setup", 0, "\"status\":\"no hook stubs for this platform\"");
+        e->setup = SHIM_ELT_SETUP_NO_STUBS;
         return 1;
     }
     e->info = info;
@@ -169,8 +166,8 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
         !e->function_of) {
         shim_log("ELT: cannot create the mapper for %zu functions (%s); no enter/leave hooks",
                  e->capacity, ilmap_status_str(st));
-        shim_report_check(r, "elt_setup", 0, "\"status\":\"%s\",\"capacity\":%zu",
-                          ilmap_status_str(st), e->capacity);
+        e->setup = SHIM_ELT_SETUP_NO_MAPPER;
+        e->mapper_status = st;
         /* Nothing was handed to the runtime: safe to free. */
         ilmap_fid_mapper_free(e->mapper);
         free(e->enters);
@@ -186,17 +183,15 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
     /* Published before the runtime can call anything. */
     atomic_store_explicit(&active, e, memory_order_release);
 
-    /* Hooks first, then the mapper (clr-abi §6: mask, hooks, mapper). */
+    /* Mask, hooks, then the mapper (doc/function-ids.md#setup). */
     e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, hooks.enter, hooks.leave,
                                                             hooks.tailcall);
     if (SUCCEEDED(e->hr_hooks))
         e->hr_mapper = info->lpVtbl->SetFunctionIDMapper2(info, map_function, e);
     int ok = SUCCEEDED(e->hr_hooks) && SUCCEEDED(e->hr_mapper);
     e->started = 1;
-    shim_report_check(r, "elt_setup", ok,
-                      "\"hooks_hr\":\"0x%08X\",\"mapper_hr\":\"0x%08X\",\"capacity\":%zu,"
-                      "\"path\":\"fast\",\"saves\":\"%s\"",
-                      (unsigned)e->hr_hooks, (unsigned)e->hr_mapper, e->capacity, hooks.how);
+    e->setup = SHIM_ELT_SETUP_SET;
+    e->saves = hooks.how;
     if (!ok)
         shim_log("ELT: SetEnterLeaveFunctionHooks3WithInfo 0x%08X, SetFunctionIDMapper2 0x%08X",
                  (unsigned)e->hr_hooks, (unsigned)e->hr_mapper);
@@ -205,7 +200,7 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions, s
 
 void shim_elt_watch_module(shim_elt *e, ModuleID module)
 {
-    if (!e || !e->started || !module || watched(e, module))
+    if (!e || !e->started || !module || shim_elt_watched(e, module))
         return;
     /* Pushed in front, never removed or freed: the filter may be walking
      * the list on another thread at any time (see elt.h). */
@@ -222,112 +217,4 @@ void shim_elt_watch_module(shim_elt *e, ModuleID module)
                                                   memory_order_release, memory_order_relaxed)) {
     }
     atomic_fetch_add(&e->modules_watched, 1);
-}
-
-/* ---- Shutdown checks ------------------------------------------------------ */
-
-/* "Method" from metadata, JSON-safe; "?" when the runtime cannot say. */
-static void method_name(ICorProfilerInfo4 *info, ModuleID module, mdToken token, char *out,
-                        size_t cap)
-{
-    char utf8[512] = "?";
-    IUnknown *unk = NULL;
-    if (info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                        &unk) == S_OK &&
-        unk) {
-        IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
-        WCHAR name[256];
-        ULONG len = 0, sig_size = 0, rva = 0;
-        mdTypeDef cls = 0;
-        DWORD attr = 0, impl = 0;
-        PCCOR_SIGNATURE sig = NULL;
-        if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
-                                       &rva, &impl) == S_OK)
-            shim_utf16_to_utf8(name, len < 256 ? len : 256, utf8, sizeof utf8);
-        md->lpVtbl->Release(md);
-    }
-    shim_json_escape(out, cap, utf8);
-}
-
-/* One client ID: handed out by the mapper, or seen by a hook. */
-static void check_client(shim_elt *e, shim_report *r, size_t id, size_t hooked)
-{
-    uint64_t enters = atomic_load(&e->enters[id]), leaves = atomic_load(&e->leaves[id]),
-             tailcalls = atomic_load(&e->tailcalls[id]), calls = atomic_load(&e->map_calls[id]);
-    uintptr_t answered_for = atomic_load(&e->function_of[id]);
-    ilmap_function_id function = 0;
-    uintptr_t back = 0;
-    int hook = 0;
-    ilmap_status st_function = ilmap_fid_mapper_get_function(e->mapper, id, &function);
-    ilmap_status st_lookup = ilmap_fid_mapper_lookup(e->mapper, function, &back, &hook);
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    HRESULT hr = function ? e->info->lpVtbl->GetFunctionInfo(e->info, function, &cls, &module,
-                                                             &token)
-                          : E_INVALIDARG;
-    char name[512] = "?";
-    if (SUCCEEDED(hr))
-        method_name(e->info, module, token, name, sizeof name);
-    int round_trip = st_function == ILMAP_OK && st_lookup == ILMAP_OK && back == id && hook;
-    int ok = id <= hooked && round_trip && answered_for == function && calls > 0 &&
-             SUCCEEDED(hr) && watched(e, module) && enters >= leaves + tailcalls;
-    shim_report_check(r, "elt_client", ok,
-                      "\"client_id\":%zu,\"method\":\"%s\",\"token\":\"0x%08X\","
-                      "\"function\":\"0x%" PRIxPTR "\",\"round_trip\":%s,\"mapper_calls\":%" PRIu64
-                      ",\"same_function\":%s,\"watched\":%s,\"enters\":%" PRIu64
-                      ",\"leaves\":%" PRIu64 ",\"tailcalls\":%" PRIu64,
-                      id, name, (unsigned)token, function, round_trip ? "true" : "false", calls,
-                      answered_for == function ? "true" : "false",
-                      watched(e, module) ? "true" : "false", enters, leaves, tailcalls);
-}
-
-void shim_elt_check(shim_elt *e, shim_report *r)
-{
-    if (!e || !r || !e->started || !e->mapper)
-        return;
-    ilmap_fid_mapper_stats stats;
-    ilmap_fid_mapper_get_stats(e->mapper, &stats);
-    uint64_t calls = atomic_load(&e->mapper_calls), unhooked = atomic_load(&e->unhooked_calls),
-             repeated = atomic_load(&e->repeated_calls),
-             mismatches = atomic_load(&e->id_mismatches), bad = atomic_load(&e->bad_ids),
-             filter_calls = atomic_load(&e->filter_calls),
-             filter_hooked = atomic_load(&e->filter_hooked),
-             no_info = atomic_load(&e->filter_no_info), unknown = atomic_load(&e->unknown_ids);
-    /* The filter ran on every first sight (more often only when threads
-     * raced), and decided both ways; libilmap never ran out of room nor
-     * gave an ID twice. */
-    int mapper_ok = calls > 0 && stats.mapped > 0 && stats.hooked > 0 &&
-                    stats.hooked < stats.mapped && stats.refused == 0 && bad == 0 &&
-                    mismatches == 0 && filter_calls >= stats.mapped &&
-                    filter_hooked >= stats.hooked && atomic_load(&e->modules_refused) == 0;
-    shim_report_check(r, "elt_mapper", mapper_ok,
-                      "\"mapper_calls\":%" PRIu64 ",\"mapped\":%zu,\"hooked\":%zu,"
-                      "\"refused\":%zu,\"unhooked_calls\":%" PRIu64 ",\"repeated_calls\":%" PRIu64
-                      ",\"id_mismatches\":%" PRIu64 ",\"bad_ids\":%" PRIu64
-                      ",\"filter_calls\":%" PRIu64 ",\"filter_hooked\":%" PRIu64
-                      ",\"filter_no_info\":%" PRIu64 ",\"modules_watched\":%zu,"
-                      "\"modules_refused\":%zu",
-                      calls, stats.mapped, stats.hooked, stats.refused, unhooked, repeated,
-                      mismatches, bad, filter_calls, filter_hooked, no_info,
-                      atomic_load(&e->modules_watched), atomic_load(&e->modules_refused));
-
-    uint64_t enters = 0, leaves = 0, tailcalls = 0;
-    size_t seen = 0;
-    for (size_t id = 1; id <= e->capacity; id++) {
-        uint64_t in = atomic_load(&e->enters[id]), out = atomic_load(&e->leaves[id]),
-                 tail = atomic_load(&e->tailcalls[id]);
-        if (in || out || tail)
-            seen++;
-        else if (id > stats.hooked)
-            continue;
-        enters += in;
-        leaves += out;
-        tailcalls += tail;
-        check_client(e, r, id, stats.hooked);
-    }
-    shim_report_check(r, "elt_hooks", unknown == 0 && enters > 0 && seen > 0,
-                      "\"unknown_ids\":%" PRIu64 ",\"ids_seen\":%zu,\"enters\":%" PRIu64
-                      ",\"leaves\":%" PRIu64 ",\"tailcalls\":%" PRIu64,
-                      unknown, seen, enters, leaves, tailcalls);
 }

@@ -1,9 +1,9 @@
-#include "rejit_thread.h"
+#include "profiler/rejit_thread.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "profiler/log.h"
 
 struct shim_rejit_batch {
     shim_rejit_batch *next;

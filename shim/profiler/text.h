@@ -1,7 +1,8 @@
-/* UTF-8 <-> UTF-16 for metadata names (the API speaks UTF-16 everywhere,
- * clr-abi.md §0; configuration and the report speak UTF-8). */
-#ifndef SHIM_UTF16_H
-#define SHIM_UTF16_H
+/* Text: UTF-8 <-> UTF-16 for metadata names (the profiling API speaks
+ * UTF-16 everywhere, doc/profiling-abi.md; configuration, logs and method
+ * names speak UTF-8), and JSON-safe copies of names. */
+#ifndef SHIM_TEXT_H
+#define SHIM_TEXT_H
 
 #include <stddef.h>
 
@@ -14,5 +15,9 @@ int shim_utf8_to_utf16(const char *in, WCHAR *out, size_t cap);
 /* Converts in[0..n) (stopping early at a 0) into NUL-terminated UTF-8,
  * truncating to cap; unpaired surrogates become U+FFFD. */
 void shim_utf16_to_utf8(const WCHAR *in, size_t n, char *out, size_t cap);
+
+/* Copies `in` into out[0..cap) with JSON string escaping, always
+ * NUL-terminated, truncating if needed. */
+void shim_json_escape(char *out, size_t cap, const char *in);
 
 #endif

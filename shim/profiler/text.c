@@ -1,4 +1,7 @@
-#include "utf16.h"
+#include "profiler/text.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static int put16(WCHAR *out, size_t cap, size_t *at, uint32_t unit)
 {
@@ -104,4 +107,30 @@ void shim_utf16_to_utf8(const WCHAR *in, size_t n, char *out, size_t cap)
             break;
     }
     out[at] = '\0';
+}
+
+void shim_json_escape(char *out, size_t cap, const char *in)
+{
+    if (!out || cap == 0)
+        return;
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)(in ? in : ""); *p; p++) {
+        char tmp[8];
+        size_t n;
+        if (*p == '"' || *p == '\\') {
+            tmp[0] = '\\';
+            tmp[1] = (char)*p;
+            n = 2;
+        } else if (*p < 0x20) {
+            n = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", *p);
+        } else {
+            tmp[0] = (char)*p;
+            n = 1;
+        }
+        if (o + n >= cap)
+            break;
+        memcpy(out + o, tmp, n);
+        o += n;
+    }
+    out[o] = '\0';
 }

@@ -1,12 +1,13 @@
 /*
  * The shim's ICorProfilerCallback4 vtable: the do-nothing stubs of
- * com/callback_stubs.c with the callbacks the shim acts on (profiler.c)
+ * com/callback_stubs.c with the callbacks the profiler acts on (profiler.c,
+ * modules.c, rejit.c)
  * put in their slots.
  */
 #include <stdatomic.h>
 
 #include "com/callback_stubs.h"
-#include "profiler.h"
+#include "profiler/profiler.h"
 
 static ICorProfilerCallback4Vtbl vtbl;
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "profiler/log.h"
 #include "platform/thread.h"
 
 #define SHIM_REPORT_MAX_KINDS 48
@@ -50,9 +50,5 @@ void shim_report_event(shim_report *r, const char *event, const char *fields, ..
 void shim_report_summary(shim_report *r, const char *fields, ...) SHIM_PRINTF(2, 3);
 
 void shim_report_close(shim_report *r);
-
-/* Copies `in` into out[0..cap) with JSON string escaping, always
- * NUL-terminated, truncating if needed. */
-void shim_json_escape(char *out, size_t cap, const char *in);
 
 #endif

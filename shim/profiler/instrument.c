@@ -1,4 +1,4 @@
-#include "instrument.h"
+#include "profiler/instrument.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * The shim's own ReJIT thread. RequestReJIT is legal from a thread the
- * profiler created that never runs managed code (clr-abi.md §2 and §6),
+ * profiler created that never runs managed code (doc/profiling-abi.md#rejit-rules),
  * so callbacks hand it batches and wait, with a timeout, for the request
  * to be made. The thread only ever calls RequestReJIT.
  */

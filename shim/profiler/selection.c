@@ -1,10 +1,10 @@
-#include "selection.h"
+#include "profiler/selection.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "report.h"
+#include "profiler/log.h"
+#include "profiler/text.h"
 
 static char *dup_range(const char *s, size_t n)
 {
@@ -112,25 +112,26 @@ static int each_item(const char *list, int (*fn)(shim_selection *, const char *,
     return 0;
 }
 
-static int add_method(shim_selection *s, const char *item, size_t n)
+/* A plain selector; late: ReJIT only after the first compilation. */
+static int add_plain(shim_selection *s, const char *item, size_t n, int late)
 {
     shim_selector sel;
     int rc = parse_one(item, n, &sel);
     if (rc)
         return rc < 0 ? -1 : 0;
     sel.role = SHIM_ROLE_PLAIN;
+    sel.late = late;
     return push(s, &sel);
+}
+
+static int add_method(shim_selection *s, const char *item, size_t n)
+{
+    return add_plain(s, item, n, 0);
 }
 
 static int add_late(shim_selection *s, const char *item, size_t n)
 {
-    shim_selector sel;
-    int rc = parse_one(item, n, &sel);
-    if (rc)
-        return rc < 0 ? -1 : 0;
-    sel.role = SHIM_ROLE_PLAIN;
-    sel.late = 1;
-    return push(s, &sel);
+    return add_plain(s, item, n, 1);
 }
 
 static int add_twins(shim_selection *s, const char *item, size_t n)

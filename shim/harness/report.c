@@ -1,4 +1,6 @@
-#include "report.h"
+#include "harness/report.h"
+
+#include "profiler/text.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -138,30 +140,4 @@ void shim_report_close(shim_report *r)
         fclose(r->file);
     r->file = NULL;
     unlock(r);
-}
-
-void shim_json_escape(char *out, size_t cap, const char *in)
-{
-    if (!out || cap == 0)
-        return;
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)(in ? in : ""); *p; p++) {
-        char tmp[8];
-        size_t n;
-        if (*p == '"' || *p == '\\') {
-            tmp[0] = '\\';
-            tmp[1] = (char)*p;
-            n = 2;
-        } else if (*p < 0x20) {
-            n = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", *p);
-        } else {
-            tmp[0] = (char)*p;
-            n = 1;
-        }
-        if (o + n >= cap)
-            break;
-        memcpy(out + o, tmp, n);
-        o += n;
-    }
-    out[o] = '\0';
 }

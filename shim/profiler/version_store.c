@@ -1,9 +1,9 @@
-#include "version_store.h"
+#include "profiler/version_store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "profiler/log.h"
 
 int shim_store_open(shim_store *s)
 {
@@ -70,7 +70,7 @@ ilmap_status shim_store_add(shim_store *s, FunctionID function, ModuleID module,
     if (st != ILMAP_OK)
         return st;
     /* Under a COR_IL_MAP the runtime exports original IL offsets already
-     * (spec §3 step 1): the store must not translate them again. Without
+     * (doc/rejit.md#store-maps): the store must not translate them again. Without
      * one they are the new body's offsets, and the version has no map. */
     st = ilmap_store_add_body(s->store, function, rejit, r, range_count, native,
                               il_map ? ILMAP_BODY_ORIGINAL_IL : 0);

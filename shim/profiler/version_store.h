@@ -4,7 +4,7 @@
  * it and its native body (code ranges + the runtime's exported map), so
  * that an instruction pointer can be answered from the store the way a
  * sampling profiler would, and compared with the direct answer (check
- * "c_store", see checks.c).
+ * "c_store", harness/checks.c).
  */
 #ifndef SHIM_VERSION_STORE_H
 #define SHIM_VERSION_STORE_H

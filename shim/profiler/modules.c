@@ -1,0 +1,425 @@
+/*
+ * Selecting methods: as each module loads, the selectors are resolved in
+ * its metadata, the methods found are registered, and those not marked
+ * late are handed to the ReJIT thread in one batch. Late methods are
+ * requested at their first compilation (JIT-compiled, or precompiled
+ * ReadyToRun code found by the runtime's cached-function search).
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/flags.h"
+#include "com/guids.h"
+#include "com/metadata.h"
+#include "profiler/log.h"
+#include "profiler/profiler.h"
+#include "profiler/resolve.h"
+#include "profiler/text.h"
+
+/* Methods without IL: abstract, P/Invoke, internal call, runtime or
+ * native implementation, or no RVA. ReJIT has nothing to work on there. */
+#define CLR_MD_ABSTRACT 0x0400u
+#define CLR_MD_PINVOKE_IMPL 0x2000u
+#define CLR_MI_CODE_TYPE_MASK 0x0003u
+#define CLR_MI_INTERNAL_CALL 0x1000u
+
+/* The method's own name (UTF-8) and whether it has an IL body; returns
+ * non-zero when GetMethodProps fails. */
+static int method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
+                        int *has_il)
+{
+    WCHAR name[256];
+    ULONG len = 0;
+    mdTypeDef cls = 0;
+    DWORD attr = 0, impl = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_size = 0, rva = 0;
+    *has_il = 0;
+    snprintf(method, cap, "?");
+    if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
+                                   &rva, &impl) != S_OK)
+        return 1;
+    shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
+    *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
+              (impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(impl & CLR_MI_INTERNAL_CALL);
+    return 0;
+}
+
+static size_t hash_key(ModuleID module, mdMethodDef token)
+{
+    uint64_t h = (uint64_t)module * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)token * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return (size_t)h;
+}
+
+shim_method *shim_method_at(shim_profiler *p, size_t i)
+{
+    return p && p->methods && i < p->method_count ? p->methods[i] : NULL;
+}
+
+shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token)
+{
+    if (!p || !p->index_cap || !p->method_index)
+        return NULL;
+    size_t mask = p->index_cap - 1;
+    size_t at = hash_key(module, token) & mask;
+    for (size_t probes = 0; probes < p->index_cap; probes++, at = (at + 1) & mask) {
+        size_t v = p->method_index[at];
+        if (v == 0 || v > p->method_count)
+            return NULL;
+        shim_method *m = p->methods[v - 1];
+        if (m->module == module && m->token == token)
+            return m;
+    }
+    return NULL;
+}
+
+static void index_put(size_t *table, size_t cap, const shim_method *m, size_t value)
+{
+    size_t mask = cap - 1;
+    size_t at = hash_key(m->module, m->token) & mask;
+    while (table[at])
+        at = (at + 1) & mask;
+    table[at] = value;
+}
+
+/* Keeps the index at most half full; 0 on success. */
+static int index_reserve(shim_profiler *p, size_t count)
+{
+    if (count <= p->index_cap / 2)
+        return 0;
+    size_t cap = p->index_cap ? p->index_cap : 1024;
+    while (count > cap / 2) {
+        if (cap > SIZE_MAX / 2 / sizeof(size_t))
+            return -1;
+        cap *= 2;
+    }
+    size_t *table = calloc(cap, sizeof *table);
+    if (!table)
+        return -1;
+    for (size_t i = 0; i < p->method_count; i++)
+        index_put(table, cap, p->methods[i], i + 1);
+    free(p->method_index);
+    p->method_index = table;
+    p->index_cap = cap;
+    return 0;
+}
+
+/* A new record for (module, token), indexed; NULL when memory runs out.
+ * The caller holds p->lock. */
+static shim_method *method_add(shim_profiler *p, ModuleID module, mdMethodDef token)
+{
+    if (p->method_count == SIZE_MAX)
+        return NULL;
+    if (p->method_count == p->method_cap) {
+        size_t cap = p->method_cap ? p->method_cap : 256;
+        if (p->method_cap) {
+            if (cap > SIZE_MAX / 2 / sizeof *p->methods)
+                return NULL;
+            cap *= 2;
+        }
+        shim_method **grown = realloc(p->methods, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        p->methods = grown;
+        p->method_cap = cap;
+    }
+    if (index_reserve(p, p->method_count + 1))
+        return NULL;
+    shim_method *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->module = module;
+    m->token = token;
+    p->methods[p->method_count++] = m;
+    index_put(p->method_index, p->index_cap, m, p->method_count);
+    return m;
+}
+
+static void module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
+{
+    WCHAR name[512];
+    ULONG len = 0;
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    out[0] = '\0';
+    HRESULT hr = p->info->lpVtbl->GetModuleInfo(p->info, module, &base, 512, &len, name,
+                                                &assembly);
+    if (SUCCEEDED(hr)) {
+        char utf8[1024];
+        shim_utf16_to_utf8(name, len < 512 ? len : 512, utf8, sizeof utf8);
+        shim_json_escape(out, cap, utf8);
+    }
+}
+
+/* Resolves every selector in one module; returns how many methods are to
+ * be rejitted now (late ones wait for their first JIT compilation or
+ * cached-code lookup), their tokens in *tokens_out (malloc'd, the caller
+ * frees). */
+static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport *md,
+                              mdMethodDef **tokens_out)
+{
+    *tokens_out = NULL;
+    mdMethodDef probe = 0;
+    if (p->selection.probe.type_name)
+        probe = shim_resolve_probe(md, &p->selection.probe);
+    shim_found_list found = {NULL, 0, 0};
+    if (shim_resolve_all(md, &p->selection, &found)) {
+        shim_lock(p);
+        p->count.methods_dropped++; /* at least one; the list stopped there */
+        shim_note_dropped(p, 1, "method selection in a module stopped early");
+        shim_unlock(p);
+    }
+    if (found.count == 0) {
+        shim_found_list_free(&found);
+        return 0;
+    }
+    mdMethodDef *tokens = malloc(found.count * sizeof *tokens);
+    if (!tokens) {
+        shim_lock(p);
+        p->count.methods_dropped += found.count;
+        shim_note_dropped(p, 1, "the methods selected in a module");
+        shim_unlock(p);
+        shim_found_list_free(&found);
+        return 0;
+    }
+    size_t added = 0;
+    for (size_t i = 0; i < found.count; i++) {
+        const shim_found *f = &found.items[i];
+        if (f->selector >= p->selection.count)
+            continue;
+        const shim_selector *sel = &p->selection.items[f->selector];
+        if (sel->role != SHIM_ROLE_PLAIN) {
+            size_t same = 0;
+            for (size_t j = 0; j < found.count; j++)
+                same += found.items[j].selector == f->selector;
+            if (same > 1) {
+                shim_log("twin %s names %zu methods; twins must be unique, skipping it",
+                         sel->json_name, same);
+                continue;
+            }
+        }
+        if (f->token == probe) {
+            shim_log("%s is the probe itself; not instrumenting it", sel->json_name);
+            continue;
+        }
+        char method[512];
+        int has_il = 0;
+        method_props(md, f->token, method, sizeof method, &has_il);
+        if (!has_il) {
+            shim_lock(p);
+            p->count.methods_skipped_no_body++;
+            shim_unlock(p);
+            continue;
+        }
+        char type[1024];
+        if (sel->ns_prefix)
+            shim_type_full_name(md, f->type, type, sizeof type);
+        else
+            snprintf(type, sizeof type, "%s", sel->type_name);
+        char full[1600];
+        snprintf(full, sizeof full, "%s::%s", type, method);
+        char display[320];
+        shim_json_escape(display, sizeof display, full);
+        shim_lock(p);
+        shim_method *m = shim_find_method(p, module, f->token);
+        if (!m) {
+            m = method_add(p, module, f->token);
+            if (!m) {
+                p->count.methods_dropped++;
+                shim_note_dropped(p, 1, "a selected method not registered");
+            } else {
+                m->selector = f->selector;
+                m->role = sel->role;
+                m->probe_token = probe;
+                m->late = sel->late;
+                memcpy(m->name, display, sizeof m->name);
+                if (m->late) {
+                    p->count.late_waiting++;
+                } else {
+                    m->requested = 1;
+                    tokens[added++] = f->token;
+                }
+            }
+        }
+        shim_unlock(p);
+    }
+    shim_found_list_free(&found);
+    if (added == 0) {
+        free(tokens);
+        return 0;
+    }
+    *tokens_out = tokens;
+    return added;
+}
+
+HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
+                                                 HRESULT status)
+{
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized)
+        return S_OK;
+    shim_lock(p);
+    p->count.modules_loaded++;
+    shim_unlock(p);
+    if (FAILED(status) || p->selection.count == 0)
+        return S_OK;
+
+    IUnknown *unk = NULL;
+    HRESULT hr = p->info->lpVtbl->GetModuleMetaData(p->info, module, CLR_OF_READ,
+                                                    &IID_IMetaDataImport, &unk);
+    if (hr != S_OK || !unk)
+        return S_OK; /* resource-only or dynamic module: nothing to select */
+    IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
+    mdMethodDef *tokens = NULL;
+    shim_lock(p);
+    size_t before = p->method_count;
+    shim_unlock(p);
+    size_t n = register_module(p, module, md, &tokens);
+    md->lpVtbl->Release(md);
+    shim_lock(p);
+    int selected = p->method_count > before;
+    shim_unlock(p);
+    /* The ID mapper hooks the functions of modules with selected methods
+     * (all of them, the probe included); nothing of this module is
+     * JIT-compiled before this callback returns. */
+    if (selected && p->elt_enabled)
+        shim_elt_watch_module(&p->elt, module);
+    if (n == 0 || !tokens) {
+        free(tokens);
+        return S_OK;
+    }
+
+    char name[1024];
+    module_name(p, module, name, sizeof name);
+    ModuleID *modules = n <= ULONG_MAX ? malloc(n * sizeof *modules) : NULL;
+    if (!modules) {
+        shim_lock(p);
+        p->count.methods_dropped += n;
+        shim_note_dropped(p, 1, "a module's ReJIT request");
+        shim_unlock(p);
+        free(tokens);
+        return S_OK;
+    }
+    for (size_t i = 0; i < n; i++)
+        modules[i] = module;
+    /* Wait for the request so that the first calls already run the
+     * instrumented body; the timeout keeps a runtime that blocks the
+     * request until this callback returns from hanging the process. */
+    hr = shim_rejit_request(&p->rejit, modules, tokens, (ULONG)n, p->wait_ms);
+    free(modules);
+    free(tokens);
+    shim_lock(p);
+    p->count.rejit_requested += n;
+    shim_unlock(p);
+    shim_request_note note = {name, NULL, 0, NULL, n, hr, p->wait_ms};
+    SHIM_HOOK(p, rejit_requested, &note);
+    if (FAILED(hr))
+        shim_log("RequestReJIT for %zu methods in %s failed: 0x%08X", n, name, (unsigned)hr);
+    else if (hr == S_FALSE)
+        shim_log("RequestReJIT for %s not done within %u ms; continuing", name,
+                 (unsigned)p->wait_ms);
+    return S_OK;
+}
+
+HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
+                                        BOOL safe_to_block)
+{
+    (void)function;
+    (void)safe_to_block;
+    shim_profiler *p = shim_profiler_of(self);
+    if (p && p->initialized) {
+        shim_lock(p);
+        p->count.jit_started++;
+        shim_unlock(p);
+    }
+    return S_OK;
+}
+
+/* A late method has just got its original native code (JIT-compiled, or
+ * found precompiled): now ask for its ReJIT, so that it has two native
+ * versions (rejitid 0 and n). */
+static void late_trigger(shim_profiler *p, FunctionID function, const char *trigger,
+                         uint32_t wait_ms)
+{
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+        return;
+    shim_lock(p);
+    shim_method *m = shim_find_method(p, module, token);
+    int now = m && m->late && !m->requested;
+    if (now) {
+        m->requested = 1;
+        p->count.late_waiting--;
+        p->count.rejit_requested++;
+        if (trigger[0] == 'j')
+            p->count.late_by_jit++;
+        else
+            p->count.late_by_cached_search++;
+    }
+    shim_unlock(p);
+    if (!now)
+        return;
+    HRESULT hr = shim_rejit_request(&p->rejit, &module, &token, 1, wait_ms);
+    shim_request_note note = {NULL, m, function, trigger, 1, hr, wait_ms};
+    SHIM_HOOK(p, rejit_requested, &note);
+    if (FAILED(hr))
+        shim_log("late RequestReJIT for %s failed: 0x%08X", shim_method_name(p, m),
+                 (unsigned)hr);
+}
+
+HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
+                                         HRESULT status, BOOL safe_to_block)
+{
+    (void)safe_to_block;
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized)
+        return S_OK;
+    shim_lock(p);
+    p->count.jit_finished++;
+    size_t waiting = p->count.late_waiting;
+    shim_unlock(p);
+    if (!waiting || FAILED(status))
+        return S_OK;
+
+    late_trigger(p, function, "jit", p->wait_ms);
+    return S_OK;
+}
+
+/* ReadyToRun code raises no JIT event: the runtime's search of its
+ * precompiled code is the first sign that a method is about to run. */
+HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,
+                                                 FunctionID function, BOOL *use_cached)
+{
+    (void)self;
+    (void)function;
+    if (use_cached)
+        *use_cached = 1; /* the precompiled code is fine: it is the original version */
+    return S_OK;
+}
+
+HRESULT CLR_STDCALL shim_cb_cache_search_finished(ICorProfilerCallback4 *self,
+                                                  FunctionID function, COR_PRF_JIT_CACHE result)
+{
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized)
+        return S_OK;
+    shim_lock(p);
+    p->count.cached_searches++;
+    size_t waiting = p->count.late_waiting;
+    shim_unlock(p);
+    if (!waiting || result != COR_PRF_CACHED_FUNCTION_FOUND)
+        return S_OK;
+    /* Not waiting for the request here: this thread is inside the
+     * runtime's code lookup for the method, and may hold what
+     * RequestReJIT needs. The ReJIT thread makes the request later. */
+    late_trigger(p, function, "cached_search", 0);
+    return S_OK;
+}
+

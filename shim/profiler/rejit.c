@@ -1,0 +1,340 @@
+/*
+ * The ReJIT sequence for the profiler's methods:
+ *   GetReJITParameters: the original IL -> libilmap's rewriter -> the new
+ *     body (SetILFunctionBody) and its COR_IL_MAP (SetILInstrumentedCodeMap);
+ *   ReJITCompilationFinished: read the new version's native body (code
+ *     ranges, IL-to-native map by code start) and record it in libilmap's
+ *     version store; with tiering kept, read each later body too.
+ * Runtime calls happen without the profiler lock held: the runtime may
+ * call back into the profiler on another thread meanwhile.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/function_control.h"
+#include "profiler/log.h"
+#include "profiler/profiler.h"
+
+HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
+                                          ReJITID rejit, BOOL safe_to_block)
+{
+    (void)function;
+    (void)rejit;
+    (void)safe_to_block;
+    shim_profiler *p = shim_profiler_of(self);
+    if (p && p->initialized) {
+        shim_lock(p);
+        p->count.rejit_started++;
+        shim_unlock(p);
+    }
+    return S_OK;
+}
+
+/* Hands the runtime the new body and, except for a method selected
+ * without one (the unmapped twin), the rewriter's COR_IL_MAP; keeps the
+ * map (as an ilmap) for the version store. */
+static void set_body(shim_profiler *p, shim_method *m, const char *name,
+                     ICorProfilerFunctionControl *control, const shim_instrumented *inst,
+                     shim_params_note *note)
+{
+    note->hr_body = control->lpVtbl->SetILFunctionBody(control, (ULONG)inst->body_size,
+                                                       inst->body);
+    if (FAILED(note->hr_body))
+        return;
+
+    ilmap *map = NULL;
+    note->map_checked = 1;
+    note->map_status = ilmap_create(inst->map, inst->map_count, 0, &map);
+    if (note->map_status != ILMAP_OK)
+        return; /* the body is set; without a valid map no map is claimed */
+
+    if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
+        COR_IL_MAP *entries = malloc((inst->map_count ? inst->map_count : 1) * sizeof *entries);
+        if (!entries) {
+            ilmap_free(map);
+            shim_log("out of memory for the IL map of %s", name);
+            return;
+        }
+        for (size_t i = 0; i < inst->map_count; i++) {
+            entries[i].oldOffset = inst->map[i].old_offset;
+            entries[i].newOffset = inst->map[i].new_offset;
+            entries[i].fAccurate = inst->map[i].accurate;
+        }
+        note->map_tried = 1;
+        note->hr_map = control->lpVtbl->SetILInstrumentedCodeMap(control,
+                                                                 (ULONG)inst->map_count, entries);
+        free(entries);
+        if (FAILED(note->hr_map)) {
+            ilmap_free(map);
+            return;
+        }
+    }
+    shim_lock(p);
+    if (!m->instrumented) {
+        m->instrumented = 1;
+        m->map = map;
+        map = NULL;
+        note->recorded = 1;
+        p->count.instrumented_bodies++;
+    }
+    shim_unlock(p);
+    ilmap_free(map); /* a repeated request: the first map stays, same body */
+}
+
+HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, ModuleID module,
+                                                 mdMethodDef token,
+                                                 ICorProfilerFunctionControl *control)
+{
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized || !control)
+        return S_OK;
+    shim_lock(p);
+    p->count.rejit_params++;
+    shim_method *m = shim_find_method(p, module, token);
+    shim_probe probe = {m ? m->probe_token : 0, p->probe_every};
+    shim_unlock(p);
+    if (!m)
+        return S_OK; /* not ours: the runtime keeps the original IL */
+    const char *name = shim_method_name(p, m);
+
+    shim_params_note note;
+    memset(&note, 0, sizeof note);
+    LPCBYTE header = NULL;
+    note.hr_il = p->info->lpVtbl->GetILFunctionBody(p->info, module, token, &header,
+                                                    &note.il_size);
+    if (FAILED(note.hr_il) || !header || !note.il_size) {
+        shim_log("GetILFunctionBody(%s) failed: 0x%08X", name, (unsigned)note.hr_il);
+        SHIM_HOOK(p, rejit_parameters, m, &note);
+        return S_OK;
+    }
+    shim_instrumented inst;
+    if (shim_instrument(header, note.il_size, &probe, &inst, &note.refused)) {
+        /* A limit of the instrumenter, not a wrong map: counted, with the
+         * reason; the runtime keeps the original IL for this version. */
+        if (!note.refused)
+            note.refused = "?";
+        if (p->verbose)
+            shim_log("not instrumenting %s: %s", name, note.refused);
+        shim_lock(p);
+        p->count.methods_refused++;
+        m->refused = 1;
+        shim_unlock(p);
+        SHIM_HOOK(p, rejit_parameters, m, &note);
+        return S_OK;
+    }
+    note.inst = &inst;
+    set_body(p, m, name, control, &inst, &note);
+    SHIM_HOOK(p, rejit_parameters, m, &note);
+    shim_instrumented_free(&inst);
+    return S_OK;
+}
+
+/* Claims one native body: 1 when it is new (then *index is its number
+ * among the bodies of (function, rejit)), 0 when it was read already or
+ * cannot be recorded (counted). The caller holds the lock. */
+static int claim_body(shim_profiler *p, shim_method *m, FunctionID function, ReJITID rejit,
+                      UINT_PTR start, unsigned *index)
+{
+    unsigned same = 0;
+    for (size_t i = 0; i < m->body_count; i++) {
+        if (m->bodies[i].code_start == start)
+            return 0;
+        same += m->bodies[i].function == function && m->bodies[i].rejit == rejit;
+    }
+    if (m->body_count == m->body_cap) {
+        size_t cap = m->body_cap ? m->body_cap * 2 : 4;
+        shim_body *grown = cap < SIZE_MAX / sizeof *grown
+                               ? realloc(m->bodies, cap * sizeof *grown)
+                               : NULL;
+        if (!grown) {
+            p->count.bodies_dropped++;
+            shim_note_dropped(p, 4, "a native body not checked");
+            return 0;
+        }
+        m->bodies = grown;
+        m->body_cap = cap;
+    }
+    shim_body b = {function, rejit, start, 0};
+    m->bodies[m->body_count++] = b;
+    p->count.bodies_read++;
+    if (same)
+        p->count.bodies_extra++;
+    *index = same;
+    return 1;
+}
+
+static uint64_t total_size(const COR_PRF_CODE_INFO *ranges, ULONG32 count)
+{
+    uint64_t size = 0;
+    for (ULONG32 i = 0; i < count; i++)
+        size += ranges[i].size;
+    return size;
+}
+
+/* Reads the map of the body in note->source into note (runtime order,
+ * also in libilmap's type); 0 when it was read whole and is not empty. */
+static ilmap_native_entry *read_body_map(shim_body_note *note)
+{
+    if (shim_read_map(&note->source, &note->map) != S_OK || note->map.total == 0)
+        return NULL;
+    ilmap_native_entry *e = malloc(note->map.total * sizeof *e);
+    if (!e)
+        return NULL;
+    for (ULONG32 i = 0; i < note->map.total; i++) {
+        e[i].il_offset = note->map.entries[i].ilOffset;
+        e[i].native_start = note->map.entries[i].nativeStartOffset;
+        e[i].native_end = note->map.entries[i].nativeEndOffset;
+    }
+    return e;
+}
+
+static void note_start(shim_body_note *note, ModuleID module, mdMethodDef token,
+                       FunctionID function, ReJITID rejit)
+{
+    memset(note, 0, sizeof *note);
+    note->module = module;
+    note->token = token;
+    note->function = function;
+    note->rejit = rejit;
+}
+
+/* Tells the hooks, then frees what the note points to. */
+static void note_done(shim_profiler *p, shim_method *m, shim_body_note *note,
+                      COR_PRF_CODE_INFO *code)
+{
+    SHIM_HOOK(p, body_read, m, note);
+    free((void *)note->exported);
+    free(note->map.entries);
+    free(code);
+}
+
+/* The first native body of a new (function, rejit): its code ranges
+ * (GetCodeInfo3), its map read by code start, and the version recorded
+ * in libilmap's version store with the COR_IL_MAP the runtime was given. */
+static void read_first_body(shim_profiler *p, shim_method *m, ModuleID module,
+                            mdMethodDef token, FunctionID function, ReJITID rejit)
+{
+    shim_body_note note;
+    note_start(&note, module, token, function, rejit);
+    note.first = 1;
+    COR_PRF_CODE_INFO *code = NULL;
+    note.hr_code = shim_read_code_info(p->info, function, rejit, &code, &note.range_count);
+    if (SUCCEEDED(note.hr_code))
+        note.code_size = total_size(code, note.range_count);
+    note.ranges = code;
+    note.code_ok = SUCCEEDED(note.hr_code) && note.range_count > 0 &&
+                   note.code_size <= 0xFFFFFFFFu;
+    if (note.code_ok) {
+        shim_lock(p);
+        claim_body(p, m, function, rejit, code[0].startAddress, &note.index);
+        shim_unlock(p);
+        shim_map_source src = {p->info, p->has_info9, function, rejit, code[0].startAddress};
+        note.source = src;
+        ilmap_native_entry *exported = read_body_map(&note);
+        note.exported = exported;
+        if (exported) {
+            note.stored = 1;
+            note.store_status = shim_store_add(
+                &p->store, function, module, token, rejit,
+                m->role == SHIM_ROLE_TWIN_UNMAPPED ? NULL : m->map, code, note.range_count,
+                exported, note.map.total, (uint32_t)note.code_size);
+            shim_lock(p);
+            for (size_t i = 0; i < m->body_count; i++)
+                if (m->bodies[i].code_start == code[0].startAddress)
+                    m->bodies[i].stored = 1;
+            shim_unlock(p);
+        }
+    }
+    note_done(p, m, &note, code);
+}
+
+/* Every native body of (function, rejit) not read yet: with tiering kept,
+ * one per tier (ReJITCompilationFinished fires for each, while
+ * GetCodeInfo3 keeps describing the first). Each is read by its code
+ * start (Info9). Only the first body is in the version store. */
+static void read_new_bodies(shim_profiler *p, shim_method *m, ModuleID module,
+                            mdMethodDef token, FunctionID function, ReJITID rejit)
+{
+    UINT_PTR *starts = NULL;
+    ULONG32 n = 0;
+    if (FAILED(shim_read_code_starts(p->info, function, rejit, &starts, &n))) {
+        free(starts);
+        return;
+    }
+    for (ULONG32 i = 0; i < n; i++) {
+        shim_body_note note;
+        note_start(&note, module, token, function, rejit);
+        shim_lock(p);
+        int fresh = starts[i] != 0 && claim_body(p, m, function, rejit, starts[i], &note.index);
+        shim_unlock(p);
+        if (!fresh)
+            continue;
+        COR_PRF_CODE_INFO *code = NULL;
+        note.hr_code = shim_read_code_info_at(p->info, starts[i], &code, &note.range_count);
+        if (SUCCEEDED(note.hr_code))
+            note.code_size = total_size(code, note.range_count);
+        note.ranges = code;
+        note.code_ok = SUCCEEDED(note.hr_code) && note.range_count > 0 &&
+                       code[0].startAddress == starts[i] && note.code_size <= 0xFFFFFFFFu;
+        shim_map_source src = {p->info, 1, function, rejit, starts[i]};
+        note.source = src;
+        if (note.code_ok)
+            note.exported = read_body_map(&note);
+        note_done(p, m, &note, code);
+    }
+    free(starts);
+}
+
+HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, FunctionID function,
+                                           ReJITID rejit, HRESULT status, BOOL safe_to_block)
+{
+    (void)safe_to_block;
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized)
+        return S_OK;
+    shim_lock(p);
+    p->count.rejit_finished++;
+    shim_unlock(p);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    HRESULT hr = p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token);
+    if (FAILED(hr)) {
+        shim_log("GetFunctionInfo after ReJIT failed: 0x%08X", (unsigned)hr);
+        return S_OK;
+    }
+    shim_lock(p);
+    shim_method *m = shim_find_method(p, module, token);
+    int instrumented = m && m->instrumented;
+    int known = 0; /* this version's first body is stored already */
+    for (size_t i = 0; m && i < m->body_count; i++)
+        known |= m->bodies[i].function == function && m->bodies[i].rejit == rejit &&
+                 m->bodies[i].stored;
+    shim_unlock(p);
+    if (!m)
+        return S_OK;
+    SHIM_HOOK(p, rejit_finished, m, function, rejit, status);
+    if (FAILED(status) || !instrumented)
+        return S_OK;
+    if (!known)
+        read_first_body(p, m, module, token, function, rejit);
+    if (p->has_info9)
+        read_new_bodies(p, m, module, token, function, rejit);
+    return S_OK;
+}
+
+HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID module,
+                                        mdMethodDef token, FunctionID function, HRESULT status)
+{
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized)
+        return S_OK;
+    shim_lock(p);
+    p->count.rejit_errors++;
+    shim_method *m = shim_find_method(p, module, token);
+    shim_unlock(p);
+    shim_log("ReJITError for token 0x%08X: 0x%08X", (unsigned)token, (unsigned)status);
+    SHIM_HOOK(p, rejit_error, m, token, function, status);
+    return S_OK;
+}
