@@ -7,7 +7,7 @@
 #                               concurrent code under ThreadSanitizer, then the
 #                               libFuzzer targets for a bounded time in a clang build
 # Installs what is missing (meson, ninja, a C compiler, pkg-config; for the tests also
-# clang with its libFuzzer runtime) with apt-get first,
+# cmake, g++, and clang with its libFuzzer runtime) with apt-get first,
 # saying so. Extra arguments after the job go to the bench program.
 set -euo pipefail
 
@@ -39,6 +39,12 @@ ensure_tools() {
     if ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1 &&
        ! command -v clang >/dev/null 2>&1; then
         missing+=(gcc libc6-dev)
+    fi
+    # The test job's packaging suite also builds a CMake consumer
+    # (find_package(ilmap)) and C++ consumers of include/ilmap.hpp.
+    if [ "${job:-}" = test ]; then
+        command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+        command -v g++ >/dev/null 2>&1 || missing+=(g++)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
         apt_install "${missing[@]}"

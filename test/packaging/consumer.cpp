@@ -1,0 +1,245 @@
+// The C++ consumer of the packaging test (test/packaging-test.sh): uses
+// only ilmap.hpp, built against the installed library (pkg-config, CMake)
+// and as a Meson subproject, with -Wall -Wextra -Wpedantic -Werror (and
+// more). Exits non-zero unless every answer is right.
+#include <ilmap.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+namespace ilm = ilmap_cpp;
+
+static int failures = 0;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            std::fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                    \
+        }                                                                  \
+    } while (0)
+
+static_assert(!std::is_copy_constructible_v<ilm::map>, "map is move-only");
+static_assert(std::is_nothrow_move_constructible_v<ilm::map>, "map moves without throwing");
+static_assert(!std::is_copy_constructible_v<ilm::native_map>, "native_map is move-only");
+static_assert(std::is_nothrow_move_assignable_v<ilm::native_map>, "native_map moves");
+static_assert(!std::is_copy_constructible_v<ilm::store>, "store is move-only");
+static_assert(noexcept(std::declval<const ilm::map &>().old_to_new(0u)), "lookups are noexcept");
+static_assert(noexcept(std::declval<const ilm::native_map &>().native_to_il(0u)), "noexcept");
+static_assert(noexcept(std::declval<const ilm::native_map &>().il_to_native(0u)), "noexcept");
+
+static void test_map()
+{
+    // The rewrite put 5 bytes before old offset 0 and 10 before old 9.
+    const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
+    const ilm::map m(seed);
+    CHECK(m.old_to_new(7) == 10);
+    CHECK(m.new_to_old(15) == 5);
+    CHECK(m.new_to_old_dac(15) == 5);
+    CHECK(m.old_to_new(100) == 20);
+    CHECK(m.size() == 3);
+    CHECK(!m.is_lenient());
+
+    // Batch lookups over spans: a std::array in, a std::vector out, in place.
+    const std::array<std::uint32_t, 4> in{ { 0, 5, 7, 9 } };
+    std::vector<std::uint32_t> out(4);
+    CHECK(m.old_to_new_batch(in, out) == 4);
+    CHECK((out == std::vector<std::uint32_t>{ 0, 10, 10, 20 }));
+    m.new_to_old_batch(out);
+    CHECK((out == std::vector<std::uint32_t>{ 0, 5, 5, 9 }));
+
+    // Copy-out through the two-call buffer protocol.
+    const std::vector<ilmap_entry> all = m.entries();
+    CHECK(all.size() == 3 && all[1].old_offset == 5 && all[1].new_offset == 10);
+
+    // A braced list, a vector, a pointer and a count.
+    const ilm::map from_list({ { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } });
+    CHECK(from_list.old_to_new(7) == 10);
+    const ilm::map from_vector(all);
+    CHECK(from_vector.new_to_old(15) == 5);
+    const ilm::map from_pointer(ilm::span<const ilmap_entry>(all.data(), all.size()));
+    CHECK(m.equivalent(from_pointer));
+
+    // Serialize, load back.
+    const std::vector<std::uint8_t> bytes = m.serialize();
+    CHECK(bytes.size() == 32 + 12 * 3);
+    const ilm::map loaded = ilm::map::deserialize(bytes);
+    CHECK(loaded.old_to_new(7) == 10);
+
+    // Algebra: m composed with its inverse is the identity on m's keys.
+    const ilm::map inv = m.invert();
+    CHECK(inv.old_to_new(15) == 5);
+    const ilm::map id = m.compose(inv);
+    CHECK(id.old_to_new(5) == 5 && id.old_to_new(9) == 9);
+
+    // Moves transfer ownership; the moved-from map is the identity.
+    ilm::map a(seed);
+    ilm::map b = std::move(a);
+    CHECK(!a && b);
+    CHECK(a.old_to_new(7) == 7 && b.old_to_new(7) == 10);
+    a = std::move(b);
+    CHECK(a && !b && a.old_to_new(7) == 10);
+    ilm::map_ref ref = a;
+    CHECK(ref.get() == a.get() && ref.new_to_old(15) == 5);
+
+    // Errors are exceptions with the status, its string and the index.
+    const ilmap_entry unsorted[] = { { 0, 0, 1 }, { 9, 20, 1 }, { 5, 10, 1 } };
+    bool thrown = false;
+    try {
+        ilm::map bad(unsorted);
+    } catch (const ilm::error &e) {
+        thrown = true;
+        CHECK(e.code() == ILMAP_E_UNSORTED);
+        CHECK(e.index() == 2);
+        CHECK(std::strcmp(e.status_str(), ilmap_status_str(ILMAP_E_UNSORTED)) == 0);
+        CHECK(std::strstr(e.what(), "ilmap_create") != nullptr);
+        std::printf("expected error: %s\n", e.what());
+    }
+    CHECK(thrown);
+    const ilm::validation v = ilm::map::validate(unsorted);
+    CHECK(!v && v.defect == ILMAP_DEFECT_OLD_DESCENDING && v.bad_index == 2);
+    const ilm::map lenient_map(unsorted, ilm::lenient);
+    CHECK(lenient_map.is_lenient());
+}
+
+static void test_native_map()
+{
+    // An exported IL-to-native map: prolog, IL 0, IL 5, epilog.
+    const std::vector<ilmap_native_entry> entries = {
+        { ilm::prolog, 0, 4 }, { 0, 4, 12 }, { 5, 12, 20 }, { ilm::epilog, 20, 30 } };
+    const ilm::native_map nm(entries, 30);
+    CHECK(nm.size() == 4 && nm.code_size() == 30 && nm.last_il() == 5);
+
+    ilm::native_to_il_result r = nm.native_to_il(15);
+    CHECK(r.il_offset == 5 && r.mapping == ILMAP_MAPPING_APPROXIMATE);
+    r = nm.native_to_il(4);
+    CHECK(r.il_offset == 0 && r.mapping == ILMAP_MAPPING_EXACT);
+    r = nm.native_to_il(2);
+    CHECK(r.il_offset == 0 && r.mapping == ILMAP_MAPPING_PROLOG);
+    r = nm.native_to_il(25);
+    CHECK(r.il_offset == 5 && r.mapping == ILMAP_MAPPING_EPILOG);
+    CHECK(nm.native_to_il(40).mapping == ILMAP_MAPPING_NO_INFO);
+
+    const auto floor = nm.il_to_native(7);
+    CHECK(floor && floor->entry.il_offset == 5 && floor->entry.native_start == 12 &&
+          floor->entry.native_end == 20 && !floor->il_matched);
+    const auto exact = nm.il_to_native(0);
+    CHECK(exact && exact->il_matched && exact->entry.native_start == 4);
+    CHECK(!ilm::native_map().il_to_native(0));
+
+    const std::vector<ilmap_native_entry> exported = nm.entries();
+    CHECK(exported.size() == 4 && exported[0].il_offset == ilm::prolog);
+    CHECK(nm.ranges(5).size() == 1 && nm.ranges(6).empty());
+    CHECK(nm.call_sites().empty());
+
+    const ilm::native_map loaded = ilm::native_map::deserialize(nm.serialize());
+    CHECK(loaded.native_to_il(15).il_offset == 5);
+
+    // Built from JIT boundaries through the seed map: IL offsets come out
+    // in original coordinates (instrumented 10 -> original 5).
+    const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
+    const ilm::map il_map(seed);
+    const ilmap_boundary jit[] = { { 0, ilm::prolog, ILMAP_SOURCE_STACK_EMPTY },
+                                   { 4, 0, ILMAP_SOURCE_STACK_EMPTY },
+                                   { 12, 10, ILMAP_SOURCE_STACK_EMPTY },
+                                   { 20, ilm::epilog, ILMAP_SOURCE_STACK_EMPTY } };
+    const ilm::native_map built = ilm::native_map::build(jit, 30, il_map);
+    CHECK(built.native_to_il(15).il_offset == 5);
+
+    bool thrown = false;
+    try {
+        const ilmap_native_entry overlapping[] = { { 0, 0, 10 }, { 1, 5, 12 } };
+        ilm::native_map bad(overlapping, 30);
+    } catch (const ilm::error &e) {
+        thrown = e.code() == ILMAP_E_OVERLAP && e.index() == 1;
+    }
+    CHECK(thrown);
+}
+
+static void test_rewrite()
+{
+    // A tiny body: nop; ret. One nop inserted before the ret.
+    const std::uint8_t body[] = { (2 << 2) | 2, 0x00, 0x2A };
+    const std::uint8_t nop[] = { 0x00 };
+    const ilmap_il_insertion ins[] = { { 1, 1, nop } };
+    const ilm::rewrite rw(body, ins);
+    CHECK(rw.body().size() == 4);
+    CHECK(rw.entries().size() == 2);
+    CHECK(rw.old_to_new(1) == std::optional<std::uint32_t>(2));
+    CHECK(!rw.old_to_new(2));
+    CHECK(rw.to_map().old_to_new(1) == 1);
+}
+
+static void test_store()
+{
+    const ilm::function_id fid = 0x100;
+    const ilm::module_id module = 0x200;
+    const std::uint32_t method = 0x06000001;
+    ilm::store st;
+    st.add_function(fid, module, method);
+    const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
+    st.set_il_map(module, method, ilm::map(seed));
+    // Native offsets 12..20 are instrumented IL 10 = original IL 5.
+    const ilmap_native_entry ne[] = { { 0, 0, 12 }, { 10, 12, 20 }, { 20, 20, 30 } };
+    ilm::native_map nm(ne, 30);
+    const ilmap_code_range code[] = { { 0x10000, 30 } };
+    st.add_body(fid, 0, code, std::move(nm));
+    CHECK(!nm);  // consumed
+
+    const ilm::reader rd = st.register_reader();
+    {
+        const ilm::snapshot snap = rd.begin();
+        CHECK(snap);
+        const auto loc = snap.lookup(0x10000 + 15);
+        CHECK(loc && loc->function_id == fid && loc->native_offset == 15 &&
+              loc->il_offset == 10 && loc->original_il_offset == 5);
+        CHECK(!snap.lookup(0x20000));
+        const auto il_map = snap.il_map(fid, 0);
+        CHECK(il_map && il_map->old_to_new(7) == 10);
+        CHECK(snap.versions(fid) == std::vector<ilm::rejit_id>{ 0 });
+        CHECK(snap.bodies(fid, 0) == std::vector<std::uintptr_t>{ 0x10000 });
+    }
+    const auto again = rd.lookup(0x10000 + 15);
+    CHECK(again && again->original_il_offset == 5);
+
+    bool thrown = false;
+    try {
+        st.add_function(fid, module, method + 1);
+    } catch (const ilm::error &e) {
+        thrown = e.code() == ILMAP_E_EXISTS;
+    }
+    CHECK(thrown);
+}
+
+static void test_fid_mapper()
+{
+    ilm::fid_mapper fm(16);
+    const auto first = fm.map_function(0x1234);
+    CHECK(first && first->hook && first->client_id == 1);
+    const auto seen = fm.lookup(0x1234);
+    CHECK(seen && seen->client_id == 1);
+    CHECK(fm.function(1) == std::optional<ilm::function_id>(0x1234));
+    CHECK(!fm.function(2));
+    CHECK(fm.stats().hooked == 1);
+}
+
+int main()
+{
+    try {
+        test_map();
+        test_native_map();
+        test_rewrite();
+        test_store();
+        test_fid_mapper();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "unexpected exception: %s\n", e.what());
+        return 1;
+    }
+    const ilm::map m({ { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } });
+    std::printf("libilmap %s (C++): old 7 -> new %u, new 15 -> old %u, %d failure(s)\n",
+                ilm::version(), m.old_to_new(7), m.new_to_old(15), failures);
+    return failures == 0 ? 0 : 1;
+}
