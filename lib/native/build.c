@@ -132,14 +132,12 @@ ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t count, const i
     if (!out || (flags & ~(unsigned)KNOWN_FLAGS))
         return ILMAP_E_INVALID_ARG;
 
-    ilmap_status status = ilmap_native_validate_boundaries(jit, count, code_size, NULL);
+    ilmap_native_record *records;
+    ilmap_status status = native_records_for(
+        ilmap_native_validate_boundaries(jit, count, code_size, NULL), count, &records);
     if (status != ILMAP_OK)
         return status;
-
     uint32_t n = (uint32_t)count;
-    ilmap_native_record *records = native_records_new(n);
-    if (!records)
-        return ILMAP_E_NOMEM;
 
     /* A map with no entries is no map (doc/il-maps.md#empty-map). */
     const ilmap *map = ilmap_get_count(instrumented) > 0 ? instrumented : NULL;

@@ -101,14 +101,12 @@ ilmap_status ilmap_native_from_entries(const ilmap_native_entry *entries, size_t
     if (!out)
         return ILMAP_E_INVALID_ARG;
 
-    ilmap_status status = ilmap_native_validate(entries, count, code_size, NULL, NULL);
+    ilmap_native_record *records;
+    ilmap_status status = native_records_for(
+        ilmap_native_validate(entries, count, code_size, NULL, NULL), count, &records);
     if (status != ILMAP_OK)
         return status;
-
     uint32_t n = (uint32_t)count;
-    ilmap_native_record *records = native_records_new(n);
-    if (!records)
-        return ILMAP_E_NOMEM;
 
     uint32_t last_il = 0;
     for (uint32_t i = 0; i < n; i++) {

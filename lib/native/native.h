@@ -94,6 +94,18 @@ static inline ilmap_native_record *native_records_new(uint32_t n)
     return malloc((size_t)(n ? n : 1) * sizeof(ilmap_native_record));
 }
 
+/* The common start of both builders: the input's check, then the record
+ * array for count entries. *records is NULL unless ILMAP_OK is returned. */
+static inline ilmap_status native_records_for(ilmap_status checked, size_t count,
+                                              ilmap_native_record **records)
+{
+    *records = NULL;
+    if (checked != ILMAP_OK)
+        return checked;
+    *records = native_records_new((uint32_t)count);
+    return *records ? ILMAP_OK : ILMAP_E_NOMEM;
+}
+
 /* The number of trailing CALL_INSTRUCTION records of a sorted table:
  * the call-site list (doc/native-maps.md#call-sites). */
 uint32_t native_trailing_calls(const ilmap_native_record *records, uint32_t n);
