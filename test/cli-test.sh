@@ -67,7 +67,7 @@ expect 1 "malformed line" -- "$tool" show "$dir/bad.txt"
 contains "bad.txt:2:" "names the line"
 expect 3 "missing file" -- "$tool" show "$dir/nope.txt"
 
-# translate: the documentation's answers and the DAC difference (spec §1).
+# translate: the documented answers and the DAC difference (doc/il-maps.md#dac).
 expect 0 "old 7" -- "$tool" translate "$dir/seed.txt" --old 7
 [ "$out" = 10 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: old 7 -> $out"; }
 expect 0 "new 19" -- "$tool" translate "$dir/seed.txt" --new 19
