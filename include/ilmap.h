@@ -374,7 +374,7 @@ typedef struct ilmap_boundary {
     uint32_t source;        /**< ILMAP_SOURCE_* bits (SourceTypes) */
 } ilmap_boundary;
 
-#if defined(__cplusplus)
+#if defined(__cplusplus) && __cplusplus >= 201103L
 static_assert(sizeof(ilmap_native_entry) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
 static_assert(offsetof(ilmap_native_entry, il_offset) == 0, "ilOffset first");
 static_assert(offsetof(ilmap_native_entry, native_start) == 4, "nativeStartOffset second");
@@ -383,7 +383,7 @@ static_assert(sizeof(ilmap_boundary) == 12, "OffsetMapping is 12 bytes");
 static_assert(offsetof(ilmap_boundary, native_offset) == 0, "nativeOffset first");
 static_assert(offsetof(ilmap_boundary, il_offset) == 4, "ilOffset second");
 static_assert(offsetof(ilmap_boundary, source) == 8, "source third");
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(ilmap_native_entry) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
 _Static_assert(offsetof(ilmap_native_entry, il_offset) == 0, "ilOffset first");
 _Static_assert(offsetof(ilmap_native_entry, native_start) == 4, "nativeStartOffset second");

@@ -49,6 +49,13 @@
 #ifndef ILMAP_HPP
 #define ILMAP_HPP
 
+/* Checked first, and the rest skipped when it fails, so that an older
+ * standard gives this one message rather than a cascade of errors. */
+#if (!defined(__cplusplus) || __cplusplus < 201703L) && \
+    (!defined(_MSVC_LANG) || _MSVC_LANG < 201703L)
+#  error "ilmap.hpp needs C++17 (e.g. -std=c++17, /std:c++17)"
+#else
+
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -65,12 +72,6 @@
 #include "ilmap-algebra.h"
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
-
-#if !defined(__cplusplus) || __cplusplus < 201703L
-#  if !defined(_MSVC_LANG) || _MSVC_LANG < 201703L
-#    error "ilmap.hpp needs C++17"
-#  endif
-#endif
 
 namespace ilmap_cpp {
 
@@ -1064,4 +1065,5 @@ private:
 
 } // namespace ilmap_cpp
 
+#endif /* C++17 */
 #endif /* ILMAP_HPP */

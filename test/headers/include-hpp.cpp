@@ -1,0 +1,4 @@
+// ilmap.hpp alone, as C++17 with -Wall -Wextra -pedantic -Werror.
+#include "ilmap.hpp"
+
+using ilmap_headers_test_map = ilmap_cpp::map;
