@@ -401,10 +401,7 @@ static void mapper_write(run *r)
  * when they share the cores. */
 static uint64_t thread_cpu_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return ilmap_thread_cpu_ns();
 }
 
 static void *writer_main(void *arg)

@@ -1,11 +1,12 @@
 /*
- * Small helpers for the benchmarks: a monotonic clock, the seeded PRNG of
+ * Small helpers for the benchmarks: a monotonic clock (the library's
+ * platform layer, lib/platform/clock.h), the seeded PRNG of
  * test/prng.h (so every run measures the same maps and queries) and a
  * "best of several timed runs" driver.
  *
  * The including file must define _POSIX_C_SOURCE (>= 199309L) before its
  * first system header: the project builds with -std=c11, which hides
- * clock_gettime otherwise.
+ * clock_gettime otherwise (Windows: QueryPerformanceCounter).
  */
 #ifndef ILMAP_BENCH_H
 #define ILMAP_BENCH_H
@@ -13,16 +14,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "../lib/platform/clock.h"
 #include "../test/prng.h"
 
 static inline uint64_t bench_now_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return ilmap_monotonic_ns();
 }
 
 /*

@@ -331,8 +331,8 @@ ILMAP_EXPORT ilmap_status ilmap_export(const ilmap *map, size_t cap, size_t *tot
 /** Bytes of memory the map holds, its own struct included (0 for NULL). */
 ILMAP_EXPORT size_t ilmap_get_memory_bytes(const ilmap *map);
 
-/** Which lookup code the map uses: "avx2", "sse2" or "portable" (static
- *  storage; for NULL, what a map built now would use). */
+/** Which lookup code the map uses: "avx2", "sse2", "neon" (AArch64) or
+ *  "portable" (static storage; for NULL, what a map built now would use). */
 ILMAP_EXPORT const char *ilmap_get_implementation(const ilmap *map);
 
 /* ---- IL-to-native maps (COR_DEBUG_IL_TO_NATIVE_MAP) ---- */

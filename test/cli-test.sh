@@ -2,8 +2,18 @@
 # The ilmap tool: each command's output and every documented exit code
 # (0 ok, 1 invalid map, 2 usage, 3 I/O, 4 inexact composition).
 # usage: cli-test.sh PATH/TO/ilmap
+# In a cross build meson's test runner sets MESON_EXE_WRAPPER (the cross
+# file's exe_wrapper, e.g. qemu-aarch64 -L /usr/aarch64-linux-gnu): the
+# cross-built tool runs through it. Its output is compared without CRs
+# (a Windows build writes CRLF), see expect.
 set -u
-tool=$1
+tool_path=$1
+wrapper=()
+if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
+    eval "wrapper=($MESON_EXE_WRAPPER)"
+fi
+tool() { "${wrapper[@]}" "$tool_path" "$@"; }
+tool=tool
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
@@ -14,6 +24,7 @@ expect() {
     shift 3
     out=$("$@" 2>&1)
     local got=$?
+    out=${out//$'\r'/} # a Windows build's tool writes CRLF line ends (text mode)
     if [ "$got" -eq "$want" ]; then
         pass=$((pass + 1))
     else

@@ -8,14 +8,22 @@
 #  3. as a Meson subproject, through dependency('ilmap')
 #     (override_dependency): the C and the C++ consumer.
 # The consumers (test/packaging/) check real answers and exit non-zero
-# otherwise. Skips (77) only when cmake or a C++ compiler is absent, after
-# running what does not need them; `scripts/run.sh test` installs both.
+# otherwise. Skips (77) in a cross build, and when cmake or a C++ compiler
+# is absent after running what does not need them; `scripts/run.sh test` installs both.
 set -euo pipefail
 
 src=$1     # the project's source root
 build=$2   # this build's directory (for the install step)
 sanitize=${3:-none}  # the build's b_sanitize: the consumer must match an instrumented library
 cc_id=${4:-gcc}      # the build's C compiler (meson's id): consumers use the same family
+cross=${5:-native}   # "cross" in a cross build (meson.is_cross_build())
+if [ "$cross" = cross ]; then
+    # The consumers are built with the build machine's gcc/g++/cmake and
+    # run directly; a cross-built library can be neither linked by them
+    # nor run without the exe wrapper. The native builds cover packaging.
+    echo "SKIP: cross build: the packaging consumers need the host's own compilers and cmake"
+    exit 77
+fi
 san_flags=()
 [ "$sanitize" = none ] || san_flags=(-fsanitize="$sanitize")
 consumers=$src/test/packaging

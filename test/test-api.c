@@ -269,6 +269,12 @@ static void implementation_names(void)
     CHECK(ilmap_create(src, 1, ILMAP_NO_AVX2, &map) == ILMAP_OK);
     CHECK(strcmp(ilmap_get_implementation(map), "avx2") != 0);
     ilmap_free(map);
+#if defined(__aarch64__)
+    /* AArch64: the NEON kernels, unless ILMAP_PORTABLE. */
+    CHECK(ilmap_create(src, 1, 0, &map) == ILMAP_OK);
+    CHECK(strcmp(ilmap_get_implementation(map), "neon") == 0);
+    ilmap_free(map);
+#endif
     CHECK(ilmap_get_implementation(NULL) != NULL);
 }
 

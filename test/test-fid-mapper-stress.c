@@ -30,7 +30,7 @@ static atomic_long filter_calls;
 
 static uintptr_t fid_at(size_t i)
 {
-    return (uintptr_t)0x7F4000000000ull + ((uintptr_t)i << 5);
+    return TEST_ID_BASE(0x7F4000000000ull, 0x74000000u) + ((uintptr_t)i << 5);
 }
 
 /* Deterministic, so the model knows every decision. */

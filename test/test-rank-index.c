@@ -8,6 +8,7 @@
 
 #include "index/cpu.h"
 #include "index/rank_index.h"
+#include "platform/memory.h"
 #include "test.h"
 
 static uint32_t brute_count_le(const uint32_t *keys, uint32_t n, uint32_t x)
@@ -28,7 +29,7 @@ static void check_kernel(const char *name, rank_count_fn fn, const uint32_t *key
 
     CHECK(!overflow);
     /* slots is a multiple of 16, so the size is a multiple of 64 */
-    if (slots && !(nodes = aligned_alloc(64, slots * sizeof *nodes)))
+    if (slots && !(nodes = ilmap_aligned_alloc(64, slots * sizeof *nodes)))
         exit(TEST_EXIT_SETUP_FAILURE);
     rank_index_init(&index, keys, n, nodes, fn);
     for (uint32_t i = 0; i < n; i++)
@@ -49,7 +50,7 @@ static void check_kernel(const char *name, rank_count_fn fn, const uint32_t *key
         }
     }
     CHECK_EQ_U32(rank_index_count_le(&index, 0xFFFFFFFEu), brute_count_le(keys, n, 0xFFFFFFFEu));
-    free(nodes);
+    ilmap_aligned_free(nodes);
 }
 
 int main(int argc, char **argv)
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
         check_kernel("sse2", rank_count_le_sse2, keys, n, &rng);
         if (level == CPU_AVX2)
             check_kernel("avx2", rank_count_le_avx2, keys, n, &rng);
+#endif
+#ifdef RANK_HAVE_NEON
+        check_kernel("neon", rank_count_le_neon, keys, n, &rng);
 #endif
     }
     (void)level;

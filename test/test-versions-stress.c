@@ -2,7 +2,9 @@
  * The version store under threads: writers racing installs, ReJIT
  * versions, reverts, map replacements and body removals; readers racing
  * lookups; a signal handler reading on the slot of the thread it
- * interrupted. Every answer a reader got is checked, after the run,
+ * interrupted (on Windows, which has no signals to interrupt a thread
+ * with, a sampler that suspends the thread and reads on its slot: see
+ * run_signals). Every answer a reader got is checked, after the run,
  * against a sequential model.
  *
  * How an answer is checked. Each writer owns its keys (its functions,
@@ -27,6 +29,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(_WIN32)
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#endif
+
 #include "ilmap-versions.h"
 #include "test.h"
 
@@ -46,12 +53,12 @@
 
 static ilmap_function_id fid_of(int w, int f)
 {
-    return (ilmap_function_id)0x7F1000000000ull + ((ilmap_function_id)(w * 64 + f) << 6);
+    return TEST_ID_BASE(0x7F1000000000ull, 0x71000000u) + ((ilmap_function_id)(w * 64 + f) << 6);
 }
 
 static ilmap_module_id module_of(int w)
 {
-    return (ilmap_module_id)0x7F2000000000ull + ((ilmap_module_id)(w + 1) << 12);
+    return TEST_ID_BASE(0x7F2000000000ull, 0x72000000u) + ((ilmap_module_id)(w + 1) << 12);
 }
 
 static uint32_t method_of(int f)
@@ -729,29 +736,48 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
 /* ---- Reads from a signal handler ------------------------------------ */
 
 /* A sampler: SIGUSR1 interrupts a thread, possibly inside a read on the
- * very slot the handler then reads with; only lock-free calls inside. */
-#define STABLE_FID ((ilmap_function_id)0x7F3000000040ull)
+ * very slot the handler then reads with; only lock-free calls inside.
+ *
+ * Windows has no signal that interrupts a given thread (no pthread_kill
+ * of SIGUSR1, no sigaction), and its sampling profilers do something
+ * else: SuspendThread the target (GetThreadContext waits until it has
+ * really stopped), read with the target's slot from the sampler's own
+ * thread, ResumeThread. For the slot that is the same situation: a read
+ * nested inside the owner's read, the owner frozen anywhere in begin,
+ * lookup or end (epoch.h). So on Windows the test does that instead. */
+#define STABLE_FID ((ilmap_function_id)TEST_ID_BASE(0x7F3000000040ull, 0x73000040u))
 #define STABLE_CODE ((uintptr_t)0x20000000u)
 
 static _Thread_local ilmap_store_reader *tls_slot;
 static atomic_long handler_reads, handler_bad;
 
-static void on_signal(int sig)
+static void sample_read(ilmap_store_reader *slot)
 {
     ilmap_store_location loc;
-    (void)sig;
-    if (!tls_slot)
+    if (!slot)
         return;
-    if (ilmap_store_lookup(tls_slot, STABLE_CODE + 0x90, &loc) != ILMAP_OK ||
+    if (ilmap_store_lookup(slot, STABLE_CODE + 0x90, &loc) != ILMAP_OK ||
         loc.function_id != STABLE_FID || loc.il_offset != 31 || loc.original_il_offset != 31 - 5)
         atomic_fetch_add(&handler_bad, 1);
     atomic_fetch_add(&handler_reads, 1);
 }
 
+#if !defined(_WIN32)
+static void on_signal(int sig)
+{
+    (void)sig;
+    sample_read(tls_slot);
+}
+#endif
+
 typedef struct sampled {
     ilmap_store *s;
     atomic_int ready;
     long reads, bad;
+#if defined(_WIN32)
+    ilmap_store_reader *slot; /* the sampled thread's */
+    HANDLE thread;
+#endif
 } sampled;
 
 static void *sampled_main(void *arg)
@@ -764,6 +790,12 @@ static void *sampled_main(void *arg)
         atomic_store(&t->ready, 1);
         return NULL;
     }
+#if defined(_WIN32)
+    t->slot = tls_slot;
+    if (!DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(),
+                         &t->thread, 0, FALSE, DUPLICATE_SAME_ACCESS))
+        t->bad++;
+#endif
     atomic_store(&t->ready, 1);
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         const ilmap_store_snapshot *v;
@@ -778,11 +810,14 @@ static void *sampled_main(void *arg)
             t->bad++;
         t->reads++;
     }
+#if !defined(_WIN32)
     /* Block the signal before the slot goes away. */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+#endif
+    /* (Windows: the sampler stopped sampling before it set `stop`.) */
     ilmap_store_reader *slot = tls_slot;
     tls_slot = NULL;
     if (ilmap_store_reader_unregister(slot) != ILMAP_OK)
@@ -812,7 +847,6 @@ static void run_signals(void)
     ilmap_store *s;
     sampled t;
     pthread_t sampler, churn;
-    struct sigaction sa;
 
     if (ilmap_store_create(4, 0, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
@@ -827,10 +861,13 @@ static void run_signals(void)
     CHECK(ilmap_native_from_entries(e, 2, HOT, &n) == ILMAP_OK);
     CHECK(ilmap_store_add_body(s, STABLE_FID, 2, code, 1, n, 0) == ILMAP_OK);
 
+#if !defined(_WIN32)
+    struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
+#endif
 
     memset(&t, 0, sizeof t);
     t.s = s;
@@ -849,7 +886,18 @@ static void run_signals(void)
         long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
         if (elapsed >= budget)
             break;
+#if defined(_WIN32)
+        if (t.thread && SuspendThread(t.thread) != (DWORD)-1) {
+            CONTEXT ctx;
+            memset(&ctx, 0, sizeof ctx);
+            ctx.ContextFlags = CONTEXT_CONTROL;
+            GetThreadContext(t.thread, &ctx); /* returns once it is stopped */
+            sample_read(t.slot);
+            ResumeThread(t.thread);
+        }
+#else
         pthread_kill(sampler, SIGUSR1);
+#endif
         sent++;
         struct timespec gap = { 0, 200000 };
         nanosleep(&gap, NULL);
@@ -865,7 +913,12 @@ static void run_signals(void)
     size_t pending = 1;
     CHECK(ilmap_store_reclaim(s, &pending) == ILMAP_OK && pending == 0);
     printf("signals: %ld sent, %ld handler reads, %ld thread reads\n", sent, reads, t.reads);
+#if defined(_WIN32)
+    if (t.thread)
+        CloseHandle(t.thread);
+#else
     signal(SIGUSR1, SIG_DFL);
+#endif
     ilmap_store_free(s);
 }
 

@@ -17,6 +17,15 @@
 #include "prng.h"
 
 #define TEST_EXIT_SKIP 77
+
+/* Pointer-like IDs (FunctionID, ModuleID) that fit uintptr_t: a high
+ * address on 64-bit hosts, as the runtime's are; a base below 2^31 on
+ * 32-bit hosts (i686), where the 64-bit constant would truncate to 0. */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define TEST_ID_BASE(base64, base32) ((uintptr_t)(base64))
+#else
+#define TEST_ID_BASE(base64, base32) ((uintptr_t)(base32))
+#endif
 #define TEST_EXIT_SETUP_FAILURE 99
 
 static int test_failures;

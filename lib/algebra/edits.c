@@ -11,6 +11,7 @@
 
 #include "ilmap-il.h"
 #include "common/search.h"
+#include "common/size_limits.h"
 
 typedef struct resolved {
     uint32_t slot;  /* instruction index; n for the code size */
@@ -61,7 +62,7 @@ ilmap_status ilmap_edits_build(const uint32_t *starts, size_t n_starts, uint32_t
     /* Outputs sized for a count this large cannot be trusted to exist:
      * leave them alone. */
     if (((!starts || !entries) && n_starts > 0) || n_starts > ILMAP_MAX_ENTRIES ||
-        (uint64_t)n_edits > UINT32_MAX) {
+        size_exceeds_u32(n_edits)) {
         st = ILMAP_E_INVALID_ARG;
         goto out;
     }

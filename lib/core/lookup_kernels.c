@@ -43,6 +43,9 @@ DEFINE_LOOKUPS(NO_ATTR, portable, node_count_portable)
 DEFINE_LOOKUPS(NO_ATTR, sse2, node_count_sse2)
 DEFINE_LOOKUPS(NODE_TARGET_AVX2, avx2, node_count_avx2)
 #endif
+#ifdef RANK_HAVE_NEON
+DEFINE_LOOKUPS(NO_ATTR, neon, node_count_neon)
+#endif
 
 direction_lookup_fn lookup_kernel_for(cpu_level level, uint32_t nlayers)
 {
@@ -55,6 +58,9 @@ direction_lookup_fn lookup_kernel_for(cpu_level level, uint32_t nlayers)
         table = lookups_avx2;
     else if (level == CPU_SSE2)
         table = lookups_sse2;
+#elif defined(RANK_HAVE_NEON)
+    if (level == CPU_NEON)
+        table = lookups_neon;
 #else
     (void)level;
 #endif

@@ -76,6 +76,11 @@ static inline uint32_t direction_translate(const struct ilmap_direction *d, uint
         return d->values[node_count4_sse2(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
     if (d->inline_vectors)
         return d->values[node_count_sse2(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
+#elif defined(RANK_HAVE_NEON)
+    if (d->inline_vectors == 1)
+        return d->values[node_count4_neon(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
+    if (d->inline_vectors)
+        return d->values[node_count_neon(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
 #endif
     return d->lookup(d, x);
 }

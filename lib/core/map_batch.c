@@ -11,6 +11,8 @@
 
 #ifdef RANK_HAVE_X86
 #include <emmintrin.h>
+#elif defined(RANK_HAVE_NEON)
+#include <arm_neon.h>
 #endif
 
 /* Queries x with x - lo < span (unsigned) all answer `value`. */
@@ -71,6 +73,23 @@ static inline void block_fill(uint32_t *out, uint32_t value)
     __m128i v = _mm_set1_epi32((int)value);
     _mm_storeu_si128((__m128i *)(void *)out, v);
     _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
+}
+#elif defined(RANK_HAVE_NEON)
+/* NEON has unsigned compares: no bias needed. */
+static inline int block_inside(const uint32_t *in, const interval *iv)
+{
+    uint32x4_t lo = vdupq_n_u32(iv->lo);
+    uint32x4_t span = vdupq_n_u32(iv->span);
+    uint32x4_t in_a = vcltq_u32(vsubq_u32(vld1q_u32(in), lo), span);
+    uint32x4_t in_b = vcltq_u32(vsubq_u32(vld1q_u32(in + 4), lo), span);
+    return vminvq_u32(vandq_u32(in_a, in_b)) == 0xFFFFFFFFu;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    uint32x4_t v = vdupq_n_u32(value);
+    vst1q_u32(out, v);
+    vst1q_u32(out + 4, v);
 }
 #else
 static inline int block_inside(const uint32_t *in, const interval *iv)

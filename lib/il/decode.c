@@ -9,6 +9,7 @@
 
 #include "common/bytes.h"
 #include "common/copy_out.h"
+#include "common/size_limits.h"
 #include "il/decode.h"
 #include "il/opcodes.h"
 
@@ -26,7 +27,7 @@ static ilmap_status decode_at(const uint8_t *code, size_t code_size, size_t offs
 {
     if (out)
         memset(out, 0, sizeof *out);
-    if (!code || !out || (uint64_t)code_size > UINT32_MAX || offset >= code_size)
+    if (!code || !out || size_exceeds_u32(code_size) || offset >= code_size)
         return ILMAP_E_INVALID_ARG;
 
     const uint32_t size = (uint32_t)code_size;
@@ -101,7 +102,7 @@ ilmap_status ilmap_il_switch_target(const uint8_t *code, size_t code_size,
     if (target)
         *target = 0;
     if (!code || !sw || !target || sw->operand != ILMAP_IL_SWITCH || index >= sw->target ||
-        (uint64_t)code_size > UINT32_MAX || sw->offset >= code_size ||
+        size_exceeds_u32(code_size) || sw->offset >= code_size ||
         (uint64_t)sw->offset + sw->length > code_size ||
         sw->length != sw->opcode_size + 4 + 4 * (uint64_t)sw->target ||
         rd32(code + sw->offset + sw->opcode_size) != sw->target)
@@ -153,7 +154,7 @@ ilmap_status stream_decode(const uint8_t *code, size_t size, il_stream *s, size_
 {
     memset(s, 0, sizeof *s);
     *bad_offset = ILMAP_NO_INDEX;
-    if ((uint64_t)size > UINT32_MAX)
+    if (size_exceeds_u32(size))
         return ILMAP_E_INVALID_ARG;
 
     size_t words = ((size_t)size + 1 + 63) / 64;
@@ -233,7 +234,7 @@ static ilmap_status decode_front(const uint8_t *code, size_t code_size, size_t c
     size_t bad = ILMAP_NO_INDEX;
     ilmap_status st = copy_out_check(cap, total, out);
 
-    if (st == ILMAP_OK && ((!code && code_size > 0) || (uint64_t)code_size > UINT32_MAX))
+    if (st == ILMAP_OK && ((!code && code_size > 0) || size_exceeds_u32(code_size)))
         st = ILMAP_E_INVALID_ARG;
     if (st != ILMAP_OK) {
         memset(s, 0, sizeof *s);

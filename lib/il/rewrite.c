@@ -8,6 +8,7 @@
 
 #include "il/rewrite.h"
 #include "common/search.h"
+#include "common/size_limits.h"
 
 static void layout_free(rw_layout *l)
 {
@@ -187,7 +188,7 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
     if (out)
         *out = NULL;
     if (!body || !out || (!insertions && count > 0) || flags != 0 ||
-        (uint64_t)count > UINT32_MAX) {
+        size_exceeds_u32(count)) {
         st = ILMAP_E_INVALID_ARG;
         goto done;
     }

@@ -14,6 +14,8 @@ cpu_level cpu_detect(void)
     return CPU_SSE2;
 #elif defined(RANK_HAVE_X86)
     return CPU_SSE2;
+#elif defined(RANK_HAVE_NEON)
+    return CPU_NEON;
 #else
     return CPU_PORTABLE;
 #endif
@@ -25,7 +27,7 @@ cpu_level cpu_level_for_flags(unsigned flags)
 
     if (flags & ILMAP_PORTABLE)
         return CPU_PORTABLE;
-    if ((flags & ILMAP_NO_AVX2) && level > CPU_SSE2)
+    if ((flags & ILMAP_NO_AVX2) && level == CPU_AVX2)
         return CPU_SSE2;
     return level;
 }
@@ -35,6 +37,7 @@ const char *cpu_level_name(cpu_level level)
     switch (level) {
     case CPU_AVX2: return "avx2";
     case CPU_SSE2: return "sse2";
+    case CPU_NEON: return "neon";
     case CPU_PORTABLE: break;
     }
     return "portable";

@@ -73,6 +73,29 @@ NODE_TARGET_AVX2 static inline uint32_t node_count_avx2(const int32_t *node, int
 }
 #endif
 
+#ifdef RANK_HAVE_NEON
+#include <arm_neon.h>
+
+/* Lanes with key <= x are all ones (-1): their sum, negated, is the
+ * count (the same answer as the trailing zeros of "key > x" above). */
+static inline uint32_t node_count_neon(const int32_t *node, int32_t xb)
+{
+    int32x4_t x = vdupq_n_s32(xb);
+    int32x4_t a = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(node + 0), x));
+    int32x4_t b = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(node + 4), x));
+    int32x4_t c = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(node + 8), x));
+    int32x4_t d = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(node + 12), x));
+    return (uint32_t)-vaddvq_s32(vaddq_s32(vaddq_s32(a, b), vaddq_s32(c, d)));
+}
+
+/* The first 4 keys only: the whole node when it holds at most 4. */
+static inline uint32_t node_count4_neon(const int32_t *node, int32_t xb)
+{
+    uint32x4_t le = vcleq_s32(vld1q_s32(node), vdupq_n_s32(xb));
+    return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(le));
+}
+#endif
+
 /* The descent: root to leaf, one node per layer; the leaf position
  * reached is the count. LAYERS may be a constant, so that specialised
  * copies have no loop. */

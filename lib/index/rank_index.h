@@ -70,5 +70,9 @@ uint32_t rank_count_le_portable(const rank_index *index, uint32_t x);
 uint32_t rank_count_le_sse2(const rank_index *index, uint32_t x);
 uint32_t rank_count_le_avx2(const rank_index *index, uint32_t x);
 #endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+#define RANK_HAVE_NEON 1
+uint32_t rank_count_le_neon(const rank_index *index, uint32_t x);
+#endif
 
 #endif

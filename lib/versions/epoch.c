@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/memory.h"
 #include "versions/epoch.h"
 
 int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
@@ -12,19 +13,19 @@ int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
 
     memset(d, 0, sizeof *d);
     /* aligned_alloc wants a multiple of the alignment: the struct's size is. */
-    d->slots = aligned_alloc(_Alignof(struct ilmap_store_reader), bytes);
+    d->slots = ilmap_aligned_alloc(_Alignof(struct ilmap_store_reader), bytes);
     if (!d->slots)
         return -1;
     for (uint32_t i = 0; i < nslots; i++) {
-        atomic_init(&d->slots[i].announced, 0);
-        atomic_init(&d->slots[i].depth, 0);
-        atomic_init(&d->slots[i].owned, 0);
+        ilmap_atomic_init_u64(&d->slots[i].announced, 0);
+        ilmap_atomic_init_u32(&d->slots[i].depth, 0);
+        ilmap_atomic_init_u32(&d->slots[i].owned, 0);
         d->slots[i].domain = d;
         d->slots[i].store = store;
     }
     d->nslots = nslots;
-    atomic_init(&d->used_slots, 0);
-    atomic_init(&d->global, 1);
+    ilmap_atomic_init_u32(&d->used_slots, 0);
+    ilmap_atomic_init_u64(&d->global, 1);
     d->release = release;
     return 0;
 }
@@ -44,7 +45,7 @@ void epoch_destroy(epoch_domain *d)
         free_batch(d, d->head);
         d->head = next;
     }
-    free(d->slots);
+    ilmap_aligned_free(d->slots);
     d->slots = NULL;
 }
 
@@ -52,16 +53,16 @@ struct ilmap_store_reader *epoch_claim(epoch_domain *d)
 {
     for (uint32_t i = 0; i < d->nslots; i++) {
         uint32_t expected = 0;
-        if (atomic_compare_exchange_strong_explicit(&d->slots[i].owned, &expected, 1,
-                                                    memory_order_acq_rel,
-                                                    memory_order_relaxed)) {
+        if (ilmap_atomic_cas_u32(&d->slots[i].owned, &expected, 1,
+                                                    ilmap_mo_acq_rel,
+                                                    ilmap_mo_relaxed)) {
             /* Raise the scan bound before the slot can announce anything:
              * the announcement that follows is ordered after this. */
-            uint32_t used = atomic_load_explicit(&d->used_slots, memory_order_relaxed);
+            uint32_t used = ilmap_atomic_load_u32(&d->used_slots, ilmap_mo_relaxed);
             while (used < i + 1 &&
-                   !atomic_compare_exchange_weak_explicit(&d->used_slots, &used, i + 1,
-                                                          memory_order_seq_cst,
-                                                          memory_order_relaxed)) {
+                   !ilmap_atomic_cas_weak_u32(&d->used_slots, &used, i + 1,
+                                                          ilmap_mo_seq_cst,
+                                                          ilmap_mo_relaxed)) {
             }
             return &d->slots[i];
         }
@@ -74,7 +75,7 @@ uint32_t epoch_registered(const epoch_domain *d)
     uint32_t n = 0;
 
     for (uint32_t i = 0; i < d->nslots; i++)
-        n += atomic_load_explicit(&d->slots[i].owned, memory_order_relaxed) != 0;
+        n += ilmap_atomic_load_u32(&d->slots[i].owned, ilmap_mo_relaxed) != 0;
     return n;
 }
 
@@ -82,7 +83,7 @@ void epoch_retire(epoch_domain *d, retire_batch *batch)
 {
     /* After the swap (the caller's seq_cst exchange): readers announcing
      * this epoch or later load the new snapshot. */
-    batch->tag = atomic_fetch_add_explicit(&d->global, 1, memory_order_seq_cst) + 1;
+    batch->tag = ilmap_atomic_fetch_add_u64(&d->global, 1, ilmap_mo_seq_cst) + 1;
     batch->next = NULL;
     if (d->tail)
         d->tail->next = batch;
@@ -102,9 +103,9 @@ uint64_t epoch_reclaim(epoch_domain *d)
      * epoch read after the increments above, so it protects nothing we
      * free. */
     uint64_t oldest = UINT64_MAX;
-    uint32_t used = atomic_load_explicit(&d->used_slots, memory_order_seq_cst);
+    uint32_t used = ilmap_atomic_load_u32(&d->used_slots, ilmap_mo_seq_cst);
     for (uint32_t i = 0; i < used; i++) {
-        uint64_t e = atomic_load_explicit(&d->slots[i].announced, memory_order_seq_cst);
+        uint64_t e = ilmap_atomic_load_u64(&d->slots[i].announced, ilmap_mo_seq_cst);
         if (e != 0 && e < oldest)
             oldest = e;
     }

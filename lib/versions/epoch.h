@@ -33,16 +33,11 @@
 #ifndef ILMAP_VERSIONS_EPOCH_H
 #define ILMAP_VERSIONS_EPOCH_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "platform/atomic.h" /* lock-free only: the read path is async-signal-safe */
 #include "versions/txn.h"
-
-/* The read path must be async-signal-safe: lock-free atomics only. */
-_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "int atomics must be lock-free");
-_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "pointer atomics must be lock-free");
 
 struct ilmap_store;
 struct epoch_domain;
@@ -51,9 +46,9 @@ struct epoch_domain;
  * that readers on different cores do not share their announcements'
  * line. */
 struct ilmap_store_reader {
-    _Alignas(64) _Atomic uint64_t announced; /* 0: not reading */
-    _Atomic uint32_t depth;                  /* reads in progress on the slot */
-    _Atomic uint32_t owned;                  /* registered */
+    _Alignas(64) ilmap_atomic_u64 announced; /* 0: not reading */
+    ilmap_atomic_u32 depth;                  /* reads in progress on the slot */
+    ilmap_atomic_u32 owned;                  /* registered */
     struct epoch_domain *domain;
     struct ilmap_store *store;
 };
@@ -72,10 +67,10 @@ typedef void (*retire_release_fn)(const retire_item *item);
  * publication; the writer-only fields, written many times per
  * publication, live on another line so readers never miss on them. */
 typedef struct epoch_domain {
-    _Alignas(64) _Atomic uint64_t global;
+    _Alignas(64) ilmap_atomic_u64 global;
     struct ilmap_store_reader *slots;
     uint32_t nslots;
-    _Atomic uint32_t used_slots; /* slots ever claimed: the scan stops there */
+    ilmap_atomic_u32 used_slots; /* slots ever claimed: the scan stops there */
     /* Writer-only (under the store's mutex). */
     _Alignas(64) retire_batch *head, *tail; /* oldest first, tags ascending */
     uint64_t pending;          /* items in the batches */
@@ -99,17 +94,17 @@ uint32_t epoch_registered(const epoch_domain *d);
 /* Enters a read (nesting as above). 0, or -1 when depth would overflow. */
 static inline int epoch_enter(struct ilmap_store_reader *r)
 {
-    uint32_t depth = atomic_load_explicit(&r->depth, memory_order_relaxed);
+    uint32_t depth = ilmap_atomic_load_u32(&r->depth, ilmap_mo_relaxed);
 
     if (depth >= 0x80000000u)
         return -1;
-    atomic_store_explicit(&r->depth, depth + 1, memory_order_relaxed);
+    ilmap_atomic_store_u32(&r->depth, depth + 1, ilmap_mo_relaxed);
     /* A handler arriving from here on sees depth > 0 and will not clear. */
-    atomic_signal_fence(memory_order_seq_cst);
-    if (depth == 0 || atomic_load_explicit(&r->announced, memory_order_relaxed) == 0) {
+    ilmap_atomic_signal_fence();
+    if (depth == 0 || ilmap_atomic_load_u64(&r->announced, ilmap_mo_relaxed) == 0) {
         /* Acquire: an epoch this new implies the swap it followed is seen. */
-        uint64_t e = atomic_load_explicit(&r->domain->global, memory_order_acquire);
-        atomic_store_explicit(&r->announced, e, memory_order_seq_cst);
+        uint64_t e = ilmap_atomic_load_u64(&r->domain->global, ilmap_mo_acquire);
+        ilmap_atomic_store_u64(&r->announced, e, ilmap_mo_seq_cst);
     }
     return 0;
 }
@@ -117,14 +112,14 @@ static inline int epoch_enter(struct ilmap_store_reader *r)
 /* Leaves the innermost read. 0, or -1 when not inside one. */
 static inline int epoch_leave(struct ilmap_store_reader *r)
 {
-    uint32_t depth = atomic_load_explicit(&r->depth, memory_order_relaxed);
+    uint32_t depth = ilmap_atomic_load_u32(&r->depth, ilmap_mo_relaxed);
 
     if (depth == 0)
         return -1;
-    atomic_store_explicit(&r->depth, depth - 1, memory_order_relaxed);
-    atomic_signal_fence(memory_order_seq_cst);
+    ilmap_atomic_store_u32(&r->depth, depth - 1, ilmap_mo_relaxed);
+    ilmap_atomic_signal_fence();
     if (depth == 1) /* release: our reads happen before a writer frees */
-        atomic_store_explicit(&r->announced, 0, memory_order_release);
+        ilmap_atomic_store_u64(&r->announced, 0, ilmap_mo_release);
     return 0;
 }
 

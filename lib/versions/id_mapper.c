@@ -26,11 +26,11 @@
  * PENDING knows its FunctionID holds no earlier position: no FunctionID
  * is placed twice, and every index below next_index is used.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ilmap-versions.h"
+#include "platform/atomic.h"
 
 #define MAX_FUNCTIONS ((size_t)1 << 24)
 
@@ -40,25 +40,25 @@
 #define VALUE_PENDING ((uintptr_t)6) /* hooked, client ID being assigned */
 
 struct fid_slot {
-    _Atomic uintptr_t key;
-    _Atomic uintptr_t value;
+    ilmap_atomic_uptr key;
+    ilmap_atomic_uptr value;
 };
 
 struct ilmap_fid_mapper {
     size_t max_functions;
     size_t mask;
     struct fid_slot *slots;
-    _Atomic uintptr_t *functions; /* client ID - 1 -> FunctionID */
-    _Atomic size_t claimed;       /* keys taken, bounded by max_functions */
-    _Atomic size_t next_index;
-    _Atomic size_t mapped, hooked, refused;
+    ilmap_atomic_uptr *functions; /* client ID - 1 -> FunctionID */
+    ilmap_atomic_size claimed;    /* keys taken, bounded by max_functions */
+    ilmap_atomic_size next_index;
+    ilmap_atomic_size mapped, hooked, refused;
     ilmap_fid_filter_fn filter;
     void *context;
 };
 
 /* The library's one documented global: the mapper FunctionIDMapper (v1),
  * which gets no client data, answers with. */
-static _Atomic(ilmap_fid_mapper *) global_mapper;
+static ilmap_atomic_ptr global_mapper; /* ilmap_fid_mapper * */
 
 /* FunctionIDs are MethodDesc addresses: aligned, clustered. A 64-bit
  * finalizer (murmur3's) spreads them over the table. */
@@ -89,7 +89,7 @@ ilmap_status ilmap_fid_mapper_create(size_t max_functions, ilmap_fid_filter_fn f
 
     ilmap_fid_mapper *m = calloc(1, sizeof *m);
     struct fid_slot *slots = malloc(cap * sizeof *slots);
-    _Atomic uintptr_t *functions = malloc(max_functions * sizeof *functions);
+    ilmap_atomic_uptr *functions = malloc(max_functions * sizeof *functions);
     if (!m || !slots || !functions) {
         free(m);
         free(slots);
@@ -97,20 +97,20 @@ ilmap_status ilmap_fid_mapper_create(size_t max_functions, ilmap_fid_filter_fn f
         return ILMAP_E_NOMEM;
     }
     for (size_t i = 0; i < cap; i++) {
-        atomic_init(&slots[i].key, 0);
-        atomic_init(&slots[i].value, 0);
+        ilmap_atomic_init_uptr(&slots[i].key, 0);
+        ilmap_atomic_init_uptr(&slots[i].value, 0);
     }
     for (size_t i = 0; i < max_functions; i++)
-        atomic_init(&functions[i], 0);
+        ilmap_atomic_init_uptr(&functions[i], 0);
     m->max_functions = max_functions;
     m->mask = cap - 1;
     m->slots = slots;
     m->functions = functions;
-    atomic_init(&m->claimed, 0);
-    atomic_init(&m->next_index, 0);
-    atomic_init(&m->mapped, 0);
-    atomic_init(&m->hooked, 0);
-    atomic_init(&m->refused, 0);
+    ilmap_atomic_init_size(&m->claimed, 0);
+    ilmap_atomic_init_size(&m->next_index, 0);
+    ilmap_atomic_init_size(&m->mapped, 0);
+    ilmap_atomic_init_size(&m->hooked, 0);
+    ilmap_atomic_init_size(&m->refused, 0);
     m->filter = filter;
     m->context = context;
     *out = m;
@@ -122,8 +122,8 @@ void ilmap_fid_mapper_free(ilmap_fid_mapper *mapper)
     if (!mapper)
         return;
 
-    ilmap_fid_mapper *expected = mapper;
-    atomic_compare_exchange_strong(&global_mapper, &expected, NULL);
+    void *expected = mapper;
+    ilmap_atomic_cas_ptr(&global_mapper, &expected, NULL, ilmap_mo_seq_cst, ilmap_mo_seq_cst);
     free(mapper->slots);
     free(mapper->functions);
     free(mapper);
@@ -153,7 +153,7 @@ static struct fid_slot *claim(ilmap_fid_mapper *m, uintptr_t fid)
 
     for (size_t probe = 0; probe <= m->mask; probe++, i = (i + 1) & m->mask) {
         struct fid_slot *slot = &m->slots[i];
-        uintptr_t key = atomic_load_explicit(&slot->key, memory_order_acquire);
+        uintptr_t key = ilmap_atomic_load_uptr(&slot->key, ilmap_mo_acquire);
         if (key == fid) {
             found = slot;
             break;
@@ -164,17 +164,17 @@ static struct fid_slot *claim(ilmap_fid_mapper *m, uintptr_t fid)
         /* A place for one more FunctionID, counted before taking it so
          * that racers never exceed max_functions. */
         if (!reserved) {
-            if (atomic_fetch_add_explicit(&m->claimed, 1, memory_order_relaxed) >=
+            if (ilmap_atomic_fetch_add_size(&m->claimed, 1, ilmap_mo_relaxed) >=
                 m->max_functions) {
-                atomic_fetch_sub_explicit(&m->claimed, 1, memory_order_relaxed);
+                ilmap_atomic_fetch_sub_size(&m->claimed, 1, ilmap_mo_relaxed);
                 /* Full, unless a racer is claiming this very FunctionID. */
-                key = atomic_load_explicit(&slot->key, memory_order_acquire);
+                key = ilmap_atomic_load_uptr(&slot->key, ilmap_mo_acquire);
                 return key == fid ? slot : NULL;
             }
             reserved = 1;
         }
-        if (atomic_compare_exchange_strong_explicit(&slot->key, &key, fid, memory_order_acq_rel,
-                                                    memory_order_acquire))
+        if (ilmap_atomic_cas_uptr(&slot->key, &key, fid, ilmap_mo_acq_rel,
+                                                    ilmap_mo_acquire))
             return slot; /* the reservation is used */
         if (key == fid) { /* a racer mapping the same FunctionID got there first */
             found = slot;
@@ -182,7 +182,7 @@ static struct fid_slot *claim(ilmap_fid_mapper *m, uintptr_t fid)
         }
     }
     if (reserved)
-        atomic_fetch_sub_explicit(&m->claimed, 1, memory_order_relaxed);
+        ilmap_atomic_fetch_sub_size(&m->claimed, 1, ilmap_mo_relaxed);
     return found;
 }
 
@@ -191,7 +191,7 @@ static struct fid_slot *slot_holding(ilmap_fid_mapper *m, uintptr_t fid)
 {
     size_t i = slot_of(fid, m->mask);
 
-    while (atomic_load_explicit(&m->slots[i].key, memory_order_acquire) != fid)
+    while (ilmap_atomic_load_uptr(&m->slots[i].key, ilmap_mo_acquire) != fid)
         i = (i + 1) & m->mask;
     return &m->slots[i];
 }
@@ -201,37 +201,37 @@ static struct fid_slot *slot_holding(ilmap_fid_mapper *m, uintptr_t fid)
 static uintptr_t resolve(ilmap_fid_mapper *m, struct fid_slot *slot, uintptr_t fid)
 {
     for (;;) {
-        uintptr_t value = atomic_load_explicit(&slot->value, memory_order_acquire);
+        uintptr_t value = ilmap_atomic_load_uptr(&slot->value, ilmap_mo_acquire);
         if (value != VALUE_PENDING)
             return value;
-        size_t n = atomic_load_explicit(&m->next_index, memory_order_acquire);
+        size_t n = ilmap_atomic_load_size(&m->next_index, ilmap_mo_acquire);
         /* Read after next_index: still PENDING means fid is at n or nowhere. */
-        value = atomic_load_explicit(&slot->value, memory_order_acquire);
+        value = ilmap_atomic_load_uptr(&slot->value, ilmap_mo_acquire);
         if (value != VALUE_PENDING)
             return value;
         if (n >= m->max_functions) {
-            atomic_compare_exchange_strong_explicit(&slot->value, &value, VALUE_FULL,
-                                                    memory_order_acq_rel, memory_order_acquire);
+            ilmap_atomic_cas_uptr(&slot->value, &value, VALUE_FULL,
+                                                    ilmap_mo_acq_rel, ilmap_mo_acquire);
             continue;
         }
 
-        uintptr_t owner = atomic_load_explicit(&m->functions[n], memory_order_acquire);
+        uintptr_t owner = ilmap_atomic_load_uptr(&m->functions[n], ilmap_mo_acquire);
         if (owner == 0) {
-            if (!atomic_compare_exchange_strong_explicit(&m->functions[n], &owner, fid,
-                                                         memory_order_acq_rel,
-                                                         memory_order_acquire))
+            if (!ilmap_atomic_cas_uptr(&m->functions[n], &owner, fid,
+                                                         ilmap_mo_acq_rel,
+                                                         ilmap_mo_acquire))
                 continue; /* someone else took n: start over */
             owner = fid;
         }
         struct fid_slot *owner_slot = owner == fid ? slot : slot_holding(m, owner);
         uintptr_t pending = VALUE_PENDING;
-        if (atomic_compare_exchange_strong_explicit(&owner_slot->value, &pending,
+        if (ilmap_atomic_cas_uptr(&owner_slot->value, &pending,
                                                     ((uintptr_t)(n + 1) << 1) | 1u,
-                                                    memory_order_acq_rel, memory_order_acquire))
-            atomic_fetch_add_explicit(&m->hooked, 1, memory_order_relaxed);
+                                                    ilmap_mo_acq_rel, ilmap_mo_acquire))
+            ilmap_atomic_fetch_add_size(&m->hooked, 1, ilmap_mo_relaxed);
         size_t expected = n;
-        atomic_compare_exchange_strong_explicit(&m->next_index, &expected, n + 1,
-                                                memory_order_acq_rel, memory_order_acquire);
+        ilmap_atomic_cas_size(&m->next_index, &expected, n + 1,
+                                                ilmap_mo_acq_rel, ilmap_mo_acquire);
     }
 }
 
@@ -242,10 +242,10 @@ static uintptr_t decide(ilmap_fid_mapper *m, struct fid_slot *slot, uintptr_t fi
     int hook = m->filter ? m->filter(m->context, fid) != 0 : 1;
     uintptr_t expected = 0;
 
-    if (atomic_compare_exchange_strong_explicit(&slot->value, &expected,
+    if (ilmap_atomic_cas_uptr(&slot->value, &expected,
                                                 hook ? VALUE_PENDING : VALUE_UNHOOKED,
-                                                memory_order_acq_rel, memory_order_acquire))
-        atomic_fetch_add_explicit(&m->mapped, 1, memory_order_relaxed);
+                                                ilmap_mo_acq_rel, ilmap_mo_acquire))
+        ilmap_atomic_fetch_add_size(&m->mapped, 1, ilmap_mo_relaxed);
     return resolve(m, slot, fid);
 }
 
@@ -260,7 +260,7 @@ ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper, ilmap_function_id fu
         return ILMAP_E_INVALID_ARG;
 
     struct fid_slot *slot = claim(mapper, function_id);
-    uintptr_t value = slot ? atomic_load_explicit(&slot->value, memory_order_acquire) : VALUE_FULL;
+    uintptr_t value = slot ? ilmap_atomic_load_uptr(&slot->value, ilmap_mo_acquire) : VALUE_FULL;
     if (value == 0)
         value = decide(mapper, slot, function_id);
     else if (value == VALUE_PENDING)
@@ -268,7 +268,7 @@ ilmap_status ilmap_fid_mapper_map(ilmap_fid_mapper *mapper, ilmap_function_id fu
 
     ilmap_status st = decode(value, client_id, hook);
     if (st == ILMAP_E_FULL)
-        atomic_fetch_add_explicit(&mapper->refused, 1, memory_order_relaxed);
+        ilmap_atomic_fetch_add_size(&mapper->refused, 1, ilmap_mo_relaxed);
     return st;
 }
 
@@ -287,12 +287,12 @@ ilmap_status ilmap_fid_mapper_lookup(const ilmap_fid_mapper *mapper, ilmap_funct
     size_t i = slot_of(function_id, mapper->mask);
     for (size_t probe = 0; probe <= mapper->mask; probe++, i = (i + 1) & mapper->mask) {
         const struct fid_slot *slot = &mapper->slots[i];
-        uintptr_t key = atomic_load_explicit(&slot->key, memory_order_acquire);
+        uintptr_t key = ilmap_atomic_load_uptr(&slot->key, ilmap_mo_acquire);
         if (key == 0)
             break;
         if (key != function_id)
             continue;
-        uintptr_t value = atomic_load_explicit(&slot->value, memory_order_acquire);
+        uintptr_t value = ilmap_atomic_load_uptr(&slot->value, ilmap_mo_acquire);
         if (value == 0 || value == VALUE_FULL || value == VALUE_PENDING)
             break;
         return decode(value, client_id, hook);
@@ -309,7 +309,7 @@ ilmap_status ilmap_fid_mapper_get_function(const ilmap_fid_mapper *mapper, uintp
         return ILMAP_E_INVALID_ARG;
     if (client_id == 0 || client_id > mapper->max_functions)
         return ILMAP_E_NOT_FOUND;
-    *function_id = atomic_load_explicit(&mapper->functions[client_id - 1], memory_order_acquire);
+    *function_id = ilmap_atomic_load_uptr(&mapper->functions[client_id - 1], ilmap_mo_acquire);
     return *function_id ? ILMAP_OK : ILMAP_E_NOT_FOUND;
 }
 
@@ -324,9 +324,9 @@ ilmap_status ilmap_fid_mapper_get_stats(const ilmap_fid_mapper *mapper,
     /* The atomics are read-only here; the casts only drop const. */
     ilmap_fid_mapper *m = (ilmap_fid_mapper *)mapper;
     out->max_functions = m->max_functions;
-    out->mapped = atomic_load_explicit(&m->mapped, memory_order_relaxed);
-    out->hooked = atomic_load_explicit(&m->hooked, memory_order_relaxed);
-    out->refused = atomic_load_explicit(&m->refused, memory_order_relaxed);
+    out->mapped = ilmap_atomic_load_size(&m->mapped, ilmap_mo_relaxed);
+    out->hooked = ilmap_atomic_load_size(&m->hooked, ilmap_mo_relaxed);
+    out->refused = ilmap_atomic_load_size(&m->refused, ilmap_mo_relaxed);
     return ILMAP_OK;
 }
 
@@ -352,13 +352,13 @@ uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback2(ilmap_function_id function_id
 uintptr_t ILMAP_STDCALL ilmap_fid_mapper_callback(ilmap_function_id function_id,
                                                   int32_t *hook_function)
 {
-    ilmap_fid_mapper *m = atomic_load_explicit(&global_mapper, memory_order_acquire);
+    ilmap_fid_mapper *m = ilmap_atomic_load_ptr(&global_mapper, ilmap_mo_acquire);
 
     return ilmap_fid_mapper_callback2(function_id, m, hook_function);
 }
 
 ilmap_status ilmap_fid_mapper_set_global(ilmap_fid_mapper *mapper)
 {
-    atomic_store_explicit(&global_mapper, mapper, memory_order_release);
+    ilmap_atomic_store_ptr(&global_mapper, mapper, ilmap_mo_release);
     return ILMAP_OK;
 }

@@ -21,9 +21,9 @@ ilmap_status ilmap_store_reader_register(ilmap_store *store, ilmap_store_reader 
 
 ilmap_status ilmap_store_reader_unregister(ilmap_store_reader *reader)
 {
-    if (!reader || atomic_load_explicit(&reader->depth, memory_order_relaxed) != 0)
+    if (!reader || ilmap_atomic_load_u32(&reader->depth, ilmap_mo_relaxed) != 0)
         return ILMAP_E_INVALID_ARG;
-    atomic_store_explicit(&reader->owned, 0, memory_order_release);
+    ilmap_atomic_store_u32(&reader->owned, 0, ilmap_mo_release);
     return ILMAP_OK;
 }
 
@@ -38,7 +38,7 @@ ilmap_status ilmap_store_reader_begin(ilmap_store_reader *reader,
     if (epoch_enter(reader) != 0)
         return ILMAP_E_LIMIT;
     /* seq_cst: after the announcement (epoch.h). */
-    *snapshot = atomic_load_explicit(&reader->store->current, memory_order_seq_cst);
+    *snapshot = ilmap_atomic_load_ptr(&reader->store->current, ilmap_mo_seq_cst);
     return ILMAP_OK;
 }
 

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/memory.h"
 #include "versions/store.h"
 
-/* pthread_mutex_t is the one non-portable piece: Windows would need an
- * SRWLOCK here (future work); everything else is C11. */
 
 static void release_item(const retire_item *item)
 {
@@ -43,28 +42,28 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
 
     /* Over-aligned (cache lines): calloc does not promise that. The size
      * of a 64-aligned struct is a multiple of 64, as aligned_alloc wants. */
-    ilmap_store *s = aligned_alloc(_Alignof(ilmap_store), sizeof *s);
+    ilmap_store *s = ilmap_aligned_alloc(_Alignof(ilmap_store), sizeof *s);
     struct ilmap_store_snapshot *empty = calloc(1, sizeof *empty);
     if (s)
         memset(s, 0, sizeof *s);
     if (!s || !empty) {
-        free(s);
+        ilmap_aligned_free(s);
         free(empty);
         return ILMAP_E_NOMEM;
     }
-    if (pthread_mutex_init(&s->lock, NULL) != 0) {
-        free(s);
+    if (ilmap_mutex_init(&s->lock) != 0) {
+        ilmap_aligned_free(s);
         free(empty);
         return ILMAP_E_NOMEM;
     }
     if (epoch_init(&s->epoch, max_readers ? max_readers : ILMAP_STORE_DEFAULT_READERS, s,
                    release_item) != 0) {
-        pthread_mutex_destroy(&s->lock);
-        free(s);
+        ilmap_mutex_destroy(&s->lock);
+        ilmap_aligned_free(s);
         free(empty);
         return ILMAP_E_NOMEM;
     }
-    atomic_init(&s->current, empty);
+    ilmap_atomic_init_ptr(&s->current, empty);
     *out = s;
     return ILMAP_OK;
 }
@@ -83,7 +82,7 @@ void ilmap_store_free(ilmap_store *store)
     if (!store)
         return;
 
-    struct ilmap_store_snapshot *snap = atomic_load_explicit(&store->current, memory_order_relaxed);
+    struct ilmap_store_snapshot *snap = ilmap_atomic_load_ptr(&store->current, ilmap_mo_relaxed);
     const vt_shape *sh = store_shapes;
     vt_cursor cur;
     const uint64_t zero[3] = { 0, 0, 0 };
@@ -106,8 +105,8 @@ void ilmap_store_free(ilmap_store *store)
     free(snap);
 
     epoch_destroy(&store->epoch);
-    pthread_mutex_destroy(&store->lock);
-    free(store);
+    ilmap_mutex_destroy(&store->lock);
+    ilmap_aligned_free(store);
 }
 
 /* ---- Transactions ---------------------------------------------------- */
@@ -125,7 +124,7 @@ typedef struct store_txn {
 static void txn_begin(ilmap_store *s, store_txn *t)
 {
     t->store = s;
-    t->base = atomic_load_explicit(&s->current, memory_order_relaxed); /* writers own it */
+    t->base = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed); /* writers own it */
     t->draft = *t->base;
     txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
@@ -164,7 +163,7 @@ static ilmap_status txn_commit(store_txn *t)
     snap->generation = t->base->generation + 1;
 
     /* seq_cst: ordered before the epoch increment in epoch_retire(). */
-    atomic_exchange_explicit(&s->current, snap, memory_order_seq_cst);
+    ilmap_atomic_exchange_ptr(&s->current, snap, ilmap_mo_seq_cst);
 
     (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
     if (t->gains)
@@ -256,9 +255,9 @@ ilmap_status ilmap_store_set_il_map(ilmap_store *store, ilmap_module_id module,
     if (!store || module == 0 || !is_method_def(method_def))
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = set_il_map_locked(store, module, method_def, map);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -268,14 +267,14 @@ ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
     if (!store || function_id == 0)
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
-    const struct ilmap_store_snapshot *cur = atomic_load_explicit(&store->current,
-                                                                  memory_order_relaxed);
+    ilmap_mutex_lock(&store->lock);
+    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&store->current,
+                                                                  ilmap_mo_relaxed);
     const uint64_t key[1] = { function_id };
     const uint64_t *fn = vt_find(store_shapes[T_FUNCTIONS], cur->tables[T_FUNCTIONS], key);
     ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[1], (uint32_t)fn[2], map)
                          : ILMAP_E_NOT_FOUND;
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -307,9 +306,9 @@ ilmap_status ilmap_store_add_function(ilmap_store *store, ilmap_function_id func
     if (!store || function_id == 0 || module == 0 || !is_method_def(method_def))
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = add_function_locked(store, function_id, module, method_def);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -350,9 +349,9 @@ ilmap_status ilmap_store_add_version(ilmap_store *store, ilmap_function_id funct
     if (!store || function_id == 0 || rejit_id == 0 || (flags & ~ILMAP_VERSION_CURRENT))
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = add_version_locked(store, function_id, rejit_id, map, flags);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -380,9 +379,9 @@ ilmap_status ilmap_store_set_current(ilmap_store *store, ilmap_function_id funct
     if (!store || function_id == 0)
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = set_current_locked(store, function_id, rejit_id);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -429,9 +428,9 @@ ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id module, uint
     if (!store || module == 0 || !is_method_def(method_def))
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = revert_locked(store, module, method_def, reverted);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -546,9 +545,9 @@ ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function
     if (st != ILMAP_OK)
         return st;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     st = add_body_locked(store, function_id, rejit_id, checked, nranges, total, map, flags);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -582,9 +581,9 @@ ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start)
     if (!store)
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     ilmap_status st = remove_body_locked(store, code_start);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return st;
 }
 
@@ -595,9 +594,9 @@ ilmap_status ilmap_store_reclaim(ilmap_store *store, size_t *pending)
     if (!store)
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
+    ilmap_mutex_lock(&store->lock);
     uint64_t left = epoch_reclaim(&store->epoch);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     if (pending)
         *pending = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
     return ILMAP_OK;
@@ -610,9 +609,9 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     if (!store || !out)
         return ILMAP_E_INVALID_ARG;
 
-    pthread_mutex_lock(&store->lock);
-    const struct ilmap_store_snapshot *cur = atomic_load_explicit(&store->current,
-                                                                  memory_order_relaxed);
+    ilmap_mutex_lock(&store->lock);
+    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&store->current,
+                                                                  ilmap_mo_relaxed);
     out->generation = cur->generation;
     out->retired = store->epoch.pending;
     out->reclaimed = store->epoch.reclaimed;
@@ -622,6 +621,6 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->versions = (size_t)vt_records(cur->tables[T_VERSIONS]);
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
-    pthread_mutex_unlock(&store->lock);
+    ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
 }

@@ -25,10 +25,9 @@
 #ifndef ILMAP_VERSIONS_STORE_H
 #define ILMAP_VERSIONS_STORE_H
 
-#include <pthread.h>
-#include <stdatomic.h>
-
 #include "ilmap-versions.h"
+#include "platform/atomic.h"
+#include "platform/thread.h"
 #include "versions/epoch.h"
 #include "versions/table.h"
 
@@ -91,9 +90,9 @@ struct ilmap_store_snapshot {
 /* Readers read `current` and epoch.global on every read; both sit on
  * lines of their own, away from the mutex and the writer-only fields. */
 struct ilmap_store {
-    _Alignas(64) _Atomic(struct ilmap_store_snapshot *) current;
+    _Alignas(64) ilmap_atomic_ptr current; /* struct ilmap_store_snapshot * */
     epoch_domain epoch;
-    _Alignas(64) pthread_mutex_t lock; /* writers */
+    _Alignas(64) ilmap_mutex lock; /* writers */
     uint64_t next_gen;                 /* writer-only: transaction generations */
 };
 

@@ -11,7 +11,7 @@ int shim_report_open(shim_report *r, const char *path)
     if (!r)
         return 1;
     memset(r, 0, sizeof *r);
-    r->lock_ready = shim_mutex_init(&r->lock) == 0;
+    r->lock_ready = ilmap_mutex_init(&r->lock) == 0;
     if (!path || !*path)
         return 0;
     r->file = fopen(path, "w");
@@ -25,13 +25,13 @@ int shim_report_open(shim_report *r, const char *path)
 static void lock(shim_report *r)
 {
     if (r->lock_ready)
-        shim_mutex_lock(&r->lock);
+        ilmap_mutex_lock(&r->lock);
 }
 
 static void unlock(shim_report *r)
 {
     if (r->lock_ready)
-        shim_mutex_unlock(&r->lock);
+        ilmap_mutex_unlock(&r->lock);
 }
 
 static shim_report_kind *kind_of(shim_report *r, const char *name)

@@ -25,7 +25,7 @@ typedef struct shim_report_kind {
 
 typedef struct shim_report {
     FILE *file; /* NULL: counting only */
-    shim_mutex lock;
+    ilmap_mutex lock;
     int lock_ready;
     shim_report_kind kinds[SHIM_REPORT_MAX_KINDS];
     size_t kind_count;

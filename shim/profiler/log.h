@@ -5,7 +5,12 @@
 #ifndef SHIM_LOG_H
 #define SHIM_LOG_H
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+/* MinGW-w64: the archetype of the stdio in use (gnu_printf with
+ * __USE_MINGW_ANSI_STDIO, which meson.build sets: %zu works). */
+#  include <stdio.h>
+#  define SHIM_PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
 #  define SHIM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #  define SHIM_PRINTF(f, a)

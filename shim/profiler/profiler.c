@@ -117,13 +117,13 @@ void shim_note_dropped(shim_profiler *p, int kind_bit, const char *what)
 void shim_lock(shim_profiler *p)
 {
     if (p->lock_ready)
-        shim_mutex_lock(&p->lock);
+        ilmap_mutex_lock(&p->lock);
 }
 
 void shim_unlock(shim_profiler *p)
 {
     if (p->lock_ready)
-        shim_mutex_unlock(&p->lock);
+        ilmap_mutex_unlock(&p->lock);
 }
 
 uint32_t shim_env_u32(const char *name, uint32_t fallback)
@@ -173,7 +173,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     p->has_info5 = has_interface(info_unk, &IID_ICorProfilerInfo5);
     p->has_info9 = has_interface(info_unk, &IID_ICorProfilerInfo9);
 
-    p->lock_ready = shim_mutex_init(&p->lock) == 0;
+    p->lock_ready = ilmap_mutex_init(&p->lock) == 0;
     shim_settings settings = {NULL, SHIM_DEFAULT_PROBE_EVERY};
     SHIM_HOOK(p, configure, &settings);
     p->verbose = shim_env_u32("ILMAP_SHIM_VERBOSE", 0) != 0;

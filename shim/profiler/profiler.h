@@ -72,7 +72,7 @@ struct shim_profiler {
     ICorProfilerInfo4 *info;
     int has_info5;
     int has_info9; /* GetILToNativeMapping3: maps of one native code version */
-    shim_mutex lock; /* guards methods and counters; never held across runtime calls */
+    ilmap_mutex lock; /* guards methods and counters; never held across runtime calls */
     int lock_ready;
     const shim_hooks *hooks; /* NULL: none */
     shim_selection selection;

@@ -22,36 +22,81 @@ static void batch_free(shim_rejit_batch *b)
     }
 }
 
+/* Joins the pending batches first..(end of list) into one request, so
+ * that the runtime is suspended once for all of them (each RequestReJIT
+ * stops the world): under a late selection thousands of single-method
+ * requests arrive while one is being made. Returns the joined batch (the
+ * chain is freed), or NULL when memory runs out (the chain is kept and
+ * sent batch by batch). The caller holds no lock: the chain is its own. */
+static shim_rejit_batch *join(shim_rejit_batch *first)
+{
+    size_t total = 0;
+    for (const shim_rejit_batch *b = first; b; b = b->next) {
+        if (b->count > (ULONG)-1 - total)
+            return NULL;
+        total += b->count;
+    }
+    shim_rejit_batch *j = calloc(1, sizeof *j);
+    if (j) {
+        j->modules = malloc(total * sizeof *j->modules);
+        j->methods = malloc(total * sizeof *j->methods);
+    }
+    if (!j || !j->modules || !j->methods) {
+        batch_free(j);
+        return NULL;
+    }
+    size_t at = 0;
+    while (first) {
+        shim_rejit_batch *next = first->next;
+        memcpy(j->modules + at, first->modules, first->count * sizeof *j->modules);
+        memcpy(j->methods + at, first->methods, first->count * sizeof *j->methods);
+        at += first->count;
+        j->seq = first->seq;
+        batch_free(first);
+        first = next;
+    }
+    j->count = (ULONG)total;
+    return j;
+}
+
 static void worker_main(void *arg)
 {
     shim_rejit_worker *w = arg;
-    shim_mutex_lock(&w->lock);
+    ilmap_mutex_lock(&w->lock);
     for (;;) {
         while (!w->head && !w->stop)
-            shim_cond_timedwait(&w->cond, &w->lock, 1000);
+            ilmap_cond_timedwait(&w->cond, &w->lock, 1000);
         if (w->stop && !w->head)
             break;
-        shim_rejit_batch *b = w->head;
-        w->head = b->next;
-        if (!w->head)
-            w->tail = NULL;
+        /* Everything pending goes in one request (see join). */
+        shim_rejit_batch *chain = w->head;
+        w->head = w->tail = NULL;
         /* Never call into the runtime with our lock held: RequestReJIT
          * suspends the runtime, and a callback thread may be waiting for
          * this lock. */
-        shim_mutex_unlock(&w->lock);
-        HRESULT hr = w->info->lpVtbl->RequestReJIT(w->info, b->count, b->modules, b->methods);
-        if (FAILED(hr))
-            shim_log("RequestReJIT(%u methods) failed: 0x%08X", (unsigned)b->count,
-                     (unsigned)hr);
-        shim_mutex_lock(&w->lock);
+        ilmap_mutex_unlock(&w->lock);
+        shim_rejit_batch *joined = chain->next ? join(chain) : chain;
+        HRESULT hr = S_OK;
+        uint64_t seq = 0;
+        for (shim_rejit_batch *b = joined ? joined : chain; b;) {
+            shim_rejit_batch *next = joined ? NULL : b->next;
+            hr = w->info->lpVtbl->RequestReJIT(w->info, b->count, b->modules, b->methods);
+            if (FAILED(hr))
+                shim_log("RequestReJIT(%u methods) failed: 0x%08X", (unsigned)b->count,
+                         (unsigned)hr);
+            seq = b->seq;
+            batch_free(b);
+            b = next;
+        }
+        ilmap_mutex_lock(&w->lock);
         w->last_hr = hr;
-        w->done = b->seq;
-        batch_free(b);
-        shim_cond_broadcast(&w->cond);
+        w->done = seq;
+        w->requests++;
+        ilmap_cond_broadcast(&w->cond);
     }
     w->exited = 1;
-    shim_cond_broadcast(&w->cond);
-    shim_mutex_unlock(&w->lock);
+    ilmap_cond_broadcast(&w->cond);
+    ilmap_mutex_unlock(&w->lock);
 }
 
 int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info)
@@ -60,16 +105,16 @@ int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info)
         return 1;
     memset(w, 0, sizeof *w);
     w->info = info;
-    if (shim_mutex_init(&w->lock))
+    if (ilmap_mutex_init(&w->lock))
         return 1;
-    if (shim_cond_init(&w->cond)) {
-        shim_mutex_destroy(&w->lock);
+    if (ilmap_cond_init(&w->cond)) {
+        ilmap_mutex_destroy(&w->lock);
         return 1;
     }
-    if (shim_thread_start(&w->thread, worker_main, w)) {
+    if (ilmap_thread_start(&w->thread, worker_main, w)) {
         shim_log("cannot start the ReJIT thread; methods will not be instrumented");
-        shim_cond_destroy(&w->cond);
-        shim_mutex_destroy(&w->lock);
+        ilmap_cond_destroy(&w->cond);
+        ilmap_mutex_destroy(&w->lock);
         return 1;
     }
     w->running = 1;
@@ -96,9 +141,9 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
     memcpy(b->methods, methods, count * sizeof *methods);
     b->count = count;
 
-    shim_mutex_lock(&w->lock);
+    ilmap_mutex_lock(&w->lock);
     if (w->stop) {
-        shim_mutex_unlock(&w->lock);
+        ilmap_mutex_unlock(&w->lock);
         batch_free(b);
         return E_UNEXPECTED;
     }
@@ -108,21 +153,21 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
     else
         w->head = b;
     w->tail = b;
-    shim_cond_broadcast(&w->cond);
+    ilmap_cond_broadcast(&w->cond);
     HRESULT hr = S_OK;
     /* Wait in slices so that one lost wake-up cannot cost the whole
      * timeout. */
     uint32_t waited = 0;
     while (w->done < seq && !w->exited && waited < timeout_ms) {
         uint32_t slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
-        shim_cond_timedwait(&w->cond, &w->lock, slice);
+        ilmap_cond_timedwait(&w->cond, &w->lock, slice);
         waited += slice;
     }
     if (w->done >= seq)
         hr = w->last_hr;
     else
         hr = S_FALSE;
-    shim_mutex_unlock(&w->lock);
+    ilmap_mutex_unlock(&w->lock);
     return hr;
 }
 
@@ -130,18 +175,18 @@ void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms)
 {
     if (!w || !w->running)
         return;
-    shim_mutex_lock(&w->lock);
+    ilmap_mutex_lock(&w->lock);
     w->stop = 1;
-    shim_cond_broadcast(&w->cond);
+    ilmap_cond_broadcast(&w->cond);
     uint32_t waited = 0;
     while (!w->exited && waited < timeout_ms) {
-        shim_cond_timedwait(&w->cond, &w->lock, 100);
+        ilmap_cond_timedwait(&w->cond, &w->lock, 100);
         waited += 100;
     }
     int exited = w->exited;
-    shim_mutex_unlock(&w->lock);
+    ilmap_mutex_unlock(&w->lock);
     if (exited) {
-        shim_thread_join(&w->thread);
+        ilmap_thread_join(&w->thread);
         w->running = 0;
     } else {
         shim_log("the ReJIT thread did not stop within %u ms; leaving it", (unsigned)timeout_ms);

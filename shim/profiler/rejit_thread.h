@@ -2,7 +2,8 @@
  * The shim's own ReJIT thread. RequestReJIT is legal from a thread the
  * profiler created that never runs managed code (doc/profiling-abi.md#rejit-rules),
  * so callbacks hand it batches and wait, with a timeout, for the request
- * to be made. The thread only ever calls RequestReJIT.
+ * to be made. Batches that pile up while a request is being made go out
+ * together in the next one. The thread only ever calls RequestReJIT.
  */
 #ifndef SHIM_REJIT_THREAD_H
 #define SHIM_REJIT_THREAD_H
@@ -16,9 +17,9 @@ typedef struct shim_rejit_batch shim_rejit_batch;
 
 typedef struct shim_rejit_worker {
     ICorProfilerInfo4 *info;
-    shim_thread thread;
-    shim_mutex lock;
-    shim_cond cond;
+    ilmap_thread thread;
+    ilmap_mutex lock;
+    ilmap_cond cond;
     int running;             /* the thread is up */
     int stop;                /* asks the thread to finish */
     int exited;              /* the thread has left its loop */
@@ -26,6 +27,7 @@ typedef struct shim_rejit_worker {
     shim_rejit_batch *tail;
     uint64_t queued;         /* batches handed in so far */
     uint64_t done;           /* batches whose RequestReJIT returned */
+    uint64_t requests;       /* RequestReJIT calls made (pending batches are joined) */
     HRESULT last_hr;         /* result of the most recent request */
 } shim_rejit_worker;
 

@@ -1,10 +1,12 @@
 /*
- * Loads libilmap_clr.so as the runtime does (dlopen + DllGetClassObject)
- * and checks what it exports: the COM entry point only, none of the
- * statically linked libilmap or shim internals.
+ * Loads libilmap_clr (.so, or .dll on Windows) as the runtime does (dlopen
+ * or LoadLibrary, then DllGetClassObject), checks what it exports (the
+ * COM entry point only, none of the statically linked libilmap or shim
+ * internals), and creates the profiler through the class factory.
  */
-#include <dlfcn.h>
 #include <stdio.h>
+
+#include "shim-loader.h"
 
 #include "com/guids.h"
 #include "com/unknown.h"
@@ -19,23 +21,22 @@ static const CLSID other = {0x12345678u, 1, 2, {1, 2, 3, 4, 5, 6, 7, 8}};
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s libilmap_clr.so\n", argv[0]);
+        fprintf(stderr, "usage: %s libilmap_clr.so|.dll\n", argv[0]);
         return TEST_EXIT_SETUP_FAILURE;
     }
-    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "dlopen: %s\n", dlerror());
+    void *lib = loader_open(argv[1]);
+    if (!lib)
         return TEST_EXIT_SETUP_FAILURE;
-    }
-    void *sym = dlsym(lib, "DllGetClassObject");
+    void *sym = loader_symbol(lib, "DllGetClassObject");
     CHECK(sym != NULL);
     static const char *const hidden[] = {
         "ilmap_create",         "ilmap_native_translate", "ilmap_rewrite_create",
         "ilmap_store_create",   "ilmap_fid_mapper_callback2",
         "shim_instrument",      "shim_profiler_create", "shim_elt_start",
-        "clr_callback4_stubs",  "IID_IUnknown"};
+        "clr_callback4_stubs",  "IID_IUnknown",           "ilmap_mutex_lock",
+        "ilmap_thread_start"};
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
-        void *h = dlsym(lib, hidden[i]);
+        void *h = loader_symbol(lib, hidden[i]);
         if (h)
             fprintf(stderr, "exported by mistake: %s\n", hidden[i]);
         CHECK(h == NULL);
@@ -62,11 +63,24 @@ int main(int argc, char **argv)
             void *p = (void *)1;
             CHECK(f->lpVtbl->CreateInstance(f, outer, &callback2, &p) == CLASS_E_NOAGGREGATION);
             CHECK(p == NULL);
-            /* CreateInstance itself is exercised by test-shim-unit (it
-             * creates the process's one profiler). */
+            /* The profiler object itself (not initialized: no runtime
+             * here); test-shim-unit exercises it further. */
+            p = NULL;
+            CHECK(f->lpVtbl->CreateInstance(f, NULL, &callback2, &p) == S_OK);
+            CHECK(p != NULL);
+            if (p) {
+                IUnknown *profiler = p;
+                const IID unknown_iid = {0, 0, 0, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+                void *q = NULL;
+                CHECK(profiler->lpVtbl->QueryInterface(profiler, &unknown_iid, &q) == S_OK);
+                CHECK(q != NULL);
+                if (q)
+                    ((IUnknown *)q)->lpVtbl->Release((IUnknown *)q);
+                profiler->lpVtbl->Release(profiler);
+            }
             f->lpVtbl->Release(f);
         }
     }
-    dlclose(lib);
+    loader_close(lib);
     return test_finish("shim-dlopen");
 }

@@ -101,7 +101,10 @@ def main():
                     help="methods instrumented in one process, in every mode")
     ap.add_argument("--iterations", type=int, default=3,
                     help="workload iterations per run (the output does not depend on it)")
-    ap.add_argument("--late-iterations", type=int, default=4,
+    ap.add_argument("--late-pause-ms", type=int, default=300,
+                    help="mode late: pause between iterations, so that the late ReJIT "
+                         "requests queued during one are done before the next calls them")
+    ap.add_argument("--late-iterations", type=int, default=6,
                     help="the same for mode late, whose methods are instrumented only when "
                          "called again after their ReJIT")
     code, args, env, preload, dll = start(ap, program=fc.PROGRAM, online=True,
@@ -135,7 +138,8 @@ def main():
         e = fc.mode_env(env, args.profiler, mode, selection, report)
         try:
             iterations = args.late_iterations if mode == "late" else args.iterations
-            proc, secs = run(program[:-1] + [str(iterations)], e, timeout=600)
+            extra = ["--pause-ms", str(args.late_pause_ms)] if mode == "late" else []
+            proc, secs = run(program[:-1] + [str(iterations)] + extra, e, timeout=600)
         except Exception as ex:  # a hang: TimeoutExpired
             failures.append(f"{mode}: {ex}")
             table.append((mode, "timeout"))

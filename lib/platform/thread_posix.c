@@ -1,44 +1,45 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_condattr_setclock, clock_gettime under -std=c11 */
+/* The POSIX half of platform/thread.h. */
 
-#include "thread.h"
+#include "platform/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
-_Static_assert(sizeof(pthread_mutex_t) <= sizeof(((shim_mutex *)0)->opaque), "mutex fits");
-_Static_assert(sizeof(pthread_cond_t) <= sizeof(((shim_cond *)0)->opaque), "cond fits");
-_Static_assert(sizeof(pthread_t) <= sizeof(((shim_thread *)0)->opaque), "thread fits");
+_Static_assert(sizeof(pthread_mutex_t) <= sizeof(((ilmap_mutex *)0)->opaque), "mutex fits");
+_Static_assert(sizeof(pthread_cond_t) <= sizeof(((ilmap_cond *)0)->opaque), "cond fits");
+_Static_assert(sizeof(pthread_t) <= sizeof(((ilmap_thread *)0)->opaque), "thread fits");
 
 #define MUTEX(m) ((pthread_mutex_t *)(void *)(m)->opaque)
 #define COND(c) ((pthread_cond_t *)(void *)(c)->opaque)
 #define THREAD(t) ((pthread_t *)(void *)(t)->opaque)
 
-int shim_mutex_init(shim_mutex *m)
+int ilmap_mutex_init(ilmap_mutex *m)
 {
     return m ? pthread_mutex_init(MUTEX(m), NULL) : EINVAL;
 }
 
-void shim_mutex_destroy(shim_mutex *m)
+void ilmap_mutex_destroy(ilmap_mutex *m)
 {
     if (m)
         pthread_mutex_destroy(MUTEX(m));
 }
 
-void shim_mutex_lock(shim_mutex *m)
+void ilmap_mutex_lock(ilmap_mutex *m)
 {
     if (m)
         pthread_mutex_lock(MUTEX(m));
 }
 
-void shim_mutex_unlock(shim_mutex *m)
+void ilmap_mutex_unlock(ilmap_mutex *m)
 {
     if (m)
         pthread_mutex_unlock(MUTEX(m));
 }
 
-int shim_cond_init(shim_cond *c)
+int ilmap_cond_init(ilmap_cond *c)
 {
     if (!c)
         return EINVAL;
@@ -54,19 +55,19 @@ int shim_cond_init(shim_cond *c)
     return rc;
 }
 
-void shim_cond_destroy(shim_cond *c)
+void ilmap_cond_destroy(ilmap_cond *c)
 {
     if (c)
         pthread_cond_destroy(COND(c));
 }
 
-void shim_cond_broadcast(shim_cond *c)
+void ilmap_cond_broadcast(ilmap_cond *c)
 {
     if (c)
         pthread_cond_broadcast(COND(c));
 }
 
-int shim_cond_timedwait(shim_cond *c, shim_mutex *m, uint32_t milliseconds)
+int ilmap_cond_timedwait(ilmap_cond *c, ilmap_mutex *m, uint32_t milliseconds)
 {
     if (!c || !m)
         return 1;
@@ -94,7 +95,7 @@ static void *trampoline(void *p)
     return NULL;
 }
 
-int shim_thread_start(shim_thread *t, void (*fn)(void *), void *arg)
+int ilmap_thread_start(ilmap_thread *t, void (*fn)(void *), void *arg)
 {
     if (!t || !fn)
         return EINVAL;
@@ -113,7 +114,7 @@ int shim_thread_start(shim_thread *t, void (*fn)(void *), void *arg)
     return 0;
 }
 
-void shim_thread_join(shim_thread *t)
+void ilmap_thread_join(ilmap_thread *t)
 {
     if (t && t->started) {
         pthread_join(*THREAD(t), NULL);

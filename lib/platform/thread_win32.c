@@ -1,19 +1,22 @@
-/* The Win32 twin of thread_posix.c ("Windows-ready where cheap"). */
-#include "thread.h"
+/* The Win32 half of platform/thread.h (SRW locks: Vista and later). */
+#ifndef _WIN32_WINNT
+#  define _WIN32_WINNT 0x0600
+#endif
+#include "platform/thread.h"
 
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdlib.h>
 
-_Static_assert(sizeof(SRWLOCK) <= sizeof(((shim_mutex *)0)->opaque), "mutex fits");
-_Static_assert(sizeof(CONDITION_VARIABLE) <= sizeof(((shim_cond *)0)->opaque), "cond fits");
-_Static_assert(sizeof(HANDLE) <= sizeof(((shim_thread *)0)->opaque), "thread fits");
+_Static_assert(sizeof(SRWLOCK) <= sizeof(((ilmap_mutex *)0)->opaque), "mutex fits");
+_Static_assert(sizeof(CONDITION_VARIABLE) <= sizeof(((ilmap_cond *)0)->opaque), "cond fits");
+_Static_assert(sizeof(HANDLE) <= sizeof(((ilmap_thread *)0)->opaque), "thread fits");
 
 #define LOCK(m) ((SRWLOCK *)(void *)(m)->opaque)
 #define COND(c) ((CONDITION_VARIABLE *)(void *)(c)->opaque)
 #define HANDLE_OF(t) ((HANDLE *)(void *)(t)->opaque)
 
-int shim_mutex_init(shim_mutex *m)
+int ilmap_mutex_init(ilmap_mutex *m)
 {
     if (!m)
         return 1;
@@ -21,24 +24,24 @@ int shim_mutex_init(shim_mutex *m)
     return 0;
 }
 
-void shim_mutex_destroy(shim_mutex *m)
+void ilmap_mutex_destroy(ilmap_mutex *m)
 {
     (void)m; /* SRW locks own no resources */
 }
 
-void shim_mutex_lock(shim_mutex *m)
+void ilmap_mutex_lock(ilmap_mutex *m)
 {
     if (m)
         AcquireSRWLockExclusive(LOCK(m));
 }
 
-void shim_mutex_unlock(shim_mutex *m)
+void ilmap_mutex_unlock(ilmap_mutex *m)
 {
     if (m)
         ReleaseSRWLockExclusive(LOCK(m));
 }
 
-int shim_cond_init(shim_cond *c)
+int ilmap_cond_init(ilmap_cond *c)
 {
     if (!c)
         return 1;
@@ -46,18 +49,18 @@ int shim_cond_init(shim_cond *c)
     return 0;
 }
 
-void shim_cond_destroy(shim_cond *c)
+void ilmap_cond_destroy(ilmap_cond *c)
 {
     (void)c;
 }
 
-void shim_cond_broadcast(shim_cond *c)
+void ilmap_cond_broadcast(ilmap_cond *c)
 {
     if (c)
         WakeAllConditionVariable(COND(c));
 }
 
-int shim_cond_timedwait(shim_cond *c, shim_mutex *m, uint32_t milliseconds)
+int ilmap_cond_timedwait(ilmap_cond *c, ilmap_mutex *m, uint32_t milliseconds)
 {
     if (!c || !m)
         return 1;
@@ -79,7 +82,7 @@ static DWORD WINAPI trampoline(LPVOID p)
     return 0;
 }
 
-int shim_thread_start(shim_thread *t, void (*fn)(void *), void *arg)
+int ilmap_thread_start(ilmap_thread *t, void (*fn)(void *), void *arg)
 {
     if (!t || !fn)
         return 1;
@@ -99,7 +102,7 @@ int shim_thread_start(shim_thread *t, void (*fn)(void *), void *arg)
     return 0;
 }
 
-void shim_thread_join(shim_thread *t)
+void ilmap_thread_join(ilmap_thread *t)
 {
     if (t && t->started) {
         WaitForSingleObject(*HANDLE_OF(t), INFINITE);

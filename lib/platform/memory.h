@@ -1,0 +1,36 @@
+/*
+ * Over-aligned allocation (cache-line aligned structs of the version
+ * store): C11 aligned_alloc, or _aligned_malloc on Windows, whose C
+ * runtimes have no aligned_alloc. Memory from ilmap_aligned_alloc must be
+ * released with ilmap_aligned_free, never free().
+ */
+#ifndef ILMAP_PLATFORM_MEMORY_H
+#define ILMAP_PLATFORM_MEMORY_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#if defined(_WIN32)
+#  include <malloc.h>
+#endif
+
+/* align: a power of two; size: a multiple of align (as C11 asks). */
+static inline void *ilmap_aligned_alloc(size_t align, size_t size)
+{
+#if defined(_WIN32)
+    return _aligned_malloc(size, align);
+#else
+    return aligned_alloc(align, size);
+#endif
+}
+
+static inline void ilmap_aligned_free(void *p)
+{
+#if defined(_WIN32)
+    _aligned_free(p);
+#else
+    free(p);
+#endif
+}
+
+#endif
