@@ -1,40 +1,25 @@
 /* The generic descent of rank_index.h, once per instruction set. */
 #include "index/node_count.h"
 
-uint32_t rank_count_le_portable(const rank_index *index, uint32_t x)
-{
-    int32_t xb = (int32_t)(x ^ RANK_BIAS);
-    if (index->nlayers == 0)
-        return 0;
-    NODE_DESCEND(node_count_portable, index, xb, index->nlayers);
-}
+/* One kernel: the shared descent over one instruction set's node count. */
+#define RANK_KERNEL(attr, name, node_count)                                \
+    attr uint32_t name(const rank_index *index, uint32_t x)                \
+    {                                                                       \
+        int32_t xb = (int32_t)(x ^ RANK_BIAS);                             \
+        if (index->nlayers == 0)                                            \
+            return 0;                                                       \
+        NODE_DESCEND(node_count, index, xb, index->nlayers);                \
+    }
+
+RANK_KERNEL(, rank_count_le_portable, node_count_portable)
 
 #ifdef RANK_HAVE_X86
-uint32_t rank_count_le_sse2(const rank_index *index, uint32_t x)
-{
-    int32_t xb = (int32_t)(x ^ RANK_BIAS);
-    if (index->nlayers == 0)
-        return 0;
-    NODE_DESCEND(node_count_sse2, index, xb, index->nlayers);
-}
-
-NODE_TARGET_AVX2 uint32_t rank_count_le_avx2(const rank_index *index, uint32_t x)
-{
-    int32_t xb = (int32_t)(x ^ RANK_BIAS);
-    if (index->nlayers == 0)
-        return 0;
-    NODE_DESCEND(node_count_avx2, index, xb, index->nlayers);
-}
+RANK_KERNEL(, rank_count_le_sse2, node_count_sse2)
+RANK_KERNEL(NODE_TARGET_AVX2, rank_count_le_avx2, node_count_avx2)
 #endif
 
 #ifdef RANK_HAVE_NEON
-uint32_t rank_count_le_neon(const rank_index *index, uint32_t x)
-{
-    int32_t xb = (int32_t)(x ^ RANK_BIAS);
-    if (index->nlayers == 0)
-        return 0;
-    NODE_DESCEND(node_count_neon, index, xb, index->nlayers);
-}
+RANK_KERNEL(, rank_count_le_neon, node_count_neon)
 #endif
 
 rank_count_fn rank_kernel_for(cpu_level level)
