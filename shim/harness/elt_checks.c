@@ -16,6 +16,7 @@
 #include "com/guids.h"
 #include "com/metadata.h"
 #include "harness/harness.h"
+#include "profiler/resolve.h"
 #include "profiler/text.h"
 
 void shim_check_elt_setup(const shim_elt *e, shim_report *r)
@@ -50,14 +51,7 @@ static void method_name(ICorProfilerInfo4 *info, ModuleID module, mdToken token,
                                         &unk) == S_OK &&
         unk) {
         IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
-        WCHAR name[256];
-        ULONG len = 0, sig_size = 0, rva = 0;
-        mdTypeDef cls = 0;
-        DWORD attr = 0, impl = 0;
-        PCCOR_SIGNATURE sig = NULL;
-        if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
-                                       &rva, &impl) == S_OK)
-            shim_utf16_to_utf8(name, len < 256 ? len : 256, utf8, sizeof utf8);
+        shim_method_props(md, token, utf8, sizeof utf8, NULL);
         md->lpVtbl->Release(md);
     }
     shim_json_escape(out, cap, utf8);

@@ -19,35 +19,6 @@
 #include "profiler/resolve.h"
 #include "profiler/text.h"
 
-/* Methods without IL: abstract, P/Invoke, internal call, runtime or
- * native implementation, or no RVA. ReJIT has nothing to work on there. */
-#define CLR_MD_ABSTRACT 0x0400u
-#define CLR_MD_PINVOKE_IMPL 0x2000u
-#define CLR_MI_CODE_TYPE_MASK 0x0003u
-#define CLR_MI_INTERNAL_CALL 0x1000u
-
-/* The method's own name (UTF-8) and whether it has an IL body; returns
- * non-zero when GetMethodProps fails. */
-static int method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
-                        int *has_il)
-{
-    WCHAR name[256];
-    ULONG len = 0;
-    mdTypeDef cls = 0;
-    DWORD attr = 0, impl = 0;
-    PCCOR_SIGNATURE sig = NULL;
-    ULONG sig_size = 0, rva = 0;
-    *has_il = 0;
-    snprintf(method, cap, "?");
-    if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
-                                   &rva, &impl) != S_OK)
-        return 1;
-    shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
-    *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
-              (impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(impl & CLR_MI_INTERNAL_CALL);
-    return 0;
-}
-
 static size_t hash_key(ModuleID module, mdMethodDef token)
 {
     uint64_t h = (uint64_t)module * 0x9E3779B97F4A7C15ull;
@@ -209,7 +180,7 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
         }
         char method[512];
         int has_il = 0;
-        method_props(md, f->token, method, sizeof method, &has_il);
+        shim_method_props(md, f->token, method, sizeof method, &has_il);
         if (!has_il) {
             shim_lock(p);
             p->count.methods_skipped_no_body++;

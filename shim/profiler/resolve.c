@@ -1,6 +1,7 @@
 #include "profiler/resolve.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,4 +262,33 @@ mdMethodDef shim_resolve_probe(IMetaDataImport *md, const shim_selector *sel)
     if (md->lpVtbl->FindMethod(md, td, name, sig, sizeof sig, &mdef) != S_OK)
         return 0;
     return mdef;
+}
+
+/* Methods without IL: abstract, P/Invoke, internal call, runtime or
+ * native implementation, or no RVA. ReJIT has nothing to work on there. */
+#define CLR_MD_ABSTRACT 0x0400u
+#define CLR_MD_PINVOKE_IMPL 0x2000u
+#define CLR_MI_CODE_TYPE_MASK 0x0003u
+#define CLR_MI_INTERNAL_CALL 0x1000u
+
+int shim_method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
+                      int *has_il)
+{
+    WCHAR name[256];
+    ULONG len = 0;
+    mdTypeDef cls = 0;
+    DWORD attr = 0, impl = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_size = 0, rva = 0;
+    if (has_il)
+        *has_il = 0;
+    snprintf(method, cap, "?");
+    if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
+                                   &rva, &impl) != S_OK)
+        return 1;
+    shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
+    if (has_il)
+        *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
+                  (impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(impl & CLR_MI_INTERNAL_CALL);
+    return 0;
 }

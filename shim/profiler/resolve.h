@@ -37,6 +37,14 @@ int shim_resolve_all(IMetaDataImport *md, const shim_selection *s, shim_found_li
  * starting with prefix + "."? */
 int shim_namespace_matches(const char *prefix, const char *ns);
 
+/* The name of method token (UTF-8, unescaped; "?" when the metadata
+ * cannot say) into method[0, cap), and in *has_il (optional) whether it
+ * has an IL body a ReJIT could replace: an RVA, not abstract, not a
+ * P/Invoke, IL code type, not an internal call. Returns 0, or non-zero
+ * when GetMethodProps failed (then *has_il is 0). */
+int shim_method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
+                      int *has_il);
+
 /* "Ns.Outer+Inner" of a TypeDef, UTF-8, JSON-unescaped; "?" on failure. */
 void shim_type_full_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap);
 
