@@ -873,8 +873,16 @@ static void run_signals(void)
     t.s = s;
     atomic_init(&t.ready, 0);
     atomic_store(&stop, 0);
-    pthread_create(&sampler, NULL, sampled_main, &t);
+    /* The sampled thread is created last, and no thread after it, for
+     * qemu-i386 (linux-user): it keeps one emulated GDT for all threads,
+     * each new thread writes its TLS base into the same entry, and the
+     * return from a signal handler reloads %gs from that entry; a signalled
+     * thread older than the newest then runs on the newest thread's TLS
+     * (its thread-local slot reads NULL, so does its errno). Real kernels
+     * keep the TLS base per thread, so the order changes nothing there.
+     * Evidence: README, "Platforms". */
     pthread_create(&churn, NULL, churn_main, s);
+    pthread_create(&sampler, NULL, sampled_main, &t);
     while (!atomic_load(&t.ready)) {
     }
 

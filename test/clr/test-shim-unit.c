@@ -1087,6 +1087,22 @@ static void elt(const char *report)
     fake.md.lpVtbl = &fake_md_vtbl;
     DWORD saved_mask = fake.mask;
     fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask();
+    shim_elt_hooks stubs;
+    if (!shim_elt_hooks_get(&stubs)) {
+        /* No stubs for this platform (elt_hooks.h): the shim refuses,
+         * hands the runtime nothing and the report says why. */
+        CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
+        CHECK(e.setup == SHIM_ELT_SETUP_NO_STUBS);
+        CHECK(!fake.enter && !fake.leave && !fake.tailcall && !fake.mapper);
+        shim_check_elt_setup(&e, &r);
+        fake.mask = saved_mask;
+        shim_report_close(&r);
+        const char *none = read_text(report);
+        CHECK(count_of(none, "\"check\":\"elt_setup\",\"ok\":false") == 1);
+        CHECK(count_of(none, "no hook stubs for this platform") == 1);
+        printf("elt: no fast-path stubs on this platform; the refusal was checked\n");
+        return;
+    }
     CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16) == 0);
     shim_check_elt_setup(&e, &r);
     fake.mask = saved_mask;
