@@ -465,6 +465,41 @@ static ilmap_status check_ranges(const ilmap_code_range *ranges, size_t n,
     return ILMAP_OK;
 }
 
+/* Makes a body (fresh, filled in) reachable: its BODIES record and the
+ * address index. The one place a body enters the tables. */
+static ilmap_status link_body(store_txn *t, const struct store_body *body)
+{
+    const uint64_t entry[4] = { body->function_id, body->rejit_id, body->ranges[0].start,
+                                word_of_ptr(body) };
+    ilmap_status st = insert(t, T_BODIES, entry);
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
+        const uint64_t range[6] = { body->ranges[i].start,
+                                    body->ranges[i].start + body->ranges[i].size,
+                                    word_of_ptr(body),
+                                    word_of_ptr(body->native),
+                                    word_of_ptr(body->il_map),
+                                    range_word(body->ranges[i].base, i, body->flags) };
+        st = insert(t, T_RANGES, range);
+    }
+    return st;
+}
+
+/* Takes a published body out of the tables and retires it (with its
+ * native map). The caller accounts for its IL map reference. The one
+ * place a body leaves the tables. */
+static ilmap_status unlink_body(store_txn *t, struct store_body *body)
+{
+    const uint64_t entry[3] = { body->function_id, body->rejit_id, body->ranges[0].start };
+    ilmap_status st = erase(t, T_BODIES, entry);
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
+        const uint64_t range[1] = { body->ranges[i].start };
+        st = erase(t, T_RANGES, range);
+    }
+    if (st == ILMAP_OK)
+        st = txn_retire(&t->vt, body, RETIRE_BODY);
+    return st;
+}
+
 static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit,
                                     const struct store_range *ranges, size_t n, uint32_t total,
                                     ilmap_native *map, unsigned flags)
@@ -514,17 +549,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->nranges = (uint32_t)n;
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
-    const uint64_t entry[4] = { fid, rejit, ranges[0].start, word_of_ptr(body) };
-    ilmap_status st = insert(&t, T_BODIES, entry);
-    for (size_t i = 0; st == ILMAP_OK && i < n; i++) {
-        const uint64_t range[6] = { ranges[i].start,
-                                    ranges[i].start + ranges[i].size,
-                                    word_of_ptr(body),
-                                    word_of_ptr(map),
-                                    word_of_ptr(body->il_map),
-                                    range_word(ranges[i].base, (uint32_t)i, flags) };
-        st = insert(&t, T_RANGES, range);
-    }
+    ilmap_status st = link_body(&t, body);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
     t.gains = il;
@@ -562,14 +587,7 @@ static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
     if (!body || body->ranges[0].start != code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
-    const uint64_t entry[3] = { body->function_id, body->rejit_id, code_start };
-    ilmap_status st = erase(&t, T_BODIES, entry);
-    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
-        const uint64_t range[1] = { body->ranges[i].start };
-        st = erase(&t, T_RANGES, range);
-    }
-    if (st == ILMAP_OK)
-        st = txn_retire(&t.vt, body, RETIRE_BODY);
+    ilmap_status st = unlink_body(&t, body);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
     t.loses = body->il;
