@@ -7,11 +7,18 @@
  * versions readable; doc/function-ids.md#libilmap-mapper: idempotent
  * mapper, never 0 when hooking), ownership of the maps handed over (run
  * under ASan, a leak or double free fails), nested reads and when
- * reclamation frees.
+ * reclamation frees. Then a seeded random test of address lookups against
+ * a model (doc/rejit.md#store-lookup): the body whose ranges hold the
+ * address (a scan of every range), the native offset across the ranges
+ * laid end to end, ilmap_native_to_il() on the body's native map, and
+ * ilmap_new_to_old() through the IL map its version had when it was
+ * attached, unless ILMAP_BODY_ORIGINAL_IL.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ilmap-versions.h"
+#include "prng.h"
 #include "test.h"
 
 #define MOD1 ((ilmap_module_id)0x7F0000001000u)
@@ -825,10 +832,301 @@ static void test_fid_mapper(void)
     ilmap_fid_mapper_free(m);
 }
 
+/* ------------------------------------------------------------------ */
+/* Random bodies against the model                                     */
+/* ------------------------------------------------------------------ */
+
+#define RB_FUNCS 6
+#define RB_BODIES 48
+#define RB_RANGES 3
+
+typedef struct rb_body {
+    int live;
+    int func;
+    ilmap_rejit_id rejit;
+    unsigned flags;
+    ilmap_code_range ranges[RB_RANGES];
+    uint32_t nranges;
+    ilmap_native *native; /* the model's twin of the store's map (NULL: none) */
+    ilmap *il;            /* the model's twin of the IL map captured */
+} rb_body;
+
+typedef struct rb_world {
+    prng rng;
+    uintptr_t base;    /* where this round puts code */
+    uintptr_t span;    /* how far from base */
+    ilmap_native_entry native_entries[RB_BODIES][24];
+    rb_body bodies[RB_BODIES];
+    ilmap_entry il_entries[RB_FUNCS][2][16]; /* per function: version 0's map, version 1's */
+    size_t il_count[RB_FUNCS][2];
+} rb_world;
+
+static ilmap_function_id rb_fid(int f)
+{
+    return TEST_ID_BASE(0x7F00C0000000ull, 0x4C000000u) + (uintptr_t)f * 0x40u;
+}
+
+/* A random IL map (count 0: none), entries sorted by old offset. */
+static size_t rb_il_entries(prng *rng, ilmap_entry *e)
+{
+    size_t n = prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 15);
+    uint32_t o = 0, nw = prng_below(rng, 4);
+    for (size_t i = 0; i < n; i++) {
+        e[i].old_offset = o;
+        e[i].new_offset = nw;
+        e[i].accurate = 1;
+        o += 1 + prng_below(rng, 6);
+        nw += 1 + prng_below(rng, 12);
+    }
+    return n;
+}
+
+static ilmap *rb_il(const ilmap_entry *e, size_t n)
+{
+    ilmap *m = NULL;
+    if (n && ilmap_create(e, n, 0, &m) != ILMAP_OK)
+        return NULL;
+    return m;
+}
+
+/* A random native map for code_size bytes: normal entries, specials, end
+ * 0 (open) entries, as ilmap_native_from_entries() accepts them; count 0
+ * when it refuses the draw (the body then has no map). */
+static size_t rb_native_entries(prng *rng, uint32_t code_size, ilmap_native_entry *e)
+{
+    size_t n = prng_below(rng, 24);
+    uint32_t at = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n && at < code_size; i++) {
+        uint32_t len = 1 + prng_below(rng, code_size / 4 + 1);
+        uint32_t end = code_size - at < len ? code_size : at + len;
+        uint32_t pick = prng_below(rng, 10);
+        e[k].il_offset = pick == 0 ? ILMAP_PROLOG : pick == 1 ? ILMAP_EPILOG
+                       : pick == 2 ? ILMAP_NO_MAPPING : prng_below(rng, 120);
+        e[k].native_start = at;
+        e[k].native_end = prng_below(rng, 6) == 0 ? 0 : end;
+        k++;
+        at = prng_below(rng, 5) == 0 ? at : end; /* sometimes two start together */
+    }
+    return k;
+}
+
+static ilmap_native *rb_native(const ilmap_native_entry *e, size_t n, uint32_t code_size)
+{
+    ilmap_native *m = NULL;
+    if (n == 0 || ilmap_native_from_entries(e, n, code_size, &m) != ILMAP_OK)
+        return NULL;
+    return m;
+}
+
+static int rb_overlaps(const rb_world *w, const ilmap_code_range *r, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t j = i + 1; j < n; j++)
+            if (r[i].start < r[j].start + r[j].size && r[j].start < r[i].start + r[i].size)
+                return 1;
+        for (int b = 0; b < RB_BODIES; b++) {
+            const rb_body *o = &w->bodies[b];
+            for (uint32_t k = 0; o->live && k < o->nranges; k++)
+                if (r[i].start < o->ranges[k].start + o->ranges[k].size &&
+                    o->ranges[k].start < r[i].start + r[i].size)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
+/* What the store must answer for address (the model). */
+static ilmap_status rb_expect(const rb_world *w, uintptr_t a, ilmap_store_location *want)
+{
+    memset(want, 0, sizeof *want);
+    want->mapping = ILMAP_MAPPING_NO_INFO;
+    for (int b = 0; b < RB_BODIES; b++) {
+        const rb_body *o = &w->bodies[b];
+        uint32_t base = 0;
+        for (uint32_t k = 0; o->live && k < o->nranges; base += (uint32_t)o->ranges[k].size, k++) {
+            if (a < o->ranges[k].start || a - o->ranges[k].start >= o->ranges[k].size)
+                continue;
+            want->function_id = rb_fid(o->func);
+            want->rejit_id = o->rejit;
+            want->module_id = MOD1;
+            want->method_def = MD1 + (uint32_t)o->func;
+            want->code_start = o->ranges[0].start;
+            want->range_index = k;
+            want->native_offset = base + (uint32_t)(a - o->ranges[k].start);
+            uint32_t il = 0;
+            want->mapping = o->native ? ilmap_native_to_il(o->native, want->native_offset, &il)
+                                      : ILMAP_MAPPING_NO_INFO;
+            want->il_offset = il;
+            want->original_il_offset = il;
+            if (!(o->flags & ILMAP_BODY_ORIGINAL_IL) && o->il &&
+                (want->mapping == ILMAP_MAPPING_EXACT ||
+                 want->mapping == ILMAP_MAPPING_APPROXIMATE ||
+                 want->mapping == ILMAP_MAPPING_EPILOG))
+                want->original_il_offset = ilmap_new_to_old(o->il, il);
+            return ILMAP_OK;
+        }
+    }
+    return ILMAP_E_NOT_FOUND;
+}
+
+static void rb_check(const rb_world *w, ilmap_store_reader *r, uintptr_t a, long round)
+{
+    ilmap_store_location got, want;
+    ilmap_status st = ilmap_store_lookup(r, a, &got), wst = rb_expect(w, a, &want);
+    test_checks++;
+    if (st != wst || memcmp(&got, &want, sizeof got) != 0) {
+        test_failures++;
+        if (test_failures < 10)
+            fprintf(stderr,
+                    "random bodies, round %ld, address %#" PRIxPTR ": got %s fid %#" PRIxPTR
+                    " rejit %" PRIuPTR " range %u offset %u mapping %#x il %u original %u; want "
+                    "%s fid %#" PRIxPTR " rejit %" PRIuPTR " range %u offset %u mapping %#x il "
+                    "%u original %u\n",
+                    round, a, ilmap_status_str(st), got.function_id, got.rejit_id,
+                    got.range_index, got.native_offset, got.mapping, got.il_offset,
+                    got.original_il_offset, ilmap_status_str(wst), want.function_id,
+                    want.rejit_id, want.range_index, want.native_offset, want.mapping,
+                    want.il_offset, want.original_il_offset);
+    }
+}
+
+/* Every address of every live body's ranges, their edges, and random
+ * addresses around. */
+static void rb_check_all(const rb_world *w, ilmap_store_reader *r, long round)
+{
+    for (int b = 0; b < RB_BODIES; b++) {
+        const rb_body *o = &w->bodies[b];
+        for (uint32_t k = 0; o->live && k < o->nranges; k++) {
+            uintptr_t s = o->ranges[k].start, z = o->ranges[k].size;
+            if (s > 0)
+                rb_check(w, r, s - 1, round);
+            rb_check(w, r, s + z, round);
+            uintptr_t step = z > 128 ? z / 127 : 1;
+            for (uintptr_t d = 0; d < z; d += step)
+                rb_check(w, r, s + d, round);
+            rb_check(w, r, s + z - 1, round);
+        }
+    }
+    for (int i = 0; i < 64; i++)
+        rb_check(w, r, w->base + (uintptr_t)(prng_next((prng *)&w->rng) % (w->span + 1)), round);
+}
+
+static void rb_round(rb_world *w, long round)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    prng *rng = &w->rng;
+
+    /* Where code goes: one page, a few pages, megabytes, near 4 GiB, high
+     * 64-bit addresses and the top of the address space. */
+    static const uintptr_t spans[] = { 0x8000u, 0x40000u, 0x4000000u };
+    w->span = spans[prng_below(rng, 3)];
+    switch (prng_below(rng, 4)) {
+    case 0: w->base = 0x10000u; break;
+    case 1: w->base = (uintptr_t)0xFFFFFFFFu - w->span - 0x100000u; break;
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    case 2: w->base = (uintptr_t)0x7F1234560000ull + prng_below(rng, 0x10000u); break;
+#endif
+    default: w->base = UINTPTR_MAX - w->span - 0x1000u; break;
+    }
+
+    memset(w->bodies, 0, sizeof w->bodies);
+    CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    for (int f = 0; f < RB_FUNCS; f++) {
+        CHECK_ST(ilmap_store_add_function(s, rb_fid(f), MOD1, MD1 + (uint32_t)f), ILMAP_OK);
+        w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
+        w->il_count[f][1] = rb_il_entries(rng, w->il_entries[f][1]);
+        ilmap *m0 = rb_il(w->il_entries[f][0], w->il_count[f][0]);
+        ilmap *m1 = rb_il(w->il_entries[f][1], w->il_count[f][1]);
+        CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f, m0), ILMAP_OK);
+        CHECK_ST(ilmap_store_add_version(s, rb_fid(f), 1, m1, 0), ILMAP_OK);
+    }
+
+    int ops = 40 + (int)prng_below(rng, 80);
+    for (int op = 0; op < ops; op++) {
+        int b = (int)prng_below(rng, RB_BODIES);
+        rb_body *o = &w->bodies[b];
+        if (o->live) {
+            /* Remove it. */
+            CHECK_ST(ilmap_store_remove_body(s, o->ranges[0].start), ILMAP_OK);
+            ilmap_native_free(o->native);
+            ilmap_free(o->il);
+            memset(o, 0, sizeof *o);
+            continue;
+        }
+        rb_body nb;
+        memset(&nb, 0, sizeof nb);
+        nb.func = (int)prng_below(rng, RB_FUNCS);
+        nb.rejit = prng_below(rng, 2);
+        nb.flags = prng_below(rng, 3) == 0 ? ILMAP_BODY_ORIGINAL_IL : 0;
+        nb.nranges = 1 + prng_below(rng, RB_RANGES);
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < nb.nranges; k++) {
+            uint32_t size = prng_below(rng, 4) == 0 ? 1 + prng_below(rng, 0x30000u)
+                                                    : 1 + prng_below(rng, 600);
+            if ((uintptr_t)size > w->span)
+                size = (uint32_t)w->span;
+            nb.ranges[k].start = w->base + (uintptr_t)(prng_next(rng) % (w->span - size + 1));
+            nb.ranges[k].size = size;
+            total += size;
+        }
+        size_t ne = rb_native_entries(rng, total, w->native_entries[b]);
+        ilmap_native *mine = rb_native(w->native_entries[b], ne, total);
+        ilmap_native *theirs = rb_native(w->native_entries[b], ne, total);
+        int clash = rb_overlaps(w, nb.ranges, nb.nranges);
+        ilmap_status st = ilmap_store_add_body(s, rb_fid(nb.func), nb.rejit, nb.ranges,
+                                               nb.nranges, theirs, nb.flags);
+        CHECK_ST(st, clash ? ILMAP_E_OVERLAP : ILMAP_OK);
+        if (st != ILMAP_OK) {
+            ilmap_native_free(mine);
+            ilmap_native_free(theirs);
+            continue;
+        }
+        nb.live = 1;
+        nb.native = mine;
+        /* The IL map the version has now: captured by the body. */
+        int v = nb.rejit ? 1 : 0;
+        nb.il = rb_il(w->il_entries[nb.func][v], w->il_count[nb.func][v]);
+        *o = nb;
+        /* Sometimes the method's map changes afterwards: bodies already
+         * attached keep theirs (doc/il-maps.md#set-map). */
+        if (prng_below(rng, 8) == 0) {
+            int f = (int)prng_below(rng, RB_FUNCS);
+            w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
+            CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f,
+                                            rb_il(w->il_entries[f][0], w->il_count[f][0])),
+                     ILMAP_OK);
+        }
+        if (prng_below(rng, 12) == 0)
+            rb_check_all(w, r, round);
+    }
+    rb_check_all(w, r, round);
+
+    for (int b = 0; b < RB_BODIES; b++) {
+        ilmap_native_free(w->bodies[b].native);
+        ilmap_free(w->bodies[b].il);
+    }
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
+    ilmap_store_free(s);
+}
+
+static void test_random_bodies(uint64_t seed)
+{
+    static rb_world w;
+    long rounds = 80;
+    const char *limit = getenv("ILMAP_TEST_ITERATIONS");
+    if (limit && atol(limit) > 0 && atol(limit) / 10 < rounds)
+        rounds = atol(limit) / 10 > 0 ? atol(limit) / 10 : 1;
+    w.rng = prng_init(seed);
+    for (long round = 0; round < rounds && test_failures == 0; round++)
+        rb_round(&w, round);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    uint64_t seed = test_seed(argc, argv, 0x5EED0012u);
     test_create_and_readers();
     test_method_maps();
     test_functions_and_versions();
@@ -836,5 +1134,6 @@ int main(int argc, char **argv)
     test_bodies();
     test_nesting_and_reclaim();
     test_fid_mapper();
+    test_random_bodies(seed);
     return test_finish("versions");
 }

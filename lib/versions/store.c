@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/size_limits.h"
 #include "platform/memory.h"
 #include "versions/store.h"
 
@@ -102,6 +103,7 @@ void ilmap_store_free(ilmap_store *store)
         teardown_unref(ptr_of_word(r[2]));
     for (int t = 0; t < T_COUNT; t++)
         vt_destroy(snap->tables[t]);
+    ax_destroy(snap->code);
     free(snap);
 
     epoch_destroy(&store->epoch);
@@ -143,8 +145,8 @@ static ilmap_status txn_commit(store_txn *t)
 {
     ilmap_store *s = t->store;
 
-    if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 && !t->gains &&
-        !t->loses) {
+    if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 &&
+        t->draft.code.node == t->base->code.node && !t->gains && !t->loses) {
         txn_abort(&t->vt);
         return ILMAP_OK;
     }
@@ -465,6 +467,20 @@ static ilmap_status check_ranges(const ilmap_code_range *ranges, size_t n,
     return ILMAP_OK;
 }
 
+/* A body's range in the address index: the body pointer tagged with the
+ * range's index (addr_index.h). */
+static uintptr_t range_ref(const struct store_body *body, uint32_t i)
+{
+    return (uintptr_t)body | i;
+}
+
+static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
+{
+    const struct store_body *body = (const struct store_body *)(ref & ~AX_TAG_MASK);
+    *start = body->ranges[ref & AX_TAG_MASK].start;
+    *size = body->ranges[ref & AX_TAG_MASK].size;
+}
+
 /* Makes a body (fresh, filled in) reachable: its BODIES record and the
  * address index. The one place a body enters the tables. */
 static ilmap_status link_body(store_txn *t, const struct store_body *body)
@@ -472,15 +488,9 @@ static ilmap_status link_body(store_txn *t, const struct store_body *body)
     const uint64_t entry[4] = { body->function_id, body->rejit_id, body->ranges[0].start,
                                 word_of_ptr(body) };
     ilmap_status st = insert(t, T_BODIES, entry);
-    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
-        const uint64_t range[6] = { body->ranges[i].start,
-                                    body->ranges[i].start + body->ranges[i].size,
-                                    word_of_ptr(body),
-                                    word_of_ptr(body->native),
-                                    word_of_ptr(body->il_map),
-                                    range_word(body->ranges[i].base, i, body->flags) };
-        st = insert(t, T_RANGES, range);
-    }
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
+        st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
+                       range_ref(body, i));
     return st;
 }
 
@@ -491,10 +501,9 @@ static ilmap_status unlink_body(store_txn *t, struct store_body *body)
 {
     const uint64_t entry[3] = { body->function_id, body->rejit_id, body->ranges[0].start };
     ilmap_status st = erase(t, T_BODIES, entry);
-    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
-        const uint64_t range[1] = { body->ranges[i].start };
-        st = erase(t, T_RANGES, range);
-    }
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
+        st = ax_remove(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
+                       range_ref(body, i));
     if (st == ILMAP_OK)
         st = txn_retire(&t->vt, body, RETIRE_BODY);
     return st;
@@ -515,11 +524,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
     for (size_t i = 0; i < n; i++) {
-        const uint64_t last[1] = { ranges[i].start + ranges[i].size - 1 };
-        /* Store ranges do not overlap one another, so if any overlaps
-         * [start, end), the last one starting below end does. */
-        const uint64_t *prev = vt_floor(store_shapes[T_RANGES], t.draft.tables[T_RANGES], last);
-        if (prev && prev[1] > ranges[i].start)
+        if (ax_overlaps(t.draft.code, ranges[i].start, ranges[i].size, range_bounds))
             return txn_fail(&t, ILMAP_E_OVERLAP);
     }
 
@@ -534,9 +539,26 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         il = ptr_of_word(ver[2]);
     }
 
-    struct store_body *body = txn_alloc(&t.vt, sizeof *body + n * sizeof body->ranges[0]);
-    if (!body)
+    /* The answers (answers.h), laid out behind the ranges. */
+    answer_interval *iv = NULL;
+    uint32_t niv = 0;
+    ilmap_status st = answers_compose(map, il ? il->map : NULL, (flags & ILMAP_BODY_ORIGINAL_IL) != 0,
+                                      total, &iv, &niv);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    size_t head = sizeof(struct store_body) + n * sizeof(struct store_range);
+    size_t tail = answers_bytes(niv), bytes = 0;
+    if (tail == SIZE_MAX || !size_add(head, tail, &bytes)) {
+        free(iv);
+        return txn_fail(&t, ILMAP_E_LIMIT);
+    }
+    struct store_body *body = txn_alloc(&t.vt, bytes);
+    if (!body) {
+        free(iv);
         return txn_fail(&t, ILMAP_E_NOMEM);
+    }
+    answers_place((unsigned char *)body + head, iv, niv, &body->answers);
+    free(iv);
     body->function_id = fid;
     body->rejit_id = rejit;
     body->module_id = (ilmap_module_id)fn[1];
@@ -549,7 +571,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->nranges = (uint32_t)n;
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
-    ilmap_status st = link_body(&t, body);
+    st = link_body(&t, body);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
     t.gains = il;
@@ -581,9 +603,8 @@ static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
     store_txn t;
     txn_begin(s, &t);
 
-    const uint64_t key[1] = { code_start };
-    const uint64_t *r = find(&t, T_RANGES, key);
-    struct store_body *body = r ? ptr_of_word(r[2]) : NULL;
+    struct store_body *body =
+        (struct store_body *)(ax_candidate(t.draft.code, code_start) & ~AX_TAG_MASK);
     if (!body || body->ranges[0].start != code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
