@@ -116,9 +116,13 @@ typedef struct store_txn {
     const struct ilmap_store_snapshot *base; /* the snapshot this change starts from */
     struct ilmap_store_snapshot draft;       /* its tables, copied on write */
     vt_txn vt;
-    /* Reference changes, applied only once the change is certain. */
+    /* Reference changes, applied only once the change is certain: one
+     * reference gained (a body capturing its version's map), and any
+     * number lost, one entry per reference (a map may be listed several
+     * times: a removal drops its record's and its bodies'). */
     struct store_mapref *gains;
-    struct store_mapref *loses;
+    struct store_mapref **losses;
+    size_t nlosses, losses_cap;
 } store_txn;
 
 static void txn_begin(ilmap_store *s, store_txn *t)
@@ -128,12 +132,41 @@ static void txn_begin(ilmap_store *s, store_txn *t)
     t->draft = *t->base;
     txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
-    t->loses = NULL;
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
+}
+
+/* Notes that the change drops one reference to mr (NULL: none). The list
+ * grows here, before the point of no return; txn_commit() applies it. */
+static ilmap_status txn_lose(store_txn *t, struct store_mapref *mr)
+{
+    if (!mr)
+        return ILMAP_OK;
+    if (t->nlosses == t->losses_cap) {
+        size_t cap = t->losses_cap ? 2 * t->losses_cap : 8;
+        if (cap > SIZE_MAX / sizeof *t->losses || cap < t->losses_cap)
+            return ILMAP_E_NOMEM;
+        struct store_mapref **grown = realloc(t->losses, cap * sizeof *grown);
+        if (!grown)
+            return ILMAP_E_NOMEM;
+        t->losses = grown;
+        t->losses_cap = cap;
+    }
+    t->losses[t->nlosses++] = mr;
+    return ILMAP_OK;
+}
+
+static void txn_forget_losses(store_txn *t)
+{
+    free(t->losses);
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
 }
 
 static ilmap_status txn_fail(store_txn *t, ilmap_status st)
 {
     txn_abort(&t->vt);
+    txn_forget_losses(t);
     return st;
 }
 
@@ -144,13 +177,12 @@ static ilmap_status txn_commit(store_txn *t)
     ilmap_store *s = t->store;
 
     if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 && !t->gains &&
-        !t->loses) {
-        txn_abort(&t->vt);
-        return ILMAP_OK;
-    }
+        t->nlosses == 0)
+        return txn_fail(t, ILMAP_OK);
 
-    /* Room for the old snapshot and a map losing its last reference. */
-    if (txn_reserve(&t->vt, 2) != ILMAP_OK)
+    /* Room for the old snapshot and every map that may lose its last
+     * reference (at most one per reference lost). */
+    if (t->nlosses > SIZE_MAX - 1 || txn_reserve(&t->vt, 1 + t->nlosses) != ILMAP_OK)
         return txn_fail(t, ILMAP_E_NOMEM);
     retire_batch *batch = malloc(sizeof *batch);
     struct ilmap_store_snapshot *snap = malloc(sizeof *snap);
@@ -166,10 +198,14 @@ static ilmap_status txn_commit(store_txn *t)
     ilmap_atomic_exchange_ptr(&s->current, snap, ilmap_mo_seq_cst);
 
     (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
+    /* Gains first: a map gained and lost in one change stays counted. */
     if (t->gains)
         t->gains->refs++;
-    if (t->loses && --t->loses->refs == 0)
-        (void)txn_retire(&t->vt, t->loses, RETIRE_MAPREF); /* reserved */
+    for (size_t i = 0; i < t->nlosses; i++) {
+        if (--t->losses[i]->refs == 0)
+            (void)txn_retire(&t->vt, t->losses[i], RETIRE_MAPREF); /* reserved */
+    }
+    txn_forget_losses(t);
     txn_settle(&t->vt);
     batch->items = txn_take_retired(&t->vt, &batch->count);
     epoch_retire(&s->epoch, batch);
@@ -240,9 +276,10 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     } else if (old) {
         st = erase(&t, T_METHODS, key); /* an empty map clears (doc/il-maps.md#empty-map) */
     }
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, old);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = old;
     st = txn_commit(&t);
     if (st == ILMAP_OK && !mr)
         ilmap_free(map); /* an empty map handed over: ours, and not kept */
@@ -588,9 +625,10 @@ static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
     ilmap_status st = unlink_body(&t, body);
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, body->il);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = body->il;
     return txn_commit(&t);
 }
 
