@@ -680,3 +680,142 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
 }
+
+/* ---- Removal ------------------------------------------------------------
+ *
+ * A removal walks the records to drop in the transaction's base snapshot
+ * and erases them from the draft. The base is published, so never changed,
+ * and cannot be freed while we hold the writers' mutex: its cursors stay
+ * valid however the draft is copied on write. Every record found in the
+ * base is still in the draft when reached, as only this walk erases. */
+
+/* Drops one version: its record, its map reference, and every native
+ * body attached to it (with the reference each holds). */
+static ilmap_status drop_version(store_txn *t, const uint64_t *version, ilmap_store_removed *n)
+{
+    const vt_shape sh = store_shapes[T_BODIES];
+    const uint64_t from[3] = { version[0], version[1], 0 };
+    vt_cursor cur;
+
+    ilmap_status st = erase(t, T_VERSIONS, version);
+    if (st == ILMAP_OK)
+        st = txn_lose(t, ptr_of_word(version[2]));
+    for (const uint64_t *r = vt_seek(sh, t->base->tables[T_BODIES], from, &cur);
+         st == ILMAP_OK && r && r[0] == version[0] && r[1] == version[1]; r = vt_next(sh, &cur)) {
+        struct store_body *body = ptr_of_word(r[3]);
+        st = unlink_body(t, body);
+        if (st == ILMAP_OK)
+            st = txn_lose(t, body->il);
+        n->bodies++;
+    }
+    if (version[1] != 0)
+        n->versions++;
+    return st;
+}
+
+static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
+                                         ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const vt_shape *sh = store_shapes;
+    const uint64_t from[3] = { module, 0, 0 };
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = ILMAP_OK;
+    vt_cursor cur;
+
+    /* The IL-level maps of its methods. */
+    for (const uint64_t *r = vt_seek(sh[T_METHODS], t.base->tables[T_METHODS], from, &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHODS], &cur)) {
+        st = erase(&t, T_METHODS, r);
+        if (st == ILMAP_OK)
+            st = txn_lose(&t, ptr_of_word(r[2]));
+        n.il_maps++;
+    }
+    /* Every function instance of its methods, with all their versions. */
+    for (const uint64_t *r = vt_seek(sh[T_METHOD_FUNCS], t.base->tables[T_METHOD_FUNCS], from,
+                                     &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHOD_FUNCS], &cur)) {
+        const uint64_t fkey[1] = { r[2] };
+        const uint64_t vfrom[2] = { r[2], 0 };
+        vt_cursor vcur;
+        st = erase(&t, T_METHOD_FUNCS, r);
+        if (st == ILMAP_OK)
+            st = erase(&t, T_FUNCTIONS, fkey);
+        for (const uint64_t *v = vt_seek(sh[T_VERSIONS], t.base->tables[T_VERSIONS], vfrom, &vcur);
+             st == ILMAP_OK && v && v[0] == r[2]; v = vt_next(sh[T_VERSIONS], &vcur))
+            st = drop_version(&t, v, &n);
+        n.functions++;
+    }
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    st = txn_commit(&t);
+    if (st == ILMAP_OK)
+        *removed = n;
+    return st;
+}
+
+ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
+                                       ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || module == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_module_locked(store, module, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
+                                          ilmap_rejit_id rejit, ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t vkey[2] = { fid, rejit };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    if (!ver)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+
+    /* The current version goes: the original takes its place, in the same
+     * publication (as after a revert of this instance). */
+    const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
+    const uint64_t version[3] = { ver[0], ver[1], ver[2] };
+    const int was_current = fn[3] == rejit;
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = drop_version(&t, version, &n);
+    if (st == ILMAP_OK && was_current)
+        st = replace(&t, T_FUNCTIONS, function);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    st = txn_commit(&t);
+    if (st == ILMAP_OK)
+        *removed = n;
+    return st;
+}
+
+ilmap_status ilmap_store_remove_version(ilmap_store *store, ilmap_function_id function_id,
+                                        ilmap_rejit_id rejit_id, ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || function_id == 0 || rejit_id == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_version_locked(store, function_id, rejit_id, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
+}
