@@ -21,7 +21,10 @@
  *        IL-to-native map;
  *      * which version of each instance is current; revert makes the
  *        original current again, and old versions stay readable because
- *        code may still run in them.
+ *        code may still run in them;
+ *      * removal of what the runtime freed: a body, a ReJIT version, or
+ *        everything of a module at unload, each in one publication
+ *        (doc/rejit.md#removal).
  *
  *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2
  *    (doc/function-ids.md#mapper): a thread-safe, idempotent FunctionID ->
