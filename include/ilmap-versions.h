@@ -21,7 +21,10 @@
  *        IL-to-native map;
  *      * which version of each instance is current; revert makes the
  *        original current again, and old versions stay readable because
- *        code may still run in them.
+ *        code may still run in them;
+ *      * removal of what the runtime freed: a body, a ReJIT version, or
+ *        everything of a module at unload, each in one publication
+ *        (doc/rejit.md#removal).
  *
  *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2
  *    (doc/function-ids.md#mapper): a thread-safe, idempotent FunctionID ->
@@ -294,6 +297,58 @@ ILMAP_EXPORT ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_functio
  *         (no body starts there); ILMAP_E_NOMEM.
  */
 ILMAP_EXPORT ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start);
+
+/** What a removal took out (counts): ilmap_store_remove_module(),
+ *  ilmap_store_remove_version(). All 0 when nothing was removed or the
+ *  call failed. */
+typedef struct ilmap_store_removed {
+    size_t il_maps;    /**< IL-level maps, one per (module, methodDef) that had one */
+    size_t functions;  /**< function instances (FunctionIDs) */
+    size_t versions;   /**< ReJIT versions (ReJITID not 0); original versions leave
+                            with their function and are not counted */
+    size_t bodies;     /**< native bodies */
+} ilmap_store_removed;
+
+/**
+ * Removes everything the store holds for a module, for
+ * ModuleUnloadStarted (doc/rejit.md#removal): the IL-level maps of its
+ * methods (ilmap_store_set_il_map()), every function instance registered
+ * in it (ilmap_store_add_function()), all their versions, the original
+ * included, and all their native bodies, whose addresses can then be
+ * attached again. One publication: a read sees the module whole or not at
+ * all. Reads that began before keep seeing all of it, maps and bodies
+ * included, until they end; the maps are freed once no read can see them
+ * (see ilmap_store_reader_begin()). A module the store knows nothing about
+ * is ILMAP_OK with zero counts, and publishes nothing.
+ *
+ * @param module ModuleID, not 0.
+ * @param removed optional; receives what was removed (zeroed on failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, module 0);
+ *         ILMAP_E_NOMEM (nothing changed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
+                                                    ilmap_store_removed *removed);
+
+/**
+ * Removes one ReJIT version of a function instance (doc/rejit.md#removal):
+ * its IL map (ilmap_store_add_version()) and all its native bodies, whose
+ * addresses can then be attached again. If it was the instance's current
+ * version, the original (ReJITID 0) becomes current in the same
+ * publication. Reads that began before keep seeing the version until they
+ * end, as for ilmap_store_remove_module(). The original version cannot be
+ * removed alone: it leaves with its module.
+ *
+ * @param rejit_id not 0.
+ * @param removed optional; receives what was removed: versions 1 and the
+ *        bodies (zeroed on failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0,
+ *         rejit_id 0); ILMAP_E_NOT_FOUND (unknown function or version);
+ *         ILMAP_E_NOMEM (nothing changed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_remove_version(ilmap_store *store,
+                                                     ilmap_function_id function_id,
+                                                     ilmap_rejit_id rejit_id,
+                                                     ilmap_store_removed *removed);
 
 /**
  * Frees now whatever no read can still see (every writer does this after

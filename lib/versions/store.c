@@ -118,9 +118,13 @@ typedef struct store_txn {
     const struct ilmap_store_snapshot *base; /* the snapshot this change starts from */
     struct ilmap_store_snapshot draft;       /* its tables, copied on write */
     vt_txn vt;
-    /* Reference changes, applied only once the change is certain. */
+    /* Reference changes, applied only once the change is certain: one
+     * reference gained (a body capturing its version's map), and any
+     * number lost, one entry per reference (a map may be listed several
+     * times: a removal drops its record's and its bodies'). */
     struct store_mapref *gains;
-    struct store_mapref *loses;
+    struct store_mapref **losses;
+    size_t nlosses, losses_cap;
 } store_txn;
 
 static void txn_begin(ilmap_store *s, store_txn *t)
@@ -130,12 +134,41 @@ static void txn_begin(ilmap_store *s, store_txn *t)
     t->draft = *t->base;
     txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
-    t->loses = NULL;
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
+}
+
+/* Notes that the change drops one reference to mr (NULL: none). The list
+ * grows here, before the point of no return; txn_commit() applies it. */
+static ilmap_status txn_lose(store_txn *t, struct store_mapref *mr)
+{
+    if (!mr)
+        return ILMAP_OK;
+    if (t->nlosses == t->losses_cap) {
+        size_t cap = t->losses_cap ? 2 * t->losses_cap : 8;
+        if (cap > SIZE_MAX / sizeof *t->losses || cap < t->losses_cap)
+            return ILMAP_E_NOMEM;
+        struct store_mapref **grown = realloc(t->losses, cap * sizeof *grown);
+        if (!grown)
+            return ILMAP_E_NOMEM;
+        t->losses = grown;
+        t->losses_cap = cap;
+    }
+    t->losses[t->nlosses++] = mr;
+    return ILMAP_OK;
+}
+
+static void txn_forget_losses(store_txn *t)
+{
+    free(t->losses);
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
 }
 
 static ilmap_status txn_fail(store_txn *t, ilmap_status st)
 {
     txn_abort(&t->vt);
+    txn_forget_losses(t);
     return st;
 }
 
@@ -146,13 +179,12 @@ static ilmap_status txn_commit(store_txn *t)
     ilmap_store *s = t->store;
 
     if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 &&
-        t->draft.code.node == t->base->code.node && !t->gains && !t->loses) {
-        txn_abort(&t->vt);
-        return ILMAP_OK;
-    }
+        t->draft.code.node == t->base->code.node && !t->gains && t->nlosses == 0)
+        return txn_fail(t, ILMAP_OK);
 
-    /* Room for the old snapshot and a map losing its last reference. */
-    if (txn_reserve(&t->vt, 2) != ILMAP_OK)
+    /* Room for the old snapshot and every map that may lose its last
+     * reference (at most one per reference lost). */
+    if (t->nlosses > SIZE_MAX - 1 || txn_reserve(&t->vt, 1 + t->nlosses) != ILMAP_OK)
         return txn_fail(t, ILMAP_E_NOMEM);
     retire_batch *batch = malloc(sizeof *batch);
     struct ilmap_store_snapshot *snap = malloc(sizeof *snap);
@@ -168,10 +200,14 @@ static ilmap_status txn_commit(store_txn *t)
     ilmap_atomic_exchange_ptr(&s->current, snap, ilmap_mo_seq_cst);
 
     (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
+    /* Gains first: a map gained and lost in one change stays counted. */
     if (t->gains)
         t->gains->refs++;
-    if (t->loses && --t->loses->refs == 0)
-        (void)txn_retire(&t->vt, t->loses, RETIRE_MAPREF); /* reserved */
+    for (size_t i = 0; i < t->nlosses; i++) {
+        if (--t->losses[i]->refs == 0)
+            (void)txn_retire(&t->vt, t->losses[i], RETIRE_MAPREF); /* reserved */
+    }
+    txn_forget_losses(t);
     txn_settle(&t->vt);
     batch->items = txn_take_retired(&t->vt, &batch->count);
     epoch_retire(&s->epoch, batch);
@@ -242,9 +278,10 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     } else if (old) {
         st = erase(&t, T_METHODS, key); /* an empty map clears (doc/il-maps.md#empty-map) */
     }
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, old);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = old;
     st = txn_commit(&t);
     if (st == ILMAP_OK && !mr)
         ilmap_free(map); /* an empty map handed over: ours, and not kept */
@@ -609,9 +646,10 @@ static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
     ilmap_status st = unlink_body(&t, body);
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, body->il);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = body->il;
     return txn_commit(&t);
 }
 
@@ -662,4 +700,143 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
     ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
+}
+
+/* ---- Removal ------------------------------------------------------------
+ *
+ * A removal walks the records to drop in the transaction's base snapshot
+ * and erases them from the draft. The base is published, so never changed,
+ * and cannot be freed while we hold the writers' mutex: its cursors stay
+ * valid however the draft is copied on write. Every record found in the
+ * base is still in the draft when reached, as only this walk erases. */
+
+/* Drops one version: its record, its map reference, and every native
+ * body attached to it (with the reference each holds). */
+static ilmap_status drop_version(store_txn *t, const uint64_t *version, ilmap_store_removed *n)
+{
+    const vt_shape sh = store_shapes[T_BODIES];
+    const uint64_t from[3] = { version[0], version[1], 0 };
+    vt_cursor cur;
+
+    ilmap_status st = erase(t, T_VERSIONS, version);
+    if (st == ILMAP_OK)
+        st = txn_lose(t, ptr_of_word(version[2]));
+    for (const uint64_t *r = vt_seek(sh, t->base->tables[T_BODIES], from, &cur);
+         st == ILMAP_OK && r && r[0] == version[0] && r[1] == version[1]; r = vt_next(sh, &cur)) {
+        struct store_body *body = ptr_of_word(r[3]);
+        st = unlink_body(t, body);
+        if (st == ILMAP_OK)
+            st = txn_lose(t, body->il);
+        n->bodies++;
+    }
+    if (version[1] != 0)
+        n->versions++;
+    return st;
+}
+
+static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
+                                         ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const vt_shape *sh = store_shapes;
+    const uint64_t from[3] = { module, 0, 0 };
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = ILMAP_OK;
+    vt_cursor cur;
+
+    /* The IL-level maps of its methods. */
+    for (const uint64_t *r = vt_seek(sh[T_METHODS], t.base->tables[T_METHODS], from, &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHODS], &cur)) {
+        st = erase(&t, T_METHODS, r);
+        if (st == ILMAP_OK)
+            st = txn_lose(&t, ptr_of_word(r[2]));
+        n.il_maps++;
+    }
+    /* Every function instance of its methods, with all their versions. */
+    for (const uint64_t *r = vt_seek(sh[T_METHOD_FUNCS], t.base->tables[T_METHOD_FUNCS], from,
+                                     &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHOD_FUNCS], &cur)) {
+        const uint64_t fkey[1] = { r[2] };
+        const uint64_t vfrom[2] = { r[2], 0 };
+        vt_cursor vcur;
+        st = erase(&t, T_METHOD_FUNCS, r);
+        if (st == ILMAP_OK)
+            st = erase(&t, T_FUNCTIONS, fkey);
+        for (const uint64_t *v = vt_seek(sh[T_VERSIONS], t.base->tables[T_VERSIONS], vfrom, &vcur);
+             st == ILMAP_OK && v && v[0] == r[2]; v = vt_next(sh[T_VERSIONS], &vcur))
+            st = drop_version(&t, v, &n);
+        n.functions++;
+    }
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    st = txn_commit(&t);
+    if (st == ILMAP_OK)
+        *removed = n;
+    return st;
+}
+
+ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
+                                       ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || module == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_module_locked(store, module, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
+                                          ilmap_rejit_id rejit, ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t vkey[2] = { fid, rejit };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    if (!ver)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+
+    /* The current version goes: the original takes its place, in the same
+     * publication (as after a revert of this instance). */
+    const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
+    const uint64_t version[3] = { ver[0], ver[1], ver[2] };
+    const int was_current = fn[3] == rejit;
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = drop_version(&t, version, &n);
+    if (st == ILMAP_OK && was_current)
+        st = replace(&t, T_FUNCTIONS, function);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    st = txn_commit(&t);
+    if (st == ILMAP_OK)
+        *removed = n;
+    return st;
+}
+
+ilmap_status ilmap_store_remove_version(ilmap_store *store, ilmap_function_id function_id,
+                                        ilmap_rejit_id rejit_id, ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || function_id == 0 || rejit_id == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_version_locked(store, function_id, rejit_id, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
 }
