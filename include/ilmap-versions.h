@@ -484,9 +484,12 @@ typedef struct ilmap_store_location {
 
 /**
  * An instruction pointer -> function, version, body, IL offset, original
- * IL offset: the body whose ranges hold address (a binary search over
- * every body's ranges), then ilmap_native_to_il() on its native map at
- * the native offset, then ilmap_new_to_old() through its captured IL map.
+ * IL offset: the body whose ranges hold address, then ilmap_native_to_il()
+ * on its native map at the native offset, then ilmap_new_to_old() through
+ * its captured IL map (doc/rejit.md#store-lookup). The store answers all
+ * of it from structures built when the body was attached: an address
+ * index (a radix tree over 64 KiB pages) and the body's composed answers,
+ * so a lookup costs a few dependent loads whatever the number of bodies.
  * Bodies of old and reverted versions answer too; whether rejit_id is the
  * current version is ilmap_store_snapshot_get_function()'s answer (left
  * out here: it costs a second search, and a sampler rarely needs it).
