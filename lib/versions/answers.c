@@ -160,30 +160,40 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
     return ILMAP_OK;
 }
 
+static uint32_t fences_of(uint32_t count)
+{
+    return count > ANSWER_BLOCK ? (count + ANSWER_BLOCK - 1) / ANSWER_BLOCK : 0;
+}
+
 size_t answers_bytes(uint32_t count)
 {
-    /* starts and il pairs (4-byte aligned), then the kinds. */
-    size_t words = 0, bytes = 0;
-    if (!size_mul(count, 3, &words) || !size_mul(words, sizeof(uint32_t), &bytes) ||
-        !size_add(bytes, count, &bytes))
+    /* Fences and starts (uint32_t), then the values (12 bytes, 4-aligned). */
+    size_t words = 0, bytes = 0, values = 0;
+    if (!size_add(count, fences_of(count), &words) ||
+        !size_mul(words, sizeof(uint32_t), &bytes) ||
+        !size_mul(count, sizeof(answer_value), &values) || !size_add(bytes, values, &bytes))
         return SIZE_MAX;
     return bytes;
 }
 
 void answers_place(void *mem, const answer_interval *iv, uint32_t count, body_answers *out)
 {
-    uint32_t *starts = mem;
-    uint32_t *il = starts + count;
-    uint8_t *kind = (uint8_t *)(il + 2 * (size_t)count);
+    uint32_t nf = fences_of(count);
+    uint32_t *fences = mem;
+    uint32_t *starts = fences + nf;
+    answer_value *values = (answer_value *)(void *)(starts + count);
 
     for (uint32_t i = 0; i < count; i++) {
         starts[i] = iv[i].start;
-        il[2 * (size_t)i] = iv[i].il;
-        il[2 * (size_t)i + 1] = iv[i].original;
-        kind[i] = iv[i].kind;
+        values[i].il = iv[i].il;
+        values[i].original = iv[i].original;
+        values[i].kind = iv[i].kind;
     }
+    for (uint32_t f = 0; f < nf; f++)
+        fences[f] = starts[f * ANSWER_BLOCK];
     out->count = count;
+    out->nfences = nf;
+    out->fences = nf ? fences : NULL;
     out->starts = starts;
-    out->il = il;
-    out->kind = kind;
+    out->values = values;
 }
