@@ -14,11 +14,18 @@
  * modify what readers may be reading, so every change copies what it
  * touches. With one array that is the whole table per change (quadratic
  * over a profiler's run, where every JIT compilation adds a body); with a
- * top array over leaves it is the top array, O(n / VT_LEAF_CAP) words
- * (25 KB at 100,000 records). In a tree it is the path from the root to
- * the leaf: O(depth * VT_FANOUT) words, depth growing as log n. A lookup
- * is one search per level; up to VT_FANOUT * VT_LEAF_CAP records (4,096
- * with both at 64) that is two, as with the top array.
+ * top array over leaves it is the top array, O(n / VT_LEAF_CAP) words.
+ * In a tree it is the path from the root to
+ * the leaf: O(depth * VT_FANOUT) words, depth growing as log n (5-7 KB
+ * per insert at 4,096 records as at 100,000, against 5 and 40-100 KB
+ * with the top array). A lookup is one search per level.
+ *
+ * Why a fanout of 128 over leaves of 64: the store's lookup at a few
+ * thousand bodies (the size that matters for a sampler, doc/performance.md)
+ * then takes two levels, as with the top array, up to 8,192 records (a
+ * fanout of 64 took a third level there, +15% per floor search); a level
+ * costs one more dependent cache miss, a wider node only one more step of
+ * a branch-free search. Its copy costs 2-4 KB (by key size) per level.
  *
  * Ownership across snapshots: each node records the generation of the
  * write transaction that made it. Nodes of the running transaction are
@@ -48,11 +55,10 @@
  *
  * Depth: a cursor holds the path from the root (vt_cursor), so the depth
  * is bounded, by VT_MAX_DEPTH; an insert that would grow the tree past it
- * fails with ILMAP_E_LIMIT. It grows a level only when a full root
- * splits, and below a full root of height 7 the quarter-full rule leaves
- * at least 63 * 16^7 (2^34) records. Half-full nodes hold 2^30 records at
- * depth 6, where a change copies five interior nodes (1-2 KB each, by key
- * size) and a leaf.
+ * fails with ILMAP_E_LIMIT. A tree grows a level only when a full root
+ * splits, and below a full root of height 6 the quarter-full rule leaves
+ * at least 127 * 32^5 * 16 (2^36) records; nodes filled to 70%, as random
+ * inserts leave them, hold 3 * 10^7 records at depth 4.
  */
 #ifndef ILMAP_VERSIONS_TABLE_H
 #define ILMAP_VERSIONS_TABLE_H
@@ -71,10 +77,10 @@
 #define VT_LEAF_CAP 64u  /* records per leaf */
 #endif
 #ifndef VT_FANOUT
-#define VT_FANOUT 64u    /* children per interior node */
+#define VT_FANOUT 128u   /* children per interior node */
 #endif
 #ifndef VT_MAX_DEPTH
-#define VT_MAX_DEPTH 8u  /* levels from the root to a leaf, both included */
+#define VT_MAX_DEPTH 7u  /* levels from the root to a leaf, both included */
 #endif
 #define VT_MAX_WORDS 6u
 
@@ -229,24 +235,21 @@ VT_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t 
 /* The record with the greatest key <= key, or NULL. */
 VT_INLINE const uint64_t *vt_floor(vt_shape s, const vt_top *t, const uint64_t *key)
 {
-    const vt_node *n = t;
+    uint32_t c = t ? vt_route(s, t, key) : 0;
 
-    if (!n)
+    if (c == 0)
         return NULL;
-    for (;;) {
-        /* 0 only at the root: below it, the parent's key for this node
-         * is the node's first key, and it was <= key. */
-        uint32_t c = vt_route(s, n, key);
-        if (c == 0)
-            return NULL;
-        const vt_head *child = vt_child(n, c - 1);
-        if (n->head.height == 1) {
-            /* The leaf's first key is <= key, so the rank is at least 1. */
-            const vt_leaf *leaf = vt_as_leaf(child);
-            return vt_record(leaf, s, vt_leaf_rank(s, leaf, key, 1) - 1);
-        }
-        n = vt_as_node(child);
+    /* Below the root every search finds at least one key <= key: the
+     * parent's key for a node is the node's first key, and it was. */
+    const vt_node *n = t;
+    uint32_t height = t->head.height;
+    const vt_head *h = vt_child(n, c - 1);
+    while (--height > 0) {
+        n = vt_as_node(h);
+        h = vt_child(n, vt_route(s, n, key) - 1);
     }
+    const vt_leaf *leaf = vt_as_leaf(h);
+    return vt_record(leaf, s, vt_leaf_rank(s, leaf, key, 1) - 1);
 }
 
 /* The record with exactly this key, or NULL. */
