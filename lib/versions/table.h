@@ -15,15 +15,15 @@
  * touches. With one array that is the whole table per change (quadratic
  * over a profiler's run, where every JIT compilation adds a body); with a
  * top array over leaves it is the top array, O(n / VT_LEAF_CAP) words.
- * In a tree it is the path from the root to
- * the leaf: O(depth * VT_FANOUT) words, depth growing as log n (5-7 KB
- * per insert at 4,096 records as at 100,000, against 5 and 40-100 KB
- * with the top array). A lookup is one search per level.
+ * In a tree it is the path from the root to the leaf: O(depth *
+ * VT_FANOUT) words, the depth growing as log n (5-10 KB per insert at
+ * 100,000 records, against 40-100 KB with the top array;
+ * doc/performance.md). A lookup is one search per level.
  *
  * Why a fanout of 128 over leaves of 64: the store's lookup at a few
  * thousand bodies (the size that matters for a sampler, doc/performance.md)
  * then takes two levels, as with the top array, up to 8,192 records (a
- * fanout of 64 took a third level there, +15% per floor search); a level
+ * fanout of 64 took a third level there, +20% per floor search); a level
  * costs one more dependent cache miss, a wider node only one more step of
  * a branch-free search. Its copy costs 2-4 KB (by key size) per level.
  *
