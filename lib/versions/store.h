@@ -2,9 +2,10 @@
  * The inside of an ilmap_store: its snapshots (ilmap_store_snapshot), the
  * tables a snapshot holds, and the objects records point to.
  *
- * A snapshot is a small struct of table pointers; tables and the objects
- * their records point to are immutable once published, and shared by
- * every snapshot that did not change them (table.h).
+ * A snapshot is a small struct of table pointers (each table the root of
+ * a copy-on-write B+tree, table.h); tables' nodes and the objects their
+ * records point to are immutable once published, and shared by every
+ * snapshot that did not change them.
  *
  * Tables, their keys and payloads (64-bit words; pointers stored as
  * integers):
