@@ -628,15 +628,30 @@ int main(int argc, char **argv)
     txn_test_alloc = alloc_hook;
     printf("leaf %u records, fanout %u, depth at most %u\n", VT_LEAF_CAP, VT_FANOUT,
            VT_MAX_DEPTH);
+    /* Lighter where every instruction is slow (qemu, wine, sanitizers:
+     * ILMAP_TEST_ITERATIONS set by test/meson.build for cross builds, or
+     * a sanitizer compiled in): the same cases, smaller; trees still
+     * reach depth 3. */
+    int light = getenv("ILMAP_TEST_ITERATIONS") != NULL;
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    light = 1;
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+    light = 1;
+#endif
+#endif
+    uint32_t churn = light ? 500 : 1500, big1 = light ? 20000 : 200000,
+             big2 = light ? 20000 : 50000, cost_n = light ? 30000 : 100000;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        small_churn(shapes[i], seed + i, small_nodes ? 400 : 5000, 1500);
-    big(shapes[1], seed + 11, small_nodes ? 40000 : 200000);
-    big(shapes[2], seed + 12, small_nodes ? 40000 : 50000);
-    big(shapes[4], seed + 13, small_nodes ? 40000 : 50000);
+        small_churn(shapes[i], seed + i, small_nodes ? 400 : 5000, churn);
+    big(shapes[1], seed + 11, small_nodes ? (light ? 15000 : 40000) : big1);
+    big(shapes[2], seed + 12, small_nodes ? (light ? 15000 : 40000) : big2);
+    big(shapes[4], seed + 13, small_nodes ? (light ? 15000 : 40000) : big2);
     if (!small_nodes) {
         insert_cost(shapes[1], seed + 21, 4096);
-        insert_cost(shapes[1], seed + 22, 100000);
-        insert_cost(shapes[4], seed + 23, 100000);
+        insert_cost(shapes[1], seed + 22, cost_n);
+        insert_cost(shapes[4], seed + 23, cost_n);
     }
     return test_finish("table");
 }

@@ -188,34 +188,11 @@ VT_INLINE int vt_probe_before(const void *ctx, size_t i)
     return c < 0 || (p->or_equal && c == 0);
 }
 
-/*
- * How many of n one-word keys, `stride` words apart, are <= key (< key
- * unless or_equal). Branch-free: random lookups (a sampler's) mispredict
- * half the branches of a classic binary search, and each costs more than
- * the compare; this form compiles to conditional moves.
- */
-VT_INLINE uint32_t vt_rank1(const uint64_t *keys, size_t stride, uint32_t n, uint64_t key,
-                                int or_equal)
-{
-    uint32_t lo = 0;
-
-    if (n == 0)
-        return 0;
-    while (n > 1) {
-        uint32_t half = n / 2;
-        uint64_t k = keys[(size_t)(lo + half) * stride];
-        lo = (or_equal ? k <= key : k < key) ? lo + half : lo;
-        n -= half;
-    }
-    uint64_t k = keys[(size_t)lo * stride];
-    return lo + (uint32_t)(or_equal ? k <= key : k < key);
-}
-
 /* How many children of n have a first key <= key. */
 VT_INLINE uint32_t vt_route(vt_shape s, const vt_node *n, const uint64_t *key)
 {
     if (s.key_words == 1)
-        return vt_rank1(vt_node_key(s, n, 0), 1, n->head.count, key[0], 1);
+        return search_rank_u64(vt_node_key(s, n, 0), 1, n->head.count, key[0], 1);
 
     const vt_probe p = { vt_node_key(s, n, 0), s.key_words, s.key_words, key, 1 };
     return (uint32_t)search_partition(0, n->head.count, vt_probe_before, &p);
@@ -226,7 +203,7 @@ VT_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t 
                                     int or_equal)
 {
     if (s.key_words == 1)
-        return vt_rank1(leaf->words, s.rec_words, leaf->head.count, key[0], or_equal);
+        return search_rank_u64(leaf->words, s.rec_words, leaf->head.count, key[0], or_equal);
 
     const vt_probe p = { leaf->words, s.rec_words, s.key_words, key, or_equal };
     return (uint32_t)search_partition(0, leaf->head.count, vt_probe_before, &p);
