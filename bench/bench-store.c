@@ -20,8 +20,10 @@
  * store that already has its functions and maps; the baseline inserts
  * into its sorted array), and heap bytes per body and per native map
  * entry (glibc's mallinfo2 before and after: the store with its maps, and
- * the maps alone), next to the baseline's. Target (issue 12): ilmap >= 3x
- * faster than the mutex at every size, marked PASS/MISS. The exit status
+ * the maps alone), next to the baseline's. Each store twice: by default,
+ * and created with ILMAP_STORE_WRITER_FENCE (the writers fence for the
+ * readers). Target (issue 12): ilmap >= 3x faster than the mutex at every
+ * size, marked PASS/MISS. The exit status
  * says only whether the bench ran and both gave the same answers (every
  * query is checked before timing).
  */
@@ -255,10 +257,10 @@ typedef struct ilmap_side {
     size_t bytes, map_bytes;
 } ilmap_side;
 
-static void ilmap_build(const world *w, ilmap_side *s)
+static void ilmap_build(const world *w, ilmap_side *s, unsigned flags)
 {
     size_t before = heap_bytes();
-    ilmap_status st = ilmap_store_create(4, 0, &s->store);
+    ilmap_status st = ilmap_store_create(4, flags, &s->store);
     if (st != ILMAP_OK)
         die("ilmap_store_create", st);
     for (uint32_t f = 0; f < w->nfuncs; f++) {
@@ -468,47 +470,65 @@ int main(int argc, char **argv)
     if (!opt.json) {
         printf("bench-store: one reader; lookups ns (best of %d runs), installs per second, "
                "heap bytes\n", opt.budget.reps);
-        printf("%7s %8s %9s %9s %7s %11s %11s %8s %8s %8s %8s  %s\n", "bodies", "queries",
-               "ilmap ns", "mutex ns", "speedup", "ilmap inst/s", "mutex inst/s", "B/body",
-               "maps B/b", "B/entry", "entries", "target >= 3x");
+        printf("%7s %8s %9s %9s %7s %4s %9s %7s %4s %11s %11s %11s %8s %8s %8s\n", "bodies",
+               "queries", "ilmap ns", "mutex ns", "speedup", ">=3x", "wfence ns", "speedup",
+               ">=3x", "ilmap inst/s", "wfence in/s", "mutex inst/s", "B/body", "maps B/b",
+               "B/entry");
     }
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         world w;
         build_world(&w, sizes[z]);
-        ilmap_side is;
+        ilmap_side is, fs;
         locked_side ls;
-        ilmap_build(&w, &is);
+        ilmap_build(&w, &is, 0);
+        ilmap_build(&w, &fs, ILMAP_STORE_WRITER_FENCE);
         locked_build(&w, &ls);
-        if (!agree(&w, &is, &ls))
+        if (!agree(&w, &is, &ls) || !agree(&w, &fs, &ls))
             return 1;
+        ilmap_store_stats fst;
+        int fence_on = ilmap_store_get_stats(fs.store, &fst) == ILMAP_OK && fst.writer_fence;
         for (int d = 0; d < 2; d++) {
-            timed ti = { w.queries[d], &is, &ls, 0 }, tl = ti;
-            bench_case cases[2] = { { run_ilmap, &ti, 0, 0.0 }, { run_locked, &tl, 0, 0.0 } };
-            bench_measure(cases, 2, &opt.budget);
+            timed ti = { w.queries[d], &is, &ls, 0 }, tl = ti, tf = ti;
+            tf.ilmap = &fs;
+            bench_case cases[3] = { { run_ilmap, &ti, 0, 0.0 },
+                                    { run_locked, &tl, 0, 0.0 },
+                                    { run_ilmap, &tf, 0, 0.0 } };
+            bench_measure(cases, 3, &opt.budget);
             double speedup = cases[1].ns / cases[0].ns;
+            double fspeedup = cases[1].ns / cases[2].ns;
             double per_body = (double)is.bytes / (double)w.n;
             double maps_per_body = (double)is.map_bytes / (double)w.n;
             double per_entry = (double)is.bytes / (double)w.entries;
             if (opt.json)
                 printf("{\"op\": \"store_scale\", \"n\": %u, \"queries\": \"%s\", \"ilmap_ns\": "
-                       "%.1f, \"mutex_ns\": %.1f, \"ilmap_installs_per_s\": %.0f, "
+                       "%.1f, \"ilmap_writer_fence_ns\": %.1f, \"writer_fence\": %d, "
+                       "\"mutex_ns\": %.1f, \"ilmap_installs_per_s\": %.0f, "
+                       "\"ilmap_writer_fence_installs_per_s\": %.0f, "
                        "\"mutex_installs_per_s\": %.0f, \"ilmap_bytes_per_body\": %.0f, "
                        "\"maps_bytes_per_body\": %.0f, \"bytes_per_entry\": %.1f}\n",
-                       w.n, dist_names[d], cases[0].ns, cases[1].ns, is.installs_per_s,
-                       ls.installs_per_s, per_body, maps_per_body, per_entry);
+                       w.n, dist_names[d], cases[0].ns, cases[2].ns, fence_on, cases[1].ns,
+                       is.installs_per_s, fs.installs_per_s, ls.installs_per_s, per_body,
+                       maps_per_body, per_entry);
             else
-                printf("%7u %8s %9.1f %9.1f %6.2fx %11.0f %11.0f %8.0f %8.0f %8.1f %8zu  %s\n", w.n,
-                       dist_names[d], cases[0].ns, cases[1].ns, speedup, is.installs_per_s,
-                       ls.installs_per_s, per_body, maps_per_body, per_entry, w.entries,
-                       speedup >= 3.0 ? "PASS" : "MISS");
+                printf("%7u %8s %9.1f %9.1f %6.2fx %s %9.1f %6.2fx %s %11.0f %11.0f %11.0f %8.0f "
+                       "%8.0f %8.1f\n",
+                       w.n, dist_names[d], cases[0].ns, cases[1].ns, speedup,
+                       speedup >= 3.0 ? "PASS" : "MISS", cases[2].ns, fspeedup,
+                       !fence_on ? "n/a " : fspeedup >= 3.0 ? "PASS" : "MISS", is.installs_per_s,
+                       fs.installs_per_s, ls.installs_per_s, per_body, maps_per_body, per_entry);
             if (ti.sum != tl.sum && ti.sum == 0)
                 return 1; /* keeps the sums alive; they differ only by run counts */
         }
         ilmap_store_reader_unregister(is.reader);
         ilmap_store_free(is.store);
+        ilmap_store_reader_unregister(fs.reader);
+        ilmap_store_free(fs.store);
         locked_free(&ls);
         free_world(&w);
     }
+    if (!opt.json)
+        printf("wfence: the store created with ILMAP_STORE_WRITER_FENCE (readers skip their "
+               "fence; n/a where the OS has no process-wide fence).\n");
     if (!opt.json)
         printf("B/body: the store's heap growth per body, its native and IL maps included "
                "(maps B/b: the native maps alone, ilmap_native_get_memory_bytes); B/entry: the "

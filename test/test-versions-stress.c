@@ -52,6 +52,22 @@
 #define GAP 0x400u          /* hot + GAP is never code */
 #define OBS_CAP 60000
 
+
+/* Flags for the stores the scenarios create (main runs them twice). */
+static unsigned store_flags;
+
+static int writer_fence_works(void)
+{
+    ilmap_store *s;
+    ilmap_store_stats st;
+    int works = 0;
+    if (ilmap_store_create(1, ILMAP_STORE_WRITER_FENCE, &s) == ILMAP_OK) {
+        works = ilmap_store_get_stats(s, &st) == ILMAP_OK && st.writer_fence == 1;
+        ilmap_store_free(s);
+    }
+    return works;
+}
+
 static ilmap_function_id fid_of(int w, int f)
 {
     return TEST_ID_BASE(0x7F1000000000ull, 0x71000000u) + ((ilmap_function_id)(w * 64 + f) << 6);
@@ -737,7 +753,7 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
     static reader readers[MAX_READERS];
     pthread_t wt[MAX_WRITERS], rt[MAX_READERS];
 
-    if (ilmap_store_create(16, 0, &s) != ILMAP_OK)
+    if (ilmap_store_create(16, store_flags, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     memset(writers, 0, sizeof writers);
     for (int w = 0; w < nwriters; w++) {
@@ -938,7 +954,7 @@ static void run_signals(void)
     sampled t;
     pthread_t sampler, churn;
 
-    if (ilmap_store_create(4, 0, &s) != ILMAP_OK)
+    if (ilmap_store_create(4, store_flags, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     const ilmap_code_range code[] = { { STABLE_CODE, HOT } };
     CHECK(ilmap_store_add_function(s, STABLE_FID, module_of(9), 0x06000002u) == ILMAP_OK);
@@ -1187,7 +1203,7 @@ static void run_unload(void)
     pthread_t writer, readers[UNLOAD_READERS];
     unload_reader rd[UNLOAD_READERS];
 
-    if (ilmap_store_create(8, 0, &s) != ILMAP_OK)
+    if (ilmap_store_create(8, store_flags, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     const ilmap_code_range stable[] = { { UNLOAD_STABLE_CODE, HOT } };
     CHECK(ilmap_store_add_function(s, UNLOAD_STABLE_FID, UNLOAD_STABLE_MODULE, 0x06000001u) ==
@@ -1242,6 +1258,14 @@ int main(int argc, char **argv)
     run_store(1, 1, seed);
     run_store(2, 2, seed + 1);
     run_store(2, 6, seed + 2);
+    run_signals();
+    run_unload();
+    /* Again with the writers fencing for the readers (where the OS can:
+     * otherwise the same as above, and said so). */
+    store_flags = ILMAP_STORE_WRITER_FENCE;
+    printf("again with ILMAP_STORE_WRITER_FENCE (%s here)\n",
+           writer_fence_works() ? "in effect" : "not available: readers fence");
+    run_store(2, 2, seed + 3);
     run_signals();
     run_unload();
     return test_finish("versions-stress");

@@ -141,7 +141,21 @@ static void test_create_and_readers(void)
     ilmap_store_stats stats;
 
     CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_create(0, 1, &s), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 2, &s), ILMAP_E_INVALID_ARG);
+    CHECK(s == NULL);
+    {
+        /* The writers' fence: asked for or not; in effect only if asked. */
+        ilmap_store_stats st;
+        CHECK_ST(ilmap_store_create(2, ILMAP_STORE_WRITER_FENCE, &s), ILMAP_OK);
+        CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+        CHECK(st.writer_fence == 0 || st.writer_fence == 1);
+        ilmap_store_free(s);
+        CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+        CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+        CHECK(st.writer_fence == 0);
+        ilmap_store_free(s);
+        s = NULL;
+    }
     CHECK(s == NULL);
     CHECK_ST(ilmap_store_create(ILMAP_STORE_MAX_READERS + 1, 0, &s), ILMAP_E_INVALID_ARG);
     CHECK_ST(ilmap_store_create(0, 0, &s), ILMAP_OK);

@@ -38,7 +38,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     if (!out)
         return ILMAP_E_INVALID_ARG;
     *out = NULL;
-    if (flags != 0 || max_readers > ILMAP_STORE_MAX_READERS)
+    if ((flags & ~ILMAP_STORE_WRITER_FENCE) || max_readers > ILMAP_STORE_MAX_READERS)
         return ILMAP_E_INVALID_ARG;
 
     /* Over-aligned (cache lines): calloc does not promise that. The size
@@ -58,7 +58,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
         return ILMAP_E_NOMEM;
     }
     if (epoch_init(&s->epoch, max_readers ? max_readers : ILMAP_STORE_DEFAULT_READERS, s,
-                   release_item) != 0) {
+                   release_item, (flags & ILMAP_STORE_WRITER_FENCE) != 0) != 0) {
         ilmap_mutex_destroy(&s->lock);
         ilmap_aligned_free(s);
         free(empty);
@@ -211,7 +211,7 @@ static ilmap_status txn_commit(store_txn *t)
     txn_settle(&t->vt);
     batch->items = txn_take_retired(&t->vt, &batch->count);
     epoch_retire(&s->epoch, batch);
-    epoch_reclaim(&s->epoch);
+    epoch_reclaim(&s->epoch, 0);
     return ILMAP_OK;
 }
 
@@ -672,7 +672,7 @@ ilmap_status ilmap_store_reclaim(ilmap_store *store, size_t *pending)
         return ILMAP_E_INVALID_ARG;
 
     ilmap_mutex_lock(&store->lock);
-    uint64_t left = epoch_reclaim(&store->epoch);
+    uint64_t left = epoch_reclaim(&store->epoch, 1);
     ilmap_mutex_unlock(&store->lock);
     if (pending)
         *pending = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
@@ -694,6 +694,7 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->reclaimed = store->epoch.reclaimed;
     out->readers = epoch_registered(&store->epoch);
     out->max_readers = store->epoch.nslots;
+    out->writer_fence = store->epoch.writer_fence;
     out->functions = (size_t)vt_records(cur->tables[T_FUNCTIONS]);
     out->versions = (size_t)vt_records(cur->tables[T_VERSIONS]);
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
