@@ -14,6 +14,7 @@
 #include "com/flags.h"
 #include "com/guids.h"
 #include "com/metadata.h"
+#include "profiler/bodies.h"
 #include "profiler/log.h"
 #include "profiler/profiler.h"
 #include "profiler/resolve.h"
@@ -111,7 +112,49 @@ static shim_method *method_add(shim_profiler *p, ModuleID module, mdMethodDef to
     return m;
 }
 
-static void module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
+int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out_list,
+                       size_t *count)
+{
+    *out_list = NULL;
+    *count = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < p->method_count; i++)
+        n += p->methods[i]->module == module;
+    if (n == 0)
+        return 0;
+    shim_method **out = malloc(n * sizeof *out);
+    if (!out)
+        return 1;
+    size_t kept = 0;
+    for (size_t i = 0; i < p->method_count; i++) {
+        shim_method *m = p->methods[i];
+        if (m->module != module) {
+            p->methods[kept++] = m;
+            continue;
+        }
+        if (m->late && !m->requested && p->count.late_waiting)
+            p->count.late_waiting--;
+        out[(*count)++] = m;
+    }
+    p->method_count = kept;
+    /* The index holds positions: rebuilt over the records that remain. */
+    memset(p->method_index, 0, p->index_cap * sizeof *p->method_index);
+    for (size_t i = 0; i < p->method_count; i++)
+        index_put(p->method_index, p->index_cap, p->methods[i], i + 1);
+    *out_list = out;
+    return 0;
+}
+
+void shim_method_free(shim_method *m)
+{
+    if (!m)
+        return;
+    free(m->bodies);
+    ilmap_free(m->map);
+    free(m);
+}
+
+void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
 {
     WCHAR name[512];
     ULONG len = 0;
@@ -266,7 +309,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     }
 
     char name[1024];
-    module_name(p, module, name, sizeof name);
+    shim_module_name(p, module, name, sizeof name);
     ModuleID *modules = n <= ULONG_MAX ? malloc(n * sizeof *modules) : NULL;
     if (!modules) {
         shim_lock(p);
@@ -356,7 +399,12 @@ HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID
     p->count.jit_finished++;
     size_t waiting = p->count.late_waiting;
     shim_unlock(p);
-    if (!waiting || FAILED(status))
+    if (FAILED(status))
+        return S_OK;
+    /* Every JIT compilation of a selected method is a new body of its
+     * original code (one per tier with tiering kept): into the store. */
+    shim_record_jit_bodies(p, function);
+    if (!waiting)
         return S_OK;
 
     late_trigger(p, function, "jit", p->wait_ms);

@@ -30,12 +30,15 @@ typedef struct shim_body {
     FunctionID function;
     ReJITID rejit;
     UINT_PTR code_start;
-    int stored; /* the version's first body, read whole and recorded in the store */
+    int stored; /* the version's first body, read whole and handed to the store */
+    int in_store; /* the store took it (ILMAP_OK): removed with the module */
 } shim_body;
 
 /* One selected method: (module, methodDef) as ReJIT identifies it.
- * Allocated one by one and never moved or freed while the process runs:
- * callbacks keep a pointer across unlock. */
+ * Allocated one by one and never moved; callbacks keep a pointer across
+ * unlock. Freed only when its module unloads (unload.c): by then the
+ * runtime runs, compiles and rejits nothing of that module any more, so
+ * no callback about it can be holding the pointer. */
 struct shim_method {
     ModuleID module;
     mdMethodDef token;
@@ -62,8 +65,14 @@ typedef struct shim_counters {
         rejit_started, rejit_finished, rejit_errors, instrumented_bodies;
     uint64_t late_by_jit, late_by_cached_search, cached_searches;
     uint64_t bodies_read, bodies_extra; /* extra: a version's bodies after its first */
+    /* in the version store besides each ReJIT version's first body: the
+     * ReJIT versions' later bodies (tiers), the original code's bodies */
+    uint64_t bodies_stored_extra, bodies_stored_original;
     /* what was not done (each kind logged once, see shim_note_dropped) */
     uint64_t methods_skipped_no_body, methods_refused, methods_dropped, bodies_dropped;
+    /* ModuleUnloadStarted: modules seen, method records dropped with them,
+     * store removals that failed (the module then stays in the store) */
+    uint64_t modules_unloaded, methods_unloaded, unload_store_failures;
     size_t late_waiting; /* late methods whose first compilation is still to come */
 } shim_counters;
 
@@ -111,6 +120,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
 HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
                                                  HRESULT status);
+HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block);
 HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
@@ -150,6 +160,20 @@ void shim_unlock(shim_profiler *p);
  * the caller holds p->lock. */
 shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token);
 shim_method *shim_method_at(shim_profiler *p, size_t i);
+
+/* Takes every record of module out of the registry (list and index; a
+ * late method still waiting stops being counted as waiting) and returns
+ * them in *out, a malloc'ed array of *count (NULL when there are none).
+ * Returns non-zero when memory ran out: then nothing was taken out. The
+ * caller holds p->lock and frees each record with shim_method_free. */
+int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out, size_t *count);
+
+/* Frees a record taken out by shim_unlink_module (not its observer data,
+ * which belongs to the hooks). */
+void shim_method_free(shim_method *m);
+
+/* The module's name (JSON-safe; "" when the runtime cannot say). */
+void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap);
 
 /* Logs the first refusal of each kind (a bit in p->dropped_logged) with
  * what it was about; the counts go into the summary. */
