@@ -538,6 +538,18 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
             check_version(h, p, m, name, role, n);
         return;
     }
+    /* A body of the original code (JIT-compiled, ReJITID 0): only that it
+     * went into the store with its own map; the map checks are about
+     * code compiled under the shim's COR_IL_MAP. */
+    if (n->rejit == 0) {
+        if (n->stored)
+            shim_report_check(r, "store_body", n->store_status == ILMAP_OK,
+                              "\"method\":\"%s\"%s,\"rejit\":0,\"entries\":%u,"
+                              "\"code_size\":%" PRIu64 ",\"status\":\"%s\"",
+                              name, where, (unsigned)n->map.total, n->code_size,
+                              ilmap_status_str(n->store_status));
+        return;
+    }
     /* A later body of the version (a tier): read by its code start. */
     int starts_here = ranged && n->ranges[0].startAddress == start;
     shim_report_check(r, "code_info4", starts_here,
@@ -548,6 +560,12 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
     if (!n->code_ok)
         return;
     int read = check_map(r, name, where, role, map, starts, start_count, n) == 0;
+    if (n->stored)
+        shim_report_check(r, "store_body", n->store_status == ILMAP_OK,
+                          "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"entries\":%u,"
+                          "\"code_size\":%" PRIu64 ",\"status\":\"%s\"",
+                          name, where, n->rejit, (unsigned)n->map.total, n->code_size,
+                          ilmap_status_str(n->store_status));
     shim_report_event(r, "body_checked",
                       "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"entries\":%u,"
                       "\"code_size\":%" PRIu64,

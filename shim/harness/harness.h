@@ -59,6 +59,13 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m,
                      const shim_body_note *n);
 void shim_check_frames(shim_harness *h, shim_profiler *p);
 
+/* unload_checks.c: at ModuleUnloadStarted, the store's removal against
+ * what the shim had put in for the module (then the module's per-method
+ * data is freed); at shutdown, "store_final": after reclaiming nothing
+ * is pending and the store holds exactly the loaded modules' bodies. */
+void shim_check_unload(shim_harness *h, shim_profiler *p, const shim_unload_note *n);
+void shim_check_store_final(shim_harness *h, shim_profiler *p);
+
 /* elt_checks.c: the "elt_setup" check after Initialize, and at shutdown
  * the hooks' counts against the mapper's answers. */
 void shim_check_elt_setup(const shim_elt *e, shim_report *r);
