@@ -25,7 +25,7 @@ CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
 
 # What the shim instruments in the program (see app/Program.cs).
-METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step"
+METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step;{NS}.Plugin::*"
 TWINS = f"{NS}.Twins::TwinA={NS}.Twins::TwinB;{NS}.Twins::TwinC={NS}.Twins::TwinD"
 LATE = f"{NS}.Late::Compute"
 PROBE = f"{NS}.Probe::Hit"
@@ -59,6 +59,60 @@ MINIMUM = {
     "store_add": 14,     # versions in libilmap's version store
     "c_store": 50,       # (c) asked of the store by address
 }
+
+# The unload scenario (app/Unloads.cs): cycles of a collectible copy of
+# the program's assembly whose Plugin methods are selected, run and
+# unloaded. The runtime does not rejit code of collectible assemblies
+# (RequestReJIT succeeds and does nothing, shim/FINDINGS.md): what the
+# store holds of a copy is its JIT-compiled original bodies. Not in the hook runs: libilmap's FunctionIDMapper has no
+# removal, so hooked FunctionIDs of an unloaded module would dangle in the
+# hook checks (doc/shim.md#unloads).
+UNLOAD_CYCLES = 5
+PLUGIN_METHODS = 2  # Plugin.Work, Plugin.Describe
+
+
+def check_unloads(checks, events, summary, plain_stdout, shim_stderr, failures):
+    """Every cycle printed its lines and unloaded; the shim saw one
+    ModuleUnloadStarted per cycle for a copy whose Plugin methods were
+    instrumented and stored, removed exactly those from the store (one
+    publication; counters dropped by as much; none of its code starts
+    answered afterwards), and at shutdown nothing was left pending and the
+    store held only the loaded modules' bodies."""
+    lines = plain_stdout.splitlines()
+    for cycle in range(UNLOAD_CYCLES):
+        if f"unload cycle {cycle}: unloaded" not in lines:
+            failures.append(f"unload cycle {cycle}: the context did not die (see the output)")
+        for call in range(3):
+            if not any(line.startswith(f"plugin {cycle}.{call} work ") for line in lines):
+                failures.append(f"unload cycle {cycle}: no output of call {call}")
+    hits = [int(line.split()[-1]) for line in shim_stderr.splitlines()
+            if line.startswith("plugin probe hits ")]
+    unloaded = [e for e in events if e.get("event") == "module_unloaded"
+                and e.get("name", "").endswith(f"{NS}.dll")]
+    if len(unloaded) != UNLOAD_CYCLES:
+        failures.append(f"{len(unloaded)} ModuleUnloadStarted for the plug-in copies, "
+                        f"want {UNLOAD_CYCLES}")
+    for e in unloaded:
+        if e.get("functions", 0) < PLUGIN_METHODS or e.get("bodies", 0) < PLUGIN_METHODS:
+            failures.append(f"an unloaded copy had {e.get('functions')} functions and "
+                            f"{e.get('bodies')} bodies in the store, want >= {PLUGIN_METHODS}: "
+                            f"{json.dumps(e)}")
+    kinds = collections.Counter(c["check"] for c in checks)
+    for kind, least in (("unload_removed", UNLOAD_CYCLES), ("unload_stats", UNLOAD_CYCLES),
+                        ("unload_lookup", UNLOAD_CYCLES * PLUGIN_METHODS), ("store_final", 1)):
+        if kinds[kind] < least:
+            failures.append(f"only {kinds[kind]} '{kind}' checks (want >= {least})")
+    if summary is not None and (summary.get("modules_unloaded", 0) < UNLOAD_CYCLES
+                                or summary.get("unload_store_failures")):
+        failures.append(f"summary: {summary.get('modules_unloaded')} modules unloaded, "
+                        f"{summary.get('unload_store_failures')} store removals failed")
+    final = [c for c in checks if c["check"] == "store_final"]
+    say(f"  unloads: {len(unloaded)} plug-in modules unloaded, removed (functions, ReJIT "
+        f"versions, bodies) {[(e.get('functions'), e.get('versions'), e.get('bodies')) for e in unloaded]}, "
+        f"probe hits in the copies {hits} (no ReJIT of collectible code), lookups after removal "
+        f"{kinds['unload_lookup']}; store at shutdown: "
+        f"{json.dumps(final[0]) if final else 'no check'}")
+
 
 # With --elt-corelib: CoreLib methods selected, so every CoreLib function
 # the program JIT-compiles is hooked (over 1,300 in this program).
@@ -199,6 +253,9 @@ def main():
         if os.path.exists(path):
             os.remove(path)
 
+    unloads = not args.elt
+    if unloads:
+        env = dict(env, ILMAP_TEST_UNLOADS=str(UNLOAD_CYCLES))
     plain_env = dict(env, ILMAP_SHIM_FRAMES=frames_plain)
     plain, secs = run(["dotnet", dll], plain_env, timeout=120)
     say(f"plain run: rc {plain.returncode}, {secs:.1f} s")
@@ -264,6 +321,8 @@ def main():
             elt = [k for k in counts if k.startswith("elt_")]
             if elt:
                 failures.append(f"ELT checks in a run without ILMAP_SHIM_ELT: {elt}")
+        if unloads:
+            check_unloads(checks, events, summary, plain.stdout, shim.stderr, failures)
         for e in events:
             if e.get("event") in ("runtime", "initialized", "frames_done"):
                 say("  event", json.dumps(e))

@@ -980,6 +980,10 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
         fprintf(f, "garbage\n");
         fclose(f);
     }
+    /* Unloads of a module the shim never selected from, and of module 0:
+     * nothing of MODULE goes (checks c and c_store still find it). */
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0) == S_OK);
     CHECK(cb->lpVtbl->Shutdown(cb) == S_OK);
     return 0;
 }
@@ -1016,6 +1020,9 @@ static void check_report(const char *path)
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
     CHECK(count_of(text, "\"methods_selected\":4") == 1);
+    CHECK(count_of(text, "\"modules_unloaded\":1,") == 1);
+    CHECK(count_of(text, "\"check\":\"unload_removed\",") == 0); /* nothing of it was kept */
+    CHECK(count_of(text, "\"check\":\"store_final\",\"ok\":true") == 1);
     CHECK(count_of(text, "Ns.T::A") > 0);
 }
 

@@ -45,6 +45,7 @@ namespace IlmapShimTest
                 sb.Append("late ").Append(Late.Compute(round + 6)).Append('\n');
             }
             sb.Append("hot ").Append(Hot.Run()).Append('\n');
+            Unloads.Run(sb);
             Console.Write(sb.ToString());
             Frames.Write();
             Console.Error.WriteLine("probe hits: " + Probe.Count.ToString(CultureInfo.InvariantCulture));
