@@ -181,6 +181,7 @@ static void on_rejit_error(void *ctx, shim_profiler *p, shim_method *m, mdMethod
 static void on_body_read(void *ctx, shim_profiler *p, shim_method *m, const shim_body_note *n)
 {
     shim_check_body(ctx, p, m, n);
+    shim_check_body_lookup(ctx, p, m, n);
 }
 
 static void on_module_unloaded(void *ctx, shim_profiler *p, const shim_unload_note *n)
@@ -192,6 +193,7 @@ static void on_shutdown(void *ctx, shim_profiler *p)
 {
     shim_harness *h = ctx;
     shim_check_frames(h, p);
+    shim_report_bodies_by_tier(h);
     shim_check_store_final(h, p);
     if (p->elt_enabled)
         shim_check_elt(&p->elt, &h->report);

@@ -4,6 +4,7 @@
  */
 #include "profiler/bodies.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,15 @@ void shim_record_bodies(shim_profiler *p, shim_method *m, ModuleID module, mdMet
     if (FAILED(shim_read_code_starts(p->info, function, rejit, &starts, &n))) {
         free(starts);
         return;
+    }
+    if (p->verbose) {
+        shim_lock(p);
+        size_t known = 0;
+        for (size_t b = 0; b < m->body_count; b++)
+            known += m->bodies[b].function == function && m->bodies[b].rejit == rejit;
+        shim_unlock(p);
+        shim_log("%s: function 0x%" PRIxPTR " rejit %" PRIuPTR ": %u code starts, %zu known",
+                 shim_method_name(p, m), function, rejit, (unsigned)n, known);
     }
     shim_lock(p);
     /* Under the COR_IL_MAP the runtime exports original IL offsets
