@@ -25,7 +25,7 @@ CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
 
 # What the shim instruments in the program (see app/Program.cs).
-METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step;{NS}.Plugin::*"
+METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step;{NS}.Hot::Loop;{NS}.Plugin::*"
 TWINS = f"{NS}.Twins::TwinA={NS}.Twins::TwinB;{NS}.Twins::TwinC={NS}.Twins::TwinD"
 LATE = f"{NS}.Late::Compute"
 PROBE = f"{NS}.Probe::Hit"
@@ -38,7 +38,8 @@ PROBE = f"{NS}.Probe::Hit"
 # code (trigger "cached_search"); and one named framework method.
 LATE_R2R = "System.Collections.Generic.*::*;System.Text.StringBuilder::ToString"
 # Checks (c) need frames of the first body; with tiering a frame may be in
-# a later tier, so that run records none. Check (b) needs the twins' native
+# a later tier, and the frame does not say which (StackFrame's native IP
+# is 0 on CoreCLR, shim/FINDINGS.md), so the shim skips them in that run. Check (b) needs the twins' native
 # code to be identical, which tiering does not promise (call counting and
 # PGO make bodies differ by timing: a 1-byte difference was seen), so that
 # run has no twins.
@@ -58,6 +59,7 @@ MINIMUM = {
     "rejit_compiled": 14,
     "store_add": 14,     # versions in libilmap's version store
     "c_store": 50,       # (c) asked of the store by address
+    "store_lookup": 14,  # every stored body answers lookups inside it
 }
 
 # The unload scenario (app/Unloads.cs): cycles of a collectible copy of
@@ -204,6 +206,24 @@ def check_tiering(checks, events, summary, failures):
         failures.append(f"Hot.Step: {most} native bodies checked for one ReJIT version, "
                         "want >= 2 with tiering kept")
     multi = sum(1 for v in bodies.values() if len(v) > 1)
+    # Every body of every tier is in the version store and answers for
+    # itself (check store_lookup), the later tiers of ReJIT versions and
+    # Hot.Loop's on-stack-replacement body included (called once: its
+    # second body can only be the OSR one, shim/FINDINGS.md).
+    looked = collections.defaultdict(set)
+    for c in checks:
+        if c["check"] == "store_lookup":
+            looked[(c["method"], c.get("rejit"))].add(c["code_start"])
+    loop = max((len(v) for k, v in looked.items() if k[0] == f"{NS}.Hot::Loop"), default=0)
+    step = max((len(v) for k, v in looked.items() if k[0] == f"{NS}.Hot::Step"), default=0)
+    if loop < 2 or step < 2:
+        failures.append(f"stored bodies answering lookups: Hot.Loop {loop} (want 2: tier 0 "
+                        f"and OSR), Hot.Step {step} (want >= 2 tiers)")
+    tiers = [e for e in events if e.get("event") == "bodies_by_tier"]
+    if not tiers or sum(tiers[0].get("rejit", [0])[1:]) < 2:
+        failures.append(f"fewer than 2 later-tier bodies of ReJIT versions stored: {tiers}")
+    say(f"  bodies stored and looked up by tier: {json.dumps(tiers[0]) if tiers else 'none'}; "
+        f"Hot.Loop {loop}, Hot.Step {step}")
     if summary is None:
         return
     if summary.get("methods_selected", 0) <= 1024:
@@ -274,7 +294,6 @@ def main():
     if args.tiering:
         shim_env["ILMAP_SHIM_KEEP_TIERING"] = "1"
         shim_env["ILMAP_SHIM_LATE"] = LATE + ";" + LATE_R2R
-        del shim_env["ILMAP_SHIM_FRAMES"]
         del shim_env["ILMAP_SHIM_TWINS"]
         # Call counting at once instead of after 100 ms without new tier-0
         # code: Hot.Step's tier-up then does not depend on how busy the
