@@ -273,6 +273,7 @@ static void instrument(void)
 /* A fake runtime                                                       */
 
 #define MODULE ((ModuleID)0x1000)
+#define MODULE2 ((ModuleID)0x2000) /* the same metadata; loaded and unloaded */
 #define TD_T 0x02000002u
 #define TD_P 0x02000003u
 #define TOK_M 0x06000001u
@@ -379,7 +380,8 @@ static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID modul
 {
     (void)self;
     *out = NULL;
-    if (module != MODULE || flags != CLR_OF_READ || !shim_guid_equal(riid, &IID_IMetaDataImport))
+    if ((module != MODULE && module != MODULE2) || flags != CLR_OF_READ ||
+        !shim_guid_equal(riid, &IID_IMetaDataImport))
         return E_INVALIDARG;
     *out = (IUnknown *)(void *)&fake.md;
     return S_OK;
@@ -403,6 +405,11 @@ static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionI
     (void)self;
     *cls = 0;
     *module = MODULE;
+    if (f >= 0x6001 && f <= 0x6004) { /* MODULE2's functions */
+        *module = MODULE2;
+        *token = (mdToken)(0x06000000u + (f - 0x6000));
+        return S_OK;
+    }
     if (f < 0x5001 || f > 0x5004)
         return E_INVALIDARG;
     *token = (mdToken)(0x06000000u + (f - 0x5000));
@@ -437,6 +444,21 @@ static HRESULT CLR_STDCALL info_code_info3(ICorProfilerInfo9 *self, FunctionID f
     fake_version *v = version_of(f, 0);
     if (!v || v->rejit != r)
         return CORPROF_E_FUNCTION_NOT_COMPILED;
+    *total = 1;
+    if (cap >= 1) {
+        out[0].startAddress = v->start;
+        out[0].size = v->code_size;
+    }
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_code_info4(ICorProfilerInfo9 *self, UINT_PTR start,
+                                           ULONG32 cap, ULONG32 *total, COR_PRF_CODE_INFO out[])
+{
+    (void)self;
+    fake_version *v = version_of(0, start);
+    if (!v)
+        return E_INVALIDARG;
     *total = 1;
     if (cap >= 1) {
         out[0].startAddress = v->start;
@@ -548,6 +570,7 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .GetILToNativeMapping2 = info_map2,
     .SetEventMask2 = info_set_mask2,
     .GetNativeCodeStartAddresses = info_starts,
+    .GetCodeInfo4 = info_code_info4,
     .GetILToNativeMapping3 = info_map3,
 };
 
@@ -980,6 +1003,15 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
         fprintf(f, "garbage\n");
         fclose(f);
     }
+    /* A second module: its methods are selected, one is JIT-compiled from
+     * its original IL (a collectible module's lot: no ReJIT), and the
+     * module unloads: its body leaves the store, its records the registry. */
+    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE2, S_OK) == S_OK);
+    make_version(&fake.versions[3], TOK_M, 0, old_il, n);
+    fake.versions[3].function = 0x6001;
+    fake.versions[3].start = 0x900000u;
+    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x6001, S_OK, 1) == S_OK);
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, MODULE2) == S_OK);
     /* Unloads of a module the shim never selected from, and of module 0:
      * nothing of MODULE goes (checks c and c_store still find it). */
     CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
@@ -1020,8 +1052,13 @@ static void check_report(const char *path)
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
     CHECK(count_of(text, "\"methods_selected\":4") == 1);
-    CHECK(count_of(text, "\"modules_unloaded\":1,") == 1);
-    CHECK(count_of(text, "\"check\":\"unload_removed\",") == 0); /* nothing of it was kept */
+    CHECK(count_of(text, "\"modules_unloaded\":2,") == 1);
+    CHECK(count_of(text, "\"methods_unloaded\":4,") == 1);
+    CHECK(count_of(text, "\"check\":\"store_body\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"unload_removed\",\"ok\":true") == 1); /* MODULE2 only */
+    CHECK(count_of(text, "\"check\":\"unload_stats\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"unload_lookup\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"functions\":1,\"versions\":0,\"bodies\":1,\"il_maps\":0") == 1);
     CHECK(count_of(text, "\"check\":\"store_final\",\"ok\":true") == 1);
     CHECK(count_of(text, "Ns.T::A") > 0);
 }
