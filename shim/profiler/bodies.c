@@ -109,8 +109,10 @@ void shim_record_bodies(shim_profiler *p, shim_method *m, ModuleID module, mdMet
     }
     shim_lock(p);
     /* Under the COR_IL_MAP the runtime exports original IL offsets
-     * (doc/rejit.md#store-maps); the original code has no map at all. */
-    int original_il = rejit != 0 && m->map && m->role != SHIM_ROLE_TWIN_UNMAPPED;
+     * (doc/rejit.md#store-maps): a ReJIT version's, or a method instrumented
+     * at JIT time; other original code has no map at all. */
+    int original_il = (rejit != 0 || m->jit_time) && m->map &&
+                      m->role != SHIM_ROLE_TWIN_UNMAPPED;
     shim_unlock(p);
     for (ULONG32 i = 0; i < n; i++) {
         shim_body_note note;

@@ -175,7 +175,7 @@ void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
  * cached-code lookup), their tokens in *tokens_out (malloc'd, the caller
  * frees). */
 static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport *md,
-                              mdMethodDef **tokens_out)
+                              int collectible, mdMethodDef **tokens_out)
 {
     *tokens_out = NULL;
     mdMethodDef probe = 0;
@@ -254,6 +254,12 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 memcpy(m->name, display, sizeof m->name);
                 if (m->late) {
                     p->count.late_waiting++;
+                } else if (collectible) {
+                    /* never rejitted: instrumented at its first JIT
+                     * compilation instead (jit_instrument.c) */
+                    m->requested = 1;
+                    m->jit_time = 1;
+                    p->any_jit_time = 1;
                 } else {
                     m->requested = 1;
                     tokens[added++] = f->token;
@@ -269,6 +275,19 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
     }
     *tokens_out = tokens;
     return added;
+}
+
+/* The runtime does not rejit code of collectible assemblies
+ * (shim/FINDINGS.md, fifth round). */
+static int is_collectible(shim_profiler *p, ModuleID module)
+{
+    LPCBYTE base = NULL;
+    ULONG len = 0;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+    HRESULT hr = p->info->lpVtbl->GetModuleInfo2(p->info, module, &base, 0, &len, NULL,
+                                                 &assembly, &flags);
+    return SUCCEEDED(hr) && (flags & COR_PRF_MODULE_COLLECTIBLE) != 0;
 }
 
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
@@ -293,7 +312,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     shim_lock(p);
     size_t before = p->method_count;
     shim_unlock(p);
-    size_t n = register_module(p, module, md, &tokens);
+    size_t n = register_module(p, module, md, is_collectible(p, module), &tokens);
     md->lpVtbl->Release(md);
     shim_lock(p);
     int selected = p->method_count > before;
@@ -343,13 +362,15 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block)
 {
-    (void)function;
     (void)safe_to_block;
     shim_profiler *p = shim_profiler_of(self);
     if (p && p->initialized) {
         shim_lock(p);
         p->count.jit_started++;
+        int any = p->any_jit_time;
         shim_unlock(p);
+        if (any)
+            shim_jit_instrument(p, function);
     }
     return S_OK;
 }

@@ -47,7 +47,12 @@ struct shim_method {
     uint32_t probe_token;      /* 0: nop probe */
     char name[320];            /* "Ns.Type::Method", JSON-safe */
     int late;                  /* ReJIT only after the first JIT compilation */
-    int requested;             /* ReJIT requested */
+    int requested;             /* ReJIT requested (jit_time: waiting for its JIT) */
+    /* In a collectible module, which the runtime never rejits: the new
+     * body and map are given at JITCompilationStarted (jit_instrument.c). */
+    int jit_time;
+    int jit_claimed;           /* a thread is instrumenting it (jit_time) */
+    int il_map_stored;         /* its map is the store's IL-level map for (module, token) */
     /* Set once, in GetReJITParameters, then read-only. */
     int instrumented;
     int refused;               /* the instrumenter refused its IL */
@@ -99,6 +104,7 @@ struct shim_profiler {
     int initialized;
     int keep_tiering;  /* ILMAP_SHIM_KEEP_TIERING=1 */
     int any_late;      /* late selectors exist: cached searches are monitored */
+    int any_jit_time;  /* a collectible module had selected methods (under lock) */
     int dropped_logged;
     shim_counters count;
 };
@@ -123,6 +129,9 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
 HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block);
+/* jit_instrument.c: a jit_time method's new body and map, at its first
+ * JITCompilationStarted. */
+void shim_jit_instrument(shim_profiler *p, FunctionID function);
 HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
                                          HRESULT status, BOOL safe_to_block);
 HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,

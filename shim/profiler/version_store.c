@@ -107,6 +107,21 @@ ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID mo
     return st;
 }
 
+ilmap_status shim_store_set_il_map(shim_store *s, ModuleID module, mdMethodDef token,
+                                   const ilmap *map)
+{
+    if (!s || !s->store || !map)
+        return ILMAP_E_INVALID_ARG;
+    ilmap *copy = NULL;
+    ilmap_status st = copy_map(map, &copy);
+    if (st != ILMAP_OK)
+        return st;
+    st = ilmap_store_set_il_map(s->store, module, token, copy);
+    if (st != ILMAP_OK)
+        ilmap_free(copy); /* still ours on failure */
+    return st;
+}
+
 ilmap_status shim_store_lookup(shim_store *s, uintptr_t address, ilmap_store_location *out)
 {
     if (!s || !s->store || !out)

@@ -52,6 +52,12 @@ ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID mo
                                  const ilmap_native_entry *exported, uint32_t count,
                                  uint32_t code_size);
 
+/* The IL-level map of (module, token) (ilmap_store_set_il_map), a copy of
+ * map: what the original version's bodies compiled after a
+ * SetILInstrumentedCodeMap at JIT time capture. */
+ilmap_status shim_store_set_il_map(shim_store *s, ModuleID module, mdMethodDef token,
+                                   const ilmap *map);
+
 /* Where address is, per the store. The reader slot is claimed on first
  * use and shared by the threads that ask, one at a time (under s->lock). */
 ilmap_status shim_store_lookup(shim_store *s, uintptr_t address, ilmap_store_location *out);
