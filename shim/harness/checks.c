@@ -505,6 +505,7 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
     shim_lock(p);
     const shim_harness_method *hm = m->observer;
     int role = m->role;
+    int jit_time = m->jit_time && m->instrumented;
     const ilmap *map = m->map;
     const uint32_t *starts = hm ? hm->new_starts : NULL;
     size_t start_count = hm ? hm->new_start_count : 0;
@@ -538,9 +539,10 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
             check_version(h, p, m, name, role, n);
         return;
     }
-    /* A body of the original code (JIT-compiled, ReJITID 0): only that it
-     * went into the store with its own map; the map checks are about
-     * code compiled under the shim's COR_IL_MAP. */
+    /* A body of the original code (JIT-compiled, ReJITID 0): that it went
+     * into the store with its own map, and, when the shim instrumented
+     * the method at JIT time (a collectible module), the map checks of
+     * code compiled under its COR_IL_MAP. */
     if (n->rejit == 0) {
         if (n->stored)
             shim_report_check(r, "store_body", n->store_status == ILMAP_OK,
@@ -548,6 +550,8 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
                               "\"code_size\":%" PRIu64 ",\"status\":\"%s\"",
                               name, where, (unsigned)n->map.total, n->code_size,
                               ilmap_status_str(n->store_status));
+        if (jit_time && n->code_ok)
+            check_map(r, name, where, role, map, starts, start_count, n);
         return;
     }
     /* A later body of the version (a tier): read by its code start. */
