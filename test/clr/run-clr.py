@@ -65,8 +65,10 @@ MINIMUM = {
 # The unload scenario (app/Unloads.cs): cycles of a collectible copy of
 # the program's assembly whose Plugin methods are selected, run and
 # unloaded. The runtime does not rejit code of collectible assemblies
-# (RequestReJIT succeeds and does nothing, shim/FINDINGS.md): what the
-# store holds of a copy is its JIT-compiled original bodies. Not in the hook runs: libilmap's FunctionIDMapper has no
+# (RequestReJIT succeeds and does nothing, shim/FINDINGS.md): the shim
+# instruments them at JITCompilationStarted, and what the store holds of a
+# copy is their original-version bodies (compiled under the map) and
+# IL-level maps. Not in the hook runs: libilmap's FunctionIDMapper has no
 # removal, so hooked FunctionIDs of an unloaded module would dangle in the
 # hook checks (doc/shim.md#unloads).
 UNLOAD_CYCLES = 5
@@ -89,16 +91,18 @@ def check_unloads(checks, events, summary, plain_stdout, shim_stderr, failures):
                 failures.append(f"unload cycle {cycle}: no output of call {call}")
     hits = [int(line.split()[-1]) for line in shim_stderr.splitlines()
             if line.startswith("plugin probe hits ")]
+    if len(hits) != UNLOAD_CYCLES or min(hits, default=0) <= 0:
+        failures.append(f"the plug-in's instrumented code did not run in every cycle: {hits}")
     unloaded = [e for e in events if e.get("event") == "module_unloaded"
                 and e.get("name", "").endswith(f"{NS}.dll")]
     if len(unloaded) != UNLOAD_CYCLES:
         failures.append(f"{len(unloaded)} ModuleUnloadStarted for the plug-in copies, "
                         f"want {UNLOAD_CYCLES}")
     for e in unloaded:
-        if e.get("functions", 0) < PLUGIN_METHODS or e.get("bodies", 0) < PLUGIN_METHODS:
-            failures.append(f"an unloaded copy had {e.get('functions')} functions and "
-                            f"{e.get('bodies')} bodies in the store, want >= {PLUGIN_METHODS}: "
-                            f"{json.dumps(e)}")
+        if min(e.get(k, 0) for k in ("instrumented", "functions", "bodies", "il_maps")) \
+                < PLUGIN_METHODS:
+            failures.append(f"an unloaded copy had fewer than {PLUGIN_METHODS} instrumented "
+                            f"methods, functions, bodies or IL maps: {json.dumps(e)}")
     kinds = collections.Counter(c["check"] for c in checks)
     for kind, least in (("unload_removed", UNLOAD_CYCLES), ("unload_stats", UNLOAD_CYCLES),
                         ("unload_lookup", UNLOAD_CYCLES * PLUGIN_METHODS), ("store_final", 1)):
@@ -110,8 +114,9 @@ def check_unloads(checks, events, summary, plain_stdout, shim_stderr, failures):
                         f"{summary.get('unload_store_failures')} store removals failed")
     final = [c for c in checks if c["check"] == "store_final"]
     say(f"  unloads: {len(unloaded)} plug-in modules unloaded, removed (functions, ReJIT "
-        f"versions, bodies) {[(e.get('functions'), e.get('versions'), e.get('bodies')) for e in unloaded]}, "
-        f"probe hits in the copies {hits} (no ReJIT of collectible code), lookups after removal "
+        f"versions, bodies, IL maps) "
+        f"{[(e.get('functions'), e.get('versions'), e.get('bodies'), e.get('il_maps')) for e in unloaded]}, "
+        f"probe hits in the copies {hits} (instrumented at JIT time), lookups after removal "
         f"{kinds['unload_lookup']}; store at shutdown: "
         f"{json.dumps(final[0]) if final else 'no check'}")
 

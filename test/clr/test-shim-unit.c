@@ -375,6 +375,65 @@ static HRESULT CLR_STDCALL info_module_info(ICorProfilerInfo9 *self, ModuleID mo
     return cch >= 9 && !shim_utf8_to_utf16("fake.dll", name, cch) ? S_OK : E_FAIL;
 }
 
+static HRESULT CLR_STDCALL info_module_info2(ICorProfilerInfo9 *self, ModuleID module,
+                                             LPCBYTE *base, ULONG cch, ULONG *pcch,
+                                             WCHAR name[], AssemblyID *assembly, DWORD *flags)
+{
+    (void)self;
+    (void)cch;
+    (void)name;
+    *base = NULL;
+    *assembly = 0;
+    *pcch = 9;
+    *flags = module == MODULE2 ? COR_PRF_MODULE_COLLECTIBLE : 0;
+    return S_OK;
+}
+
+/* JIT-time instrumentation (MODULE2 is collectible): the allocator, the
+ * new body, the map. */
+static uint8_t jit_body[256];
+static ULONG jit_map_count;
+static int jit_body_set;
+static void *CLR_STDCALL malloc_alloc(IMethodMalloc *self, ULONG size)
+{
+    (void)self;
+    return size <= sizeof jit_body ? jit_body : NULL;
+}
+static ULONG CLR_STDCALL malloc_ref(IMethodMalloc *self)
+{
+    (void)self;
+    return 1;
+}
+static const IMethodMallocVtbl fake_malloc_vtbl = {NULL, malloc_ref, malloc_ref, malloc_alloc};
+static IMethodMalloc fake_malloc = {&fake_malloc_vtbl};
+
+static HRESULT CLR_STDCALL info_allocator(ICorProfilerInfo9 *self, ModuleID module,
+                                          IMethodMalloc **out)
+{
+    (void)self;
+    *out = module == MODULE2 ? &fake_malloc : NULL;
+    return *out ? S_OK : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_set_body(ICorProfilerInfo9 *self, ModuleID module,
+                                         mdMethodDef token, LPCBYTE header)
+{
+    (void)self;
+    (void)token;
+    jit_body_set = module == MODULE2 && header == jit_body;
+    return jit_body_set ? S_OK : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_set_map(ICorProfilerInfo9 *self, FunctionID f, BOOL start,
+                                        ULONG n, COR_IL_MAP map[])
+{
+    (void)self;
+    (void)start;
+    (void)map;
+    jit_map_count = n;
+    return f == 0x6001 ? S_OK : E_INVALIDARG;
+}
+
 static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID module, DWORD flags,
                                          const IID *riid, IUnknown **out)
 {
@@ -392,7 +451,7 @@ static HRESULT CLR_STDCALL info_body(ICorProfilerInfo9 *self, ModuleID module, m
 {
     (void)self;
     (void)t;
-    if (module != MODULE)
+    if (module != MODULE && module != MODULE2)
         return E_INVALIDARG;
     *header = tiny_body;
     *size = sizeof tiny_body;
@@ -571,6 +630,10 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .SetEventMask2 = info_set_mask2,
     .GetNativeCodeStartAddresses = info_starts,
     .GetCodeInfo4 = info_code_info4,
+    .GetModuleInfo2 = info_module_info2,
+    .GetILFunctionBodyAllocator = info_allocator,
+    .SetILFunctionBody = info_set_body,
+    .SetILInstrumentedCodeMap = info_set_map,
     .GetILToNativeMapping3 = info_map3,
 };
 
@@ -1003,10 +1066,16 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
         fprintf(f, "garbage\n");
         fclose(f);
     }
-    /* A second module: its methods are selected, one is JIT-compiled from
-     * its original IL (a collectible module's lot: no ReJIT), and the
-     * module unloads: its body leaves the store, its records the registry. */
+    /* A second, collectible module: its methods are selected but not
+     * rejitted (the runtime would ignore it); one is instrumented at its
+     * JITCompilationStarted and compiled (original version, under the
+     * map), and the module unloads: its body and IL map leave the store,
+     * its records the registry. */
+    int rejit_calls = atomic_load(&fake.rejit_calls);
     CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE2, S_OK) == S_OK);
+    CHECK(atomic_load(&fake.rejit_calls) == rejit_calls);
+    CHECK(cb->lpVtbl->JITCompilationStarted(cb, 0x6001, 1) == S_OK);
+    CHECK(jit_body_set && jit_map_count == n);
     make_version(&fake.versions[3], TOK_M, 0, old_il, n);
     fake.versions[3].function = 0x6001;
     fake.versions[3].start = 0x900000u;
@@ -1042,13 +1111,13 @@ static void check_report(const char *path)
     if (count_of(text, "\"ok\":false"))
         fprintf(stderr, "%s\n", text);
     CHECK(count_of(text, "\"type\":\"summary\"") == 1);
-    CHECK(count_of(text, "\"check\":\"a\",") == 2 * 6);          /* M and A */
+    CHECK(count_of(text, "\"check\":\"a\",") == 3 * 6); /* M and A; MODULE2 M at JIT time */
     CHECK(count_of(text, "\"check\":\"a_unmapped\",") == 6);     /* B */
     CHECK(count_of(text, "\"check\":\"b\",") == 8);              /* prolog, 6, epilog */
     CHECK(count_of(text, "\"check\":\"c\",") == 2);
     CHECK(count_of(text, "\"check\":\"store_add\",") == 3); /* M, A, B */
     CHECK(count_of(text, "\"check\":\"c_store\",") == 2);
-    CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 3);
+    CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 4);
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
     CHECK(count_of(text, "\"methods_selected\":4") == 1);
@@ -1058,7 +1127,8 @@ static void check_report(const char *path)
     CHECK(count_of(text, "\"check\":\"unload_removed\",\"ok\":true") == 1); /* MODULE2 only */
     CHECK(count_of(text, "\"check\":\"unload_stats\",\"ok\":true") == 1);
     CHECK(count_of(text, "\"check\":\"unload_lookup\",\"ok\":true") == 1);
-    CHECK(count_of(text, "\"functions\":1,\"versions\":0,\"bodies\":1,\"il_maps\":0") == 1);
+    CHECK(count_of(text, "\"instrumented\":1,\"functions\":1,\"versions\":0,\"bodies\":1,"
+                         "\"il_maps\":1") == 1);
     CHECK(count_of(text, "\"check\":\"store_final\",\"ok\":true") == 1);
     CHECK(count_of(text, "Ns.T::A") > 0);
 }
