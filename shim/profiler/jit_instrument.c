@@ -88,7 +88,6 @@ void shim_jit_instrument(shim_profiler *p, FunctionID function)
     int mine = m && m->jit_time && !m->jit_claimed;
     if (mine)
         m->jit_claimed = 1; /* once per method: the new IL serves every later compilation */
-    p->count.rejit_params += mine;
     shim_probe probe = {mine ? m->probe_token : 0, p->probe_every};
     shim_unlock(p);
     if (!mine)

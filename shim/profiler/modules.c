@@ -422,13 +422,14 @@ HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID
     shim_unlock(p);
     if (FAILED(status))
         return S_OK;
+    /* A late method's ReJIT request first: the sooner it is made, the
+     * fewer calls run the original code. */
+    if (waiting)
+        late_trigger(p, function, "jit", p->wait_ms);
     /* Every JIT compilation of a selected method is a new body of its
-     * original code (one per tier with tiering kept): into the store. */
+     * original code (one per tier with tiering kept): into the store. It
+     * stays readable by its code start after the request. */
     shim_record_jit_bodies(p, function);
-    if (!waiting)
-        return S_OK;
-
-    late_trigger(p, function, "jit", p->wait_ms);
     return S_OK;
 }
 
