@@ -39,6 +39,23 @@ _Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12, "COR_DEBUG_IL_TO_NATIVE
 #define CLR_EPILOG 0xFFFFFFFDu
 
 typedef struct ICorProfilerInfo9 ICorProfilerInfo9;
+
+/* IMethodMalloc (GetILFunctionBodyAllocator): memory for a new IL body
+ * handed to ICorProfilerInfo::SetILFunctionBody, which keeps the pointer. */
+typedef struct IMethodMalloc IMethodMalloc;
+typedef struct IMethodMallocVtbl {
+    HRESULT(CLR_STDCALL *QueryInterface)(IMethodMalloc *self, const IID *riid, void **ppv);
+    ULONG(CLR_STDCALL *AddRef)(IMethodMalloc *self);
+    ULONG(CLR_STDCALL *Release)(IMethodMalloc *self);
+    void *(CLR_STDCALL *Alloc)(IMethodMalloc *self, ULONG size); /* 3 */
+} IMethodMallocVtbl;
+struct IMethodMalloc {
+    const IMethodMallocVtbl *lpVtbl;
+};
+
+/* GetModuleInfo2's flags (COR_PRF_MODULE_FLAGS): the one the shim reads. */
+#define COR_PRF_MODULE_COLLECTIBLE 0x00000008u
+
 /* The shim asks for Info4 and, optionally, Info5 and Info9; all share this
  * layout, because each version only appends slots. A slot past Info4 is
  * called only after QueryInterface succeeded for its version. */
@@ -76,13 +93,17 @@ typedef struct ICorProfilerInfo9Vtbl {
                                             IUnknown **out);                /* 21 */
     HRESULT(CLR_STDCALL *GetILFunctionBody)(PI, ModuleID, mdMethodDef, LPCBYTE *header,
                                             ULONG *size);                   /* 22 */
-    clr_slot GetILFunctionBodyAllocator;                                    /* 23 */
-    clr_slot SetILFunctionBody;                                             /* 24 */
+    HRESULT(CLR_STDCALL *GetILFunctionBodyAllocator)(PI, ModuleID,
+                                                     IMethodMalloc **out);  /* 23 */
+    HRESULT(CLR_STDCALL *SetILFunctionBody)(PI, ModuleID, mdMethodDef,
+                                            LPCBYTE header);                /* 24 */
     clr_slot GetAppDomainInfo;                                              /* 25 */
     clr_slot GetAssemblyInfo;                                               /* 26 */
     clr_slot SetFunctionReJIT;                                              /* 27 */
     clr_slot ForceGC;                                                       /* 28 */
-    clr_slot SetILInstrumentedCodeMap;                                      /* 29 */
+    HRESULT(CLR_STDCALL *SetILInstrumentedCodeMap)(PI, FunctionID, BOOL start_jit,
+                                                   ULONG count,
+                                                   COR_IL_MAP entries[]);   /* 29 */
     clr_slot GetInprocInspectionInterface;                                  /* 30 */
     clr_slot GetInprocInspectionIThisThread;                                /* 31 */
     clr_slot GetThreadContext;                                              /* 32 */
@@ -135,7 +156,9 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 WCHAR version[]);           /* 67 */
     clr_slot GetThreadStaticAddress2;                                       /* 68 */
     clr_slot GetAppDomainsContainingModule;                                 /* 69 */
-    clr_slot GetModuleInfo2;                                                /* 70 */
+    HRESULT(CLR_STDCALL *GetModuleInfo2)(PI, ModuleID, LPCBYTE *base, ULONG cch_name,
+                                         ULONG *pcch_name, WCHAR name[], AssemblyID *assembly,
+                                         DWORD *flags);                     /* 70 */
     /* ICorProfilerInfo4 */
     clr_slot EnumThreads;                                                   /* 71 */
     clr_slot InitializeCurrentThread;                                       /* 72 */
@@ -188,6 +211,8 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEventMask, 16);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo, 20);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleMetaData, 21);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILFunctionBody, 22);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILFunctionBodyAllocator, 23);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetILFunctionBody, 24);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetILInstrumentedCodeMap, 29);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping, 35);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, DoStackSnapshot, 36);
@@ -198,6 +223,7 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(IMethodMallocVtbl, Alloc, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, RequestReJIT, 73);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCodeInfo3, 75);

@@ -68,6 +68,10 @@ void shim_report_check(shim_report *r, const char *kind, int ok, const char *fie
     snprintf(head, sizeof head, "\"type\":\"check\",\"check\":\"%s\",\"ok\":%s", safe,
              ok ? "true" : "false");
     lock(r);
+    if (r->summarized) { /* a compilation finishing during Shutdown: dropped */
+        unlock(r);
+        return;
+    }
     shim_report_kind *k = kind_of(r, kind);
     if (ok) {
         r->passed++;
@@ -93,6 +97,10 @@ void shim_report_event(shim_report *r, const char *event, const char *fields, ..
     shim_json_escape(safe, sizeof safe, event);
     snprintf(head, sizeof head, "\"type\":\"event\",\"event\":\"%s\"", safe);
     lock(r);
+    if (r->summarized) {
+        unlock(r);
+        return;
+    }
     r->events++;
     va_list ap;
     va_start(ap, fields);

@@ -71,9 +71,20 @@ int shim_elt_watched(shim_elt *e, ModuleID module)
         return 0;
     for (const shim_elt_module *m = atomic_load_explicit(&e->modules, memory_order_acquire); m;
          m = m->next)
-        if (m->module == module)
+        if (atomic_load_explicit(&m->module, memory_order_relaxed) == module)
             return 1;
     return 0;
+}
+
+void shim_elt_unwatch_module(shim_elt *e, ModuleID module)
+{
+    if (!e || !e->started || !module)
+        return;
+    for (shim_elt_module *m = atomic_load_explicit(&e->modules, memory_order_acquire); m;
+         m = m->next) {
+        uintptr_t expected = module;
+        atomic_compare_exchange_strong(&m->module, &expected, (uintptr_t)0);
+    }
 }
 
 /* libilmap's filter: hook a function iff its module is watched.
@@ -211,7 +222,7 @@ void shim_elt_watch_module(shim_elt *e, ModuleID module)
         atomic_fetch_add(&e->modules_refused, 1);
         return;
     }
-    m->module = module;
+    atomic_init(&m->module, module);
     m->next = atomic_load_explicit(&e->modules, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&e->modules, &m->next, m,
                                                   memory_order_release, memory_order_relaxed)) {

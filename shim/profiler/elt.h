@@ -33,9 +33,10 @@
 
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
 
-/* A watched module; a list that only grows (see shim_elt_watch_module). */
+/* A watched module; a list that only grows (see shim_elt_watch_module);
+ * an unloaded module's entry is cleared to 0, never unlinked. */
 typedef struct shim_elt_module {
-    ModuleID module;
+    atomic_uintptr_t module;
     struct shim_elt_module *next;
 } shim_elt_module;
 
@@ -91,5 +92,10 @@ int shim_elt_watched(shim_elt *e, ModuleID module);
 /* Hooks the functions of module from now on (call it in
  * ModuleLoadFinished, before any of them is JIT-compiled). */
 void shim_elt_watch_module(shim_elt *e, ModuleID module);
+
+/* ModuleUnloadStarted: module is not watched any more (its ModuleID can
+ * be reused by a module loaded later). Functions already mapped keep
+ * their answer: libilmap's mapper has no removal. */
+void shim_elt_unwatch_module(shim_elt *e, ModuleID module);
 
 #endif
