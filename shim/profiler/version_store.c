@@ -40,6 +40,27 @@ static ilmap_status copy_map(const ilmap *map, ilmap **out)
     return st;
 }
 
+/* One native body into the store: its ranges as the store takes them, its
+ * map built from the runtime's export (ours until the store accepts it). */
+static ilmap_status attach_body(shim_store *s, FunctionID function, ReJITID rejit,
+                                int original_il, const COR_PRF_CODE_INFO *ranges,
+                                size_t range_count, const ilmap_native_entry *exported,
+                                uint32_t count, uint32_t code_size)
+{
+    ilmap_code_range r[ILMAP_STORE_MAX_RANGES];
+    for (size_t i = 0; i < range_count; i++)
+        r[i] = (ilmap_code_range){ranges[i].startAddress, ranges[i].size};
+    ilmap_native *native = NULL;
+    ilmap_status st = ilmap_native_from_entries(exported, count, code_size, &native);
+    if (st != ILMAP_OK)
+        return st;
+    st = ilmap_store_add_body(s->store, function, rejit, r, range_count, native,
+                              original_il ? ILMAP_BODY_ORIGINAL_IL : 0);
+    if (st != ILMAP_OK)
+        ilmap_native_free(native);
+    return st;
+}
+
 ilmap_status shim_store_add(shim_store *s, FunctionID function, ModuleID module,
                             mdMethodDef token, ReJITID rejit, const ilmap *il_map,
                             const COR_PRF_CODE_INFO *ranges, size_t range_count,
@@ -63,21 +84,11 @@ ilmap_status shim_store_add(shim_store *s, FunctionID function, ModuleID module,
         return st;
     }
 
-    ilmap_code_range r[ILMAP_STORE_MAX_RANGES];
-    for (size_t i = 0; i < range_count; i++)
-        r[i] = (ilmap_code_range){ranges[i].startAddress, ranges[i].size};
-    ilmap_native *native = NULL;
-    st = ilmap_native_from_entries(exported, count, code_size, &native);
-    if (st != ILMAP_OK)
-        return st;
     /* Under a COR_IL_MAP the runtime exports original IL offsets already
      * (doc/rejit.md#store-maps): the store must not translate them again. Without
      * one they are the new body's offsets, and the version has no map. */
-    st = ilmap_store_add_body(s->store, function, rejit, r, range_count, native,
-                              il_map ? ILMAP_BODY_ORIGINAL_IL : 0);
-    if (st != ILMAP_OK)
-        ilmap_native_free(native);
-    return st;
+    return attach_body(s, function, rejit, il_map != NULL, ranges, range_count, exported, count,
+                       code_size);
 }
 
 ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID module,
@@ -93,18 +104,8 @@ ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID mo
     ilmap_status st = ilmap_store_add_function(s->store, function, module, token);
     if (st != ILMAP_OK)
         return st;
-    ilmap_code_range r[ILMAP_STORE_MAX_RANGES];
-    for (size_t i = 0; i < range_count; i++)
-        r[i] = (ilmap_code_range){ranges[i].startAddress, ranges[i].size};
-    ilmap_native *native = NULL;
-    st = ilmap_native_from_entries(exported, count, code_size, &native);
-    if (st != ILMAP_OK)
-        return st;
-    st = ilmap_store_add_body(s->store, function, rejit, r, range_count, native,
-                              original_il ? ILMAP_BODY_ORIGINAL_IL : 0);
-    if (st != ILMAP_OK)
-        ilmap_native_free(native);
-    return st;
+    return attach_body(s, function, rejit, original_il, ranges, range_count, exported, count,
+                       code_size);
 }
 
 ilmap_status shim_store_set_il_map(shim_store *s, ModuleID module, mdMethodDef token,
