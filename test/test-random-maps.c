@@ -294,11 +294,8 @@ int main(int argc, char **argv)
     uint64_t seed = test_seed(argc, argv, 0x1A3A9D11ull);
     unsigned first = 0, iterations = 1500;
     long queries = 0;
-    /* ILMAP_TEST_ITERATIONS: fewer iterations of the same seed (meson
-     * sets it for cross builds, which run under qemu). */
-    const char *limit = getenv("ILMAP_TEST_ITERATIONS");
-    if (limit && strtoul(limit, NULL, 0) > 0 && strtoul(limit, NULL, 0) < iterations)
-        iterations = (unsigned)strtoul(limit, NULL, 0);
+    /* Fewer iterations of the same seed under an emulator (test.h). */
+    iterations = (unsigned)test_iterations(iterations);
 
     if (argc > 2) { /* replay one iteration */
         first = (unsigned)strtoul(argv[2], NULL, 0);

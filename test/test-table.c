@@ -632,15 +632,7 @@ int main(int argc, char **argv)
      * ILMAP_TEST_ITERATIONS set by test/meson.build for cross builds, or
      * a sanitizer compiled in): the same cases, smaller; trees still
      * reach depth 3. */
-    int light = getenv("ILMAP_TEST_ITERATIONS") != NULL;
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    light = 1;
-#endif
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-    light = 1;
-#endif
-#endif
+    int light = test_light();
     uint32_t churn = light ? 500 : 1500, big1 = light ? 20000 : 200000,
              big2 = light ? 20000 : 50000, cost_n = light ? 30000 : 100000;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)

@@ -1422,10 +1422,9 @@ static void rb_round(rb_world *w, long round)
 static void test_random_bodies(uint64_t seed)
 {
     static rb_world w;
-    long rounds = 80;
-    const char *limit = getenv("ILMAP_TEST_ITERATIONS");
-    if (limit && atol(limit) > 0 && atol(limit) / 10 < rounds)
-        rounds = atol(limit) / 10 > 0 ? atol(limit) / 10 : 1;
+    /* A tenth of the cap where there is one (each round is ten times a
+     * random-maps iteration); at least one. */
+    long rounds = test_iterations(800) / 10 > 0 ? test_iterations(800) / 10 : 1;
     w.rng = prng_init(seed);
     for (long round = 0; round < rounds && test_failures == 0; round++)
         rb_round(&w, round);
