@@ -17,12 +17,23 @@ static size_t leaf_bytes(uint32_t count)
     /* count <= 65536 (ranges in one page do not overlap): no overflow. */
     size_t offs = ((size_t)count * sizeof(uint16_t) + sizeof(uintptr_t) - 1) &
                   ~(sizeof(uintptr_t) - 1);
-    return sizeof(ax_leaf) + offs + (size_t)count * sizeof(uintptr_t);
+    return sizeof(ax_leaf) + offs + (size_t)count * (sizeof(uintptr_t) + 1u);
 }
 
 static uintptr_t *leaf_refs(ax_leaf *leaf)
 {
     return (uintptr_t *)(uintptr_t)ax_refs(leaf);
+}
+
+static uint8_t *leaf_lines(ax_leaf *leaf)
+{
+    return (uint8_t *)(uintptr_t)ax_lines(leaf);
+}
+
+/* Fills the slot table once the offsets are in. */
+static void leaf_index(ax_leaf *leaf)
+{
+    search_slots_u16(leaf->offs, 1, leaf->count, AX_SLOT_BITS, AX_SLOTS, leaf->below);
 }
 
 static ax_leaf *leaf_new(vt_txn *tx, uint32_t count)
@@ -152,8 +163,11 @@ int ax_overlaps(ax_root root, uintptr_t start, size_t size, ax_bounds_fn bounds)
     return 0;
 }
 
-ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref)
+ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref,
+                       uint32_t lines)
 {
+    uint8_t hint = (uint8_t)(lines < 1u ? 1u : lines > AX_MAX_LINES ? AX_MAX_LINES : lines);
+
     uint64_t first = (uint64_t)start >> AX_PAGE_BITS;
     uint64_t last = ((uint64_t)start + size - 1u) >> AX_PAGE_BITS;
 
@@ -169,19 +183,27 @@ ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, 
         uint16_t off = page == first ? (uint16_t)(start & PAGE_MASK) : 0;
         uint32_t at = old ? ax_rank(old, off) : 0;
 
+        if (n >= AX_LEAF_MAX)
+            return ILMAP_E_LIMIT;
         ax_leaf *leaf = leaf_new(tx, n + 1);
         if (!leaf)
             return ILMAP_E_NOMEM;
         uintptr_t *refs = leaf_refs(leaf);
+        uint8_t *hints = leaf_lines(leaf);
         if (old) {
             const uintptr_t *orefs = ax_refs(old);
+            const uint8_t *ohints = ax_lines(old);
             memcpy(leaf->offs, old->offs, at * sizeof off);
             memcpy(leaf->offs + at + 1, old->offs + at, (n - at) * sizeof off);
             memcpy(refs, orefs, at * sizeof *refs);
             memcpy(refs + at + 1, orefs + at, (n - at) * sizeof *refs);
+            memcpy(hints, ohints, at);
+            memcpy(hints + at + 1, ohints + at, n - at);
         }
         leaf->offs[at] = off;
         refs[at] = ref;
+        hints[at] = hint;
+        leaf_index(leaf);
         *slot = leaf;
         if (!old)
             bottom->used++;
@@ -238,10 +260,15 @@ ilmap_status ax_remove(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, 
             if (!leaf)
                 return ILMAP_E_NOMEM;
             uintptr_t *refs = leaf_refs(leaf);
+            uint8_t *hints = leaf_lines(leaf);
+            const uint8_t *ohints = ax_lines(old);
             memcpy(leaf->offs, old->offs, at * sizeof off);
             memcpy(leaf->offs + at, old->offs + at + 1, (n - at - 1) * sizeof off);
             memcpy(refs, orefs, at * sizeof *refs);
             memcpy(refs + at, orefs + at + 1, (n - at - 1) * sizeof *refs);
+            memcpy(hints, ohints, at);
+            memcpy(hints + at, ohints + at + 1, n - at - 1);
+            leaf_index(leaf);
         }
         *slot = leaf;
         if ((st = drop(tx, old, old->gen)) != ILMAP_OK)

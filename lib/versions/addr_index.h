@@ -13,9 +13,12 @@
  * sorted leaves, one per page, holding the ranges that touch that page:
  * 16-bit offsets of where each range starts in the page (0 for a range
  * that began on an earlier page) and a tagged pointer to the body (the
- * range's index in the low 3 bits). A lookup is a few node loads (the
- * upper levels stay cached: there are few of them) and a search of a few
- * cache lines of 16-bit keys.
+ * range's index in the low 3 bits). A leaf also says, for each 256-byte
+ * slot of its page, how many ranges start before the slot (search.h's
+ * slots), so a lookup goes from the slot straight to the one or two
+ * offsets that can hold the answer: a few node loads (the upper levels
+ * stay cached: there are few of them), then three dependent loads in the
+ * leaf whatever the page holds.
  *
  * Copy-on-write like the store's tables (table.h): published nodes and
  * leaves are never changed; a change copies the path from the root to the
@@ -56,12 +59,26 @@ typedef struct ax_node {
     void *child[AX_FANOUT]; /* nodes, or leaves on the last level */
 } ax_node;
 
+/* Slots of a leaf: 256 bytes each, 256 per page. */
+#define AX_SLOT_BITS 8u
+#define AX_SLOTS (1u << (AX_PAGE_BITS - AX_SLOT_BITS))
+/* Ranges starting in one page, at most: below[] holds counts in 16 bits.
+ * (A test build lowers it to reach it.) */
+#ifndef AX_LEAF_MAX
+#define AX_LEAF_MAX 0xFFFFu
+#endif
+/* Lines of a body prefetched at most, when its address is known. */
+#define AX_MAX_LINES 8u
+
 /* One page's ranges, by start offset in the page. One block: the struct,
- * offs[count] (padded to pointer alignment), then refs[count]. */
+ * offs[count] (padded to pointer alignment), refs[count], then lines[count]:
+ * per range, how many cache lines of its body a lookup may read (a
+ * prefetch hint, 1..AX_MAX_LINES). */
 typedef struct ax_leaf {
     uint64_t gen;
-    uint32_t count; /* >= 1 in a published index */
+    uint32_t count; /* 1..AX_LEAF_MAX in a published index */
     uint32_t unused;
+    uint16_t below[AX_SLOTS + 1]; /* ranges starting before each slot (search.h) */
     uint16_t offs[];
 } ax_leaf;
 
@@ -76,6 +93,11 @@ static inline const uintptr_t *ax_refs(const ax_leaf *leaf)
     size_t off = ((size_t)leaf->count * sizeof(uint16_t) + sizeof(uintptr_t) - 1) &
                  ~(sizeof(uintptr_t) - 1);
     return (const uintptr_t *)(const void *)((const unsigned char *)(leaf + 1) + off);
+}
+
+static inline const uint8_t *ax_lines(const ax_leaf *leaf)
+{
+    return (const uint8_t *)(ax_refs(leaf) + leaf->count);
 }
 
 /* The leaf of the page holding address, or NULL. */
@@ -98,22 +120,27 @@ static inline const ax_leaf *ax_page(ax_root root, uintptr_t address)
 /* How many of the leaf's offsets are <= off. */
 static inline uint32_t ax_rank(const ax_leaf *leaf, uint32_t off)
 {
-    return search_rank_u16(leaf->offs, 1, leaf->count, (uint16_t)off, 1);
+    return search_slot_rank_u16(leaf->offs, 1, leaf->below, AX_SLOT_BITS, (uint16_t)off);
 }
 
 /*
  * The tagged body pointer (body | range index) of the range with the
  * greatest start at or below address in address's page, or 0: the only
  * range that can hold address. The caller checks that it does (address -
- * start < size), from the body it already has to load.
+ * start < size), from the body it already has to load. *lines: the
+ * body's prefetch hint (0 with no candidate).
  */
-static inline uintptr_t ax_candidate(ax_root root, uintptr_t address)
+static inline uintptr_t ax_candidate(ax_root root, uintptr_t address, uint32_t *lines)
 {
     const ax_leaf *leaf = ax_page(root, address);
+    *lines = 0;
     if (!leaf)
         return 0;
     uint32_t i = ax_rank(leaf, (uint32_t)(address & 0xFFFFu));
-    return i > 0 ? ax_refs(leaf)[i - 1] : 0;
+    if (i == 0)
+        return 0;
+    *lines = ax_lines(leaf)[i - 1];
+    return ax_refs(leaf)[i - 1];
 }
 
 /*
@@ -127,9 +154,12 @@ static inline uintptr_t ax_candidate(ax_root root, uintptr_t address)
 typedef void (*ax_bounds_fn)(uintptr_t ref, uintptr_t *start, size_t *size);
 int ax_overlaps(ax_root root, uintptr_t start, size_t size, ax_bounds_fn bounds);
 
-/* Adds [start, start + size) for ref (tagged body pointer). It must not
- * overlap a range in the index (check with ax_overlaps first). */
-ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref);
+/* Adds [start, start + size) for ref (tagged body pointer), whose body a
+ * lookup may read in its first `lines` cache lines (clamped to
+ * 1..AX_MAX_LINES). It must not overlap a range in the index (check with
+ * ax_overlaps first). */
+ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref,
+                       uint32_t lines);
 
 /* Removes the range added with (start, size, ref); ILMAP_E_NOT_FOUND if
  * it is not there. */

@@ -160,40 +160,41 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
     return ILMAP_OK;
 }
 
-static uint32_t fences_of(uint32_t count)
+size_t answers_bytes(uint32_t count, uint32_t code_size)
 {
-    return count > ANSWER_BLOCK ? (count + ANSWER_BLOCK - 1) / ANSWER_BLOCK : 0;
-}
-
-size_t answers_bytes(uint32_t count)
-{
-    /* Fences and starts (uint32_t), then the values (12 bytes, 4-aligned). */
-    size_t words = 0, bytes = 0, values = 0;
-    if (!size_add(count, fences_of(count), &words) ||
-        !size_mul(words, sizeof(uint32_t), &bytes) ||
-        !size_mul(count, sizeof(answer_value), &values) || !size_add(bytes, values, &bytes))
+    /* The records, then the slot table (nslots + 1 counts). */
+    uint32_t nslots = 0;
+    size_t records = 0, slots = 0, bytes = 0;
+    if (count == 0)
+        return 0;
+    (void)search_slot_shift(code_size, count, &nslots);
+    if (!size_mul(count, sizeof(answer_record), &records) ||
+        !size_mul((size_t)nslots + 1u, sizeof(uint32_t), &slots) ||
+        !size_add(records, slots, &bytes))
         return SIZE_MAX;
     return bytes;
 }
 
-void answers_place(void *mem, const answer_interval *iv, uint32_t count, body_answers *out)
+void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
+                   body_answers *out)
 {
-    uint32_t nf = fences_of(count);
-    uint32_t *fences = mem;
-    uint32_t *starts = fences + nf;
-    answer_value *values = (answer_value *)(void *)(starts + count);
+    answer_record *records = mem;
+    uint32_t *below = (uint32_t *)(void *)(records + count);
+    uint32_t nslots = 0;
 
+    memset(out, 0, sizeof *out);
+    if (count == 0)
+        return;
     for (uint32_t i = 0; i < count; i++) {
-        starts[i] = iv[i].start;
-        values[i].il = iv[i].il;
-        values[i].original = iv[i].original;
-        values[i].kind = iv[i].kind;
+        records[i].start = iv[i].start;
+        records[i].il = iv[i].il;
+        records[i].original = iv[i].original;
+        records[i].kind = iv[i].kind;
     }
-    for (uint32_t f = 0; f < nf; f++)
-        fences[f] = starts[f * ANSWER_BLOCK];
+    out->shift = search_slot_shift(code_size, count, &nslots);
+    search_slots_u32(&records[0].start, sizeof(answer_record) / sizeof(uint32_t), count,
+                     out->shift, nslots, below);
     out->count = count;
-    out->nfences = nf;
-    out->fences = nf ? fences : NULL;
-    out->starts = starts;
-    out->values = values;
+    out->below = below;
+    out->records = records;
 }

@@ -15,8 +15,9 @@
  * array of interval starts, and per interval the IL offset, the original
  * IL offset and the mapping, with a flag for "EXACT at the start, the
  * mapping elsewhere". It is laid out right behind the body, in the same
- * allocation, for a sampler's cold lookups: the starts in blocks of one
- * cache line under a line of fences, each interval's answer in 12 bytes.
+ * allocation, for a sampler's cold lookups: each interval's start and
+ * answer in one 16-byte record, and a slot table over the body's code
+ * (common/search.h) that leads to the one or two records to compare.
  *
  * The composition asks the native map and the IL map through their public
  * lookups only (at each interval's first and second offset), so it agrees
@@ -33,27 +34,26 @@
 #include "platform/prefetch.h"
 
 #define ANSWER_EXACT_AT_START 0x80u
-/* Starts per block of the two-level search: 16 uint32_t, one cache line. */
-#define ANSWER_BLOCK 16u
 
-/* One interval's answer, 12 bytes: one cache line holds five. */
-typedef struct answer_value {
+/* One interval: where it starts and its answer, 16 bytes (four per cache
+ * line), so the start a search compares and the answer it then reads are
+ * one load apart at most. */
+typedef struct answer_record {
+    uint32_t start;
     uint32_t il, original;
     uint32_t kind; /* ILMAP_MAPPING_* | ANSWER_EXACT_AT_START */
-} answer_value;
+} answer_record;
 
 /*
- * Where a lookup reads: the interval starts, searched in two levels when
- * there are more than a block of them (every ANSWER_BLOCK-th start in
- * `fences`, then one block: two or three cache lines instead of a binary
- * search's five to ten on a cold table), and the answers.
+ * A body's answers: the intervals' records by start, and a slot table
+ * over the body's code (search.h): about one slot per interval, so a
+ * lookup reads the slot's two counts and then one or two records.
  */
 typedef struct body_answers {
-    uint32_t count;          /* intervals; 0: no native map (NO_INFO) */
-    uint32_t nfences;        /* ceil(count / ANSWER_BLOCK) when count > ANSWER_BLOCK, else 0 */
-    const uint32_t *fences;  /* starts[0], starts[16], ... */
-    const uint32_t *starts;  /* ascending, starts[0] == 0 */
-    const answer_value *values;
+    uint32_t count;  /* intervals; 0: no native map (NO_INFO) */
+    uint32_t shift;  /* slots of 2^shift bytes of code */
+    const uint32_t *below;           /* per slot, intervals starting before it */
+    const answer_record *records;    /* ascending starts, records[0].start == 0 */
 } body_answers;
 
 /* One interval while composing. */
@@ -69,13 +69,14 @@ typedef struct answer_interval {
 ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, int original_il,
                              uint32_t code_size, answer_interval **out, uint32_t *count);
 
-/* Bytes answers_place() writes for count intervals (overflow-checked:
- * SIZE_MAX when it would not fit). */
-size_t answers_bytes(uint32_t count);
+/* Bytes answers_place() writes for count intervals over code_size bytes
+ * of code (overflow-checked: SIZE_MAX when it does not fit). */
+size_t answers_bytes(uint32_t count, uint32_t code_size);
 
-/* Lays the intervals out at mem (answers_bytes(count) bytes, aligned for
- * uint32_t) and points *out at them. */
-void answers_place(void *mem, const answer_interval *iv, uint32_t count, body_answers *out);
+/* Lays the intervals out at mem (answers_bytes() bytes, 16-byte aligned)
+ * and points out at them. */
+void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
+                   body_answers *out);
 
 /* The answer at native offset x (< the body's code size). */
 static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *il,
@@ -85,34 +86,15 @@ static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *i
         *il = *original = 0;
         return ILMAP_MAPPING_NO_INFO;
     }
-    /* starts[0] == 0 <= x: every rank below is at least 1. */
-    uint32_t i;
-    if (a->nfences == 0) {
-        const answer_value *v = a->values;
-        ILMAP_PREFETCH(v);
-        ILMAP_PREFETCH(v + 5);
-        ILMAP_PREFETCH(v + 10);
-        ILMAP_PREFETCH(v + 15);
-        i = search_rank_u32(a->starts, 1, a->count, x, 1) - 1;
-    } else {
-        uint32_t f = search_rank_u32(a->fences, 1, a->nfences, x, 1) - 1;
-        uint32_t first = f * ANSWER_BLOCK, left = a->count - first;
-        /* The block's answers (three or four lines) load while its
-         * starts are searched. */
-        const answer_value *v = &a->values[first];
-        ILMAP_PREFETCH(v);
-        ILMAP_PREFETCH(v + 5);
-        ILMAP_PREFETCH(v + 10);
-        ILMAP_PREFETCH(v + 15);
-        i = first + search_rank_u32(a->starts + first, 1, left < ANSWER_BLOCK ? left : ANSWER_BLOCK,
-                                    x, 1) - 1;
-    }
-    const answer_value *v = &a->values[i];
-    *il = v->il;
-    *original = v->original;
-    if ((v->kind & ANSWER_EXACT_AT_START) && x == a->starts[i])
+    /* records[0].start == 0 <= x: the rank is at least 1. */
+    const uint32_t stride = sizeof(answer_record) / sizeof(uint32_t);
+    uint32_t i = search_slot_rank_u32(&a->records[0].start, stride, a->below, a->shift, x) - 1;
+    const answer_record *r = &a->records[i];
+    *il = r->il;
+    *original = r->original;
+    if ((r->kind & ANSWER_EXACT_AT_START) && x == r->start)
         return ILMAP_MAPPING_EXACT;
-    return v->kind & ~ANSWER_EXACT_AT_START;
+    return r->kind & ~ANSWER_EXACT_AT_START;
 }
 
 #endif

@@ -65,14 +65,16 @@ static const uint64_t *find(const ilmap_store_snapshot *v, enum store_table tabl
 static const struct store_body *body_at(const ilmap_store_snapshot *v, uintptr_t address,
                                         uint32_t *range)
 {
-    uintptr_t ref = ax_candidate(v->code, address);
+    uint32_t lines;
+    uintptr_t ref = ax_candidate(v->code, address, &lines);
     const struct store_body *body = (const struct store_body *)(ref & ~AX_TAG_MASK);
     uint32_t ri = (uint32_t)(ref & AX_TAG_MASK);
 
-    /* The body's first lines (its fields, ranges, and the start of its
-     * answers: answers.h) load together rather than one after another. */
-    ILMAP_PREFETCH((const char *)body + 64);
-    ILMAP_PREFETCH((const char *)body + 128);
+    /* The lines of the body a lookup reads (its fields, ranges, and its
+     * answers when small: answers.h) load together rather than one after
+     * another; the index knows how many when it hands out the body. */
+    for (uint32_t k = 1; k < lines; k++)
+        ILMAP_PREFETCH((const char *)body + 64u * k);
 
     if (!body || address - body->ranges[ri].start >= body->ranges[ri].size)
         return NULL;

@@ -527,7 +527,7 @@ static ilmap_status link_body(store_txn *t, const struct store_body *body)
     ilmap_status st = insert(t, T_BODIES, entry);
     for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
         st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
-                       range_ref(body, i));
+                       range_ref(body, i), body->lines);
     return st;
 }
 
@@ -583,8 +583,9 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
                                       total, &iv, &niv);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    size_t head = sizeof(struct store_body) + n * sizeof(struct store_range);
-    size_t tail = answers_bytes(niv), bytes = 0;
+    /* The records start 16-byte aligned: none straddles a cache line. */
+    size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
+    size_t tail = answers_bytes(niv, total), bytes = 0;
     if (tail == SIZE_MAX || !size_add(head, tail, &bytes)) {
         free(iv);
         return txn_fail(&t, ILMAP_E_LIMIT);
@@ -594,7 +595,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         free(iv);
         return txn_fail(&t, ILMAP_E_NOMEM);
     }
-    answers_place((unsigned char *)body + head, iv, niv, &body->answers);
+    answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
     free(iv);
     body->function_id = fid;
     body->rejit_id = rejit;
@@ -606,6 +607,8 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->il_map = il ? il->map : NULL;
     body->code_size = total;
     body->nranges = (uint32_t)n;
+    /* What a lookup reads: the first lines, or the whole body if small. */
+    body->lines = (uint32_t)(bytes / 64u + 1u < AX_MAX_LINES ? bytes / 64u + 1u : AX_MAX_LINES);
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
     st = link_body(&t, body);
@@ -638,10 +641,11 @@ ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function
 static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
 {
     store_txn t;
+    uint32_t lines;
     txn_begin(s, &t);
 
     struct store_body *body =
-        (struct store_body *)(ax_candidate(t.draft.code, code_start) & ~AX_TAG_MASK);
+        (struct store_body *)(ax_candidate(t.draft.code, code_start, &lines) & ~AX_TAG_MASK);
     if (!body || body->ranges[0].start != code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 

@@ -78,6 +78,7 @@ struct store_body {
     const ilmap *il_map;       /* il->map */
     uint32_t code_size;
     uint32_t nranges;
+    uint32_t lines; /* the address index's prefetch hint (addr_index.h) */
     struct store_range ranges[];
 };
 
