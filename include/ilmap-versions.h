@@ -301,7 +301,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id
  *         ranges NULL, nranges 0 or above ILMAP_STORE_MAX_RANGES, unknown
  *         flag); ILMAP_E_BAD_RANGE (a range of size 0, or one that wraps
  *         around the address space); ILMAP_E_LIMIT (total size above
- *         0xFFFFFFFF: native offsets are 32-bit); ILMAP_E_CODE_SIZE (the
+ *         0xFFFFFFFF: native offsets are 32-bit; or 65,535 ranges of the
+ *         store already start in one of the 64 KiB-aligned blocks of
+ *         addresses this body's ranges touch); ILMAP_E_CODE_SIZE (the
  *         map's code size differs from the total); ILMAP_E_OVERLAP (a
  *         range overlaps another of this body or of a body in the store:
  *         remove the old one first, see ilmap_store_remove_body());
