@@ -133,11 +133,17 @@ job_windows() {
         # Without a display; a failure here shows again in the tests.
         DISPLAY='' wineboot -i >/dev/null 2>&1 || say "wineboot -i failed (continuing)"
     fi
-    # One wine server for every test (it exits 30 s after the last one):
-    # each test then starts a Windows process only.
-    DISPLAY='' wineserver -p30 || true
+    # One wine server for every test, kept until the end of this job: each
+    # test then starts a Windows process only. First the server that
+    # wineboot (or an earlier run) started must be gone: it exits a few
+    # seconds after its last client, and a test that connects while it
+    # exits fails at once ("wine client error: recvmsg: Connection reset
+    # by peer", seen on the first test of a CI run).
+    DISPLAY='' wineserver -w || true
+    DISPLAY='' wineserver -p || true
     say "test suites, Windows x86-64 (MinGW-w64) under wine"
-    DISPLAY='' meson test -C build-win64 --print-errorlogs
+    local rc=0
+    DISPLAY='' meson test -C build-win64 --print-errorlogs || rc=$?
 
     # lib/platform/atomic.h's Interlocked path (MSVC's, which CI cannot
     # build) forced on with MinGW-w64: the library and the versions suite.
@@ -147,7 +153,10 @@ job_windows() {
     # the tests added to the suite later).
     ninja -C build-win64-intrin
     say "suite versions, Windows x86-64, atomics through the Interlocked intrinsics"
-    DISPLAY='' meson test -C build-win64-intrin --print-errorlogs --no-rebuild --suite versions
+    DISPLAY='' meson test -C build-win64-intrin --print-errorlogs --no-rebuild --suite versions ||
+        rc=$?
+    DISPLAY='' wineserver -k || true
+    return $rc
 }
 
 job_test() {
