@@ -45,16 +45,11 @@ static void give_body(shim_profiler *p, shim_method *m, const char *name, Functi
     if (note->map_status != ILMAP_OK)
         return;
     if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
-        COR_IL_MAP *entries = malloc((inst->map_count ? inst->map_count : 1) * sizeof *entries);
+        COR_IL_MAP *entries = shim_instrumented_cor_map(inst);
         if (!entries) {
             ilmap_free(map);
             shim_log("out of memory for the IL map of %s", name);
             return;
-        }
-        for (size_t i = 0; i < inst->map_count; i++) {
-            entries[i].oldOffset = inst->map[i].old_offset;
-            entries[i].newOffset = inst->map[i].new_offset;
-            entries[i].fAccurate = inst->map[i].accurate;
         }
         note->map_tried = 1;
         note->hr_map = p->info->lpVtbl->SetILInstrumentedCodeMap(p->info, function, 1,

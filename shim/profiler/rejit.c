@@ -51,16 +51,11 @@ static void set_body(shim_profiler *p, shim_method *m, const char *name,
         return; /* the body is set; without a valid map no map is claimed */
 
     if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
-        COR_IL_MAP *entries = malloc((inst->map_count ? inst->map_count : 1) * sizeof *entries);
+        COR_IL_MAP *entries = shim_instrumented_cor_map(inst);
         if (!entries) {
             ilmap_free(map);
             shim_log("out of memory for the IL map of %s", name);
             return;
-        }
-        for (size_t i = 0; i < inst->map_count; i++) {
-            entries[i].oldOffset = inst->map[i].old_offset;
-            entries[i].newOffset = inst->map[i].new_offset;
-            entries[i].fAccurate = inst->map[i].accurate;
         }
         note->map_tried = 1;
         note->hr_map = control->lpVtbl->SetILInstrumentedCodeMap(control,
