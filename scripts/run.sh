@@ -141,6 +141,12 @@ job_windows() {
     # by peer", seen on the first test of a CI run).
     DISPLAY='' wineserver -w || true
     DISPLAY='' wineserver -p || true
+    trap "DISPLAY='' wineserver -k 2>/dev/null || true" EXIT
+    # The prefix's own processes (services, devices, explorer) start with
+    # the first Windows program: a trivial one first, so that no test's
+    # time limit pays for them (a first test was seen to finish its checks
+    # and then wait out its 30 s at exit).
+    DISPLAY='' timeout 300 wine cmd /c exit >/dev/null 2>&1 || say "wine's warm-up failed (continuing)"
     say "test suites, Windows x86-64 (MinGW-w64) under wine"
     local rc=0
     DISPLAY='' meson test -C build-win64 --print-errorlogs || rc=$?
