@@ -27,7 +27,7 @@ static void release_item(const retire_item *item)
     case RETIRE_BODY: {
         struct store_body *body = item->ptr;
         ilmap_native_free(body->native);
-        free(body);
+        bh_free(body->heap, body, body->bytes);
         break;
     }
     }
@@ -64,6 +64,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
         free(empty);
         return ILMAP_E_NOMEM;
     }
+    bh_init(&s->bodies);
     ilmap_atomic_init_ptr(&s->current, empty);
     *out = s;
     return ILMAP_OK;
@@ -106,7 +107,8 @@ void ilmap_store_free(ilmap_store *store)
     ax_destroy(snap->code);
     free(snap);
 
-    epoch_destroy(&store->epoch);
+    epoch_destroy(&store->epoch); /* releases the bodies still pending */
+    bh_destroy(&store->bodies);
     ilmap_mutex_destroy(&store->lock);
     ilmap_aligned_free(store);
 }
@@ -590,11 +592,15 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         free(iv);
         return txn_fail(&t, ILMAP_E_LIMIT);
     }
-    struct store_body *body = txn_alloc(&t.vt, bytes);
+    /* From the bodies' heap (body_heap.h), not the transaction's blocks:
+     * freed here on every failure below. */
+    struct store_body *body = bh_alloc(&s->bodies, bytes);
     if (!body) {
         free(iv);
         return txn_fail(&t, ILMAP_E_NOMEM);
     }
+    body->heap = &s->bodies;
+    body->bytes = bytes;
     answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
     free(iv);
     body->function_id = fid;
@@ -608,14 +614,20 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->code_size = total;
     body->nranges = (uint32_t)n;
     /* What a lookup reads: the first lines, or the whole body if small. */
-    body->lines = (uint32_t)(bytes / 64u + 1u < AX_MAX_LINES ? bytes / 64u + 1u : AX_MAX_LINES);
+    size_t lines = (bytes + BH_LINE - 1u) / BH_LINE;
+    body->lines = (uint32_t)(lines < AX_MAX_LINES ? lines : AX_MAX_LINES);
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
     st = link_body(&t, body);
-    if (st != ILMAP_OK)
+    if (st != ILMAP_OK) {
+        bh_free(&s->bodies, body, bytes);
         return txn_fail(&t, st);
+    }
     t.gains = il;
-    return txn_commit(&t);
+    st = txn_commit(&t);
+    if (st != ILMAP_OK) /* not published */
+        bh_free(&s->bodies, body, bytes);
+    return st;
 }
 
 ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function_id,

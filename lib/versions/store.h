@@ -29,6 +29,7 @@
 #include "platform/thread.h"
 #include "versions/addr_index.h"
 #include "versions/answers.h"
+#include "versions/body_heap.h"
 #include "versions/epoch.h"
 #include "versions/table.h"
 
@@ -79,6 +80,8 @@ struct store_body {
     uint32_t code_size;
     uint32_t nranges;
     uint32_t lines; /* the address index's prefetch hint (addr_index.h) */
+    body_heap *heap;  /* where the block came from, and its size */
+    size_t bytes;
     struct store_range ranges[];
 };
 
@@ -96,6 +99,7 @@ struct ilmap_store {
     epoch_domain epoch;
     _Alignas(64) ilmap_mutex lock; /* writers */
     uint64_t next_gen;                 /* writer-only: transaction generations */
+    body_heap bodies;                  /* writer-only: the bodies' blocks */
 };
 
 static inline uint64_t word_of_ptr(const void *p)
