@@ -751,6 +751,20 @@ static ilmap_status drop_version(store_txn *t, const uint64_t *version, ilmap_st
     return st;
 }
 
+/* A removal's end: publishes it if it went well (st), and only then
+ * tells the caller what went (*counted into *removed). */
+static ilmap_status finish_removal(store_txn *t, ilmap_status st,
+                                   const ilmap_store_removed *counted,
+                                   ilmap_store_removed *removed)
+{
+    if (st != ILMAP_OK)
+        return txn_fail(t, st);
+    st = txn_commit(t);
+    if (st == ILMAP_OK)
+        *removed = *counted;
+    return st;
+}
+
 static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
                                          ilmap_store_removed *removed)
 {
@@ -786,12 +800,7 @@ static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
             st = drop_version(&t, v, &n);
         n.functions++;
     }
-    if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    st = txn_commit(&t);
-    if (st == ILMAP_OK)
-        *removed = n;
-    return st;
+    return finish_removal(&t, st, &n, removed);
 }
 
 ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
@@ -833,12 +842,7 @@ static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
     ilmap_status st = drop_version(&t, version, &n);
     if (st == ILMAP_OK && was_current)
         st = replace(&t, T_FUNCTIONS, function);
-    if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    st = txn_commit(&t);
-    if (st == ILMAP_OK)
-        *removed = n;
-    return st;
+    return finish_removal(&t, st, &n, removed);
 }
 
 ilmap_status ilmap_store_remove_version(ilmap_store *store, ilmap_function_id function_id,
