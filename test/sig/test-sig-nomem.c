@@ -5,53 +5,17 @@
  * ASan); with it granted, succeed. Every other call claims to allocate
  * nothing: with every allocation failing they must all still work.
  *
- * The failing allocator is the test's own, as in test-versions-nomem.c:
- * this executable links the library's static copy with the linker's
- * --wrap for malloc, calloc and realloc (test/sig/meson.build).
+ * The failing allocator is test/test-nomem.h's (the linker's --wrap,
+ * test/sig/meson.build).
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "ilmap-sig.h"
 #include "sig-dump.h"
+#include "test-nomem.h"
 #include "test.h"
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-
-/* Allocations left before they fail; < 0: never fail. Single-threaded. */
-static long budget = -1;
-static long calls;
-
-static int allow(void)
-{
-    calls++;
-    if (budget < 0)
-        return 1;
-    if (budget == 0)
-        return 0;
-    budget--;
-    return 1;
-}
-
-void *__wrap_malloc(size_t size)
-{
-    return allow() ? __real_malloc(size) : NULL;
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    return allow() ? __real_calloc(n, size) : NULL;
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    return allow() ? __real_realloc(p, size) : NULL;
-}
 
 static const char *const blobs[] = {
     "20 02 01 08 0E",
@@ -72,21 +36,21 @@ int main(void)
         ilmap_sig *sig = (ilmap_sig *)1;
         ilmap_sig_defect defect = ILMAP_SIG_DEFECT_TOKEN;
         size_t where = 5;
-        budget = 0;
-        calls = 0;
+        nomem_budget = 0;
+        nomem_calls = 0;
         CHECK(ilmap_sig_decode(blob, (size_t)n, 0, &sig, &defect, &where) == ILMAP_E_NOMEM);
         CHECK(sig == NULL && defect == ILMAP_SIG_DEFECT_NONE && where == ILMAP_NO_INDEX);
-        CHECK(calls == 1); /* one allocation, after the checks */
+        CHECK(nomem_calls == 1); /* one allocation, after the checks */
         /* a defect is found before any allocation */
-        calls = 0;
+        nomem_calls = 0;
         CHECK(ilmap_sig_decode(blob, (size_t)n - 1, 0, &sig, &defect, &where) == ILMAP_E_FORMAT &&
-              calls == 0);
-        budget = 1;
+              nomem_calls == 0);
+        nomem_budget = 1;
         CHECK(ilmap_sig_decode(blob, (size_t)n, 0, &sig, NULL, NULL) == ILMAP_OK && sig);
 
         /* everything else with every allocation failing */
-        budget = 0;
-        calls = 0;
+        nomem_budget = 0;
+        nomem_calls = 0;
         size_t total = 0;
         CHECK(ilmap_sig_encode(sig, sizeof out, &total, out) == ILMAP_OK && total == (size_t)n &&
               memcmp(out, blob, (size_t)n) == 0);
@@ -100,8 +64,8 @@ int main(void)
         const char *attrs[1] = { "System.ThreadStaticAttribute" };
         CHECK(ilmap_sig_static_kind(0x16, attrs, 1, &kind) == ILMAP_OK &&
               kind == ILMAP_SIG_STATIC_THREAD);
-        CHECK(calls == 0);
-        budget = -1;
+        CHECK(nomem_calls == 0);
+        nomem_budget = -1;
         ilmap_sig_free(sig);
     }
     return test_finish("test-sig-nomem");

@@ -728,10 +728,7 @@ static void run_iteration(uint64_t seed, unsigned it)
 int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x51C0DE5EEDull);
-    unsigned first = 0, iterations = 20000;
-    const char *limit = getenv("ILMAP_TEST_ITERATIONS");
-    if (limit && strtoul(limit, NULL, 0) > 0 && strtoul(limit, NULL, 0) < iterations)
-        iterations = (unsigned)strtoul(limit, NULL, 0);
+    unsigned first = 0, iterations = (unsigned)test_iterations(20000);
     if (argc > 2) { /* replay one iteration */
         first = (unsigned)strtoul(argv[2], NULL, 0);
         iterations = 1;
