@@ -132,7 +132,8 @@ typedef enum ilmap_sig_kind {
     ILMAP_SIG_KIND_TYPE = 6         /**< one type: a TypeSpec (ILMAP_SIG_AS_TYPE) */
 } ilmap_sig_kind;
 
-/** Why a signature was refused (doc/signatures.md#errors). */
+/** Why a signature was refused; the offset each defect is reported at is
+ *  in doc/signatures.md#errors. */
 typedef enum ilmap_sig_defect {
     ILMAP_SIG_DEFECT_NONE = 0,
     /** An item runs past the end of the blob (offset: where it starts). */
@@ -194,40 +195,42 @@ ILMAP_EXPORT const char *ilmap_sig_defect_str(ilmap_sig_defect defect);
  *                      ILMAP_SIG_INTERNAL_PTR4 or _PTR8.
  * @param out           receives the decoded signature (free it with
  *                      ilmap_sig_free()); NULL on failure.
- * @param defect        optional; why it was refused, ILMAP_SIG_DEFECT_NONE
- *                      on success and on an argument error.
+ * @param defect        optional; why it was refused; ILMAP_SIG_DEFECT_NONE
+ *                      on success, an argument error and ILMAP_E_NOMEM.
  * @param error_offset  optional; the offset in blob of the defect (always
- *                      <= size), ILMAP_NO_INDEX on success and on an
- *                      argument error.
+ *                      <= size); ILMAP_NO_INDEX on success, an argument
+ *                      error and ILMAP_E_NOMEM.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, blob NULL with size > 0,
  *         an unknown flag, both pointer widths, size > UINT32_MAX);
  *         ILMAP_E_FORMAT (a defect, see ilmap_sig_defect); ILMAP_E_LIMIT
  *         (ILMAP_SIG_DEFECT_DEPTH); ILMAP_E_NOMEM (nothing allocated is
  *         kept). The whole blob is checked before the one allocation.
- * Thread-safe; the result does not point into blob.
+ * Thread-safe; the result does not point into blob (which may be freed).
+ * Grammar: doc/signatures.md#grammar; errors: #errors; the tree: #tree.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_decode(const uint8_t *blob, size_t size, unsigned flags,
                                            ilmap_sig **out, ilmap_sig_defect *defect,
                                            size_t *error_offset);
 
-/** Frees a decoded signature; NULL is allowed. */
+/** Frees a decoded signature and everything it holds; NULL is allowed.
+ *  No other thread may be reading it. */
 ILMAP_EXPORT void ilmap_sig_free(ilmap_sig *sig);
 
-/** The signature's kind; ILMAP_SIG_KIND_NONE for NULL. */
+/** The signature's kind; ILMAP_SIG_KIND_NONE for NULL. Thread-safe. */
 ILMAP_EXPORT ilmap_sig_kind ilmap_sig_get_kind(const ilmap_sig *sig);
 
 /** How many bytes of the blob the signature took (the whole blob unless
- *  ILMAP_SIG_PREFIX); 0 for NULL. */
+ *  ILMAP_SIG_PREFIX); 0 for NULL. Thread-safe. */
 ILMAP_EXPORT size_t ilmap_sig_get_size(const ilmap_sig *sig);
 
-/** How many type nodes the signature has (indexes 0 .. count-1); 0 for
- *  NULL. */
+/** How many type nodes the signature has (indexes 0 .. count-1), nested
+ *  signatures' included; 0 for NULL. Thread-safe (doc/signatures.md#tree). */
 ILMAP_EXPORT uint32_t ilmap_sig_get_node_count(const ilmap_sig *sig);
 
 /**
  * One signature's header. Signature 0 is the blob's own; each FNPTR node
  * has a nested method signature of its own, numbered from 1 in the order
- * they appear (its node's `number`).
+ * they appear (its node's `number`). doc/signatures.md#tree.
  */
 typedef struct ilmap_sig_info {
     uint32_t kind;          /**< an ilmap_sig_kind (nested ones: METHOD) */
@@ -256,8 +259,8 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_info(const ilmap_sig *sig, uint32_t inde
                                              ilmap_sig_info *info);
 
 /**
- * Item i of signature `index` (see ilmap_sig_info.count): parameter i,
- * local i, or type argument i.
+ * Item i of signature `index` (see ilmap_sig_info.count): parameter i
+ * (the SENTINEL is not an item), local i, or type argument i.
  * @param node  receives the item's root node; ILMAP_SIG_NO_NODE on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL pointer); ILMAP_E_NOT_FOUND
  *         (no such signature or item). Thread-safe, allocation-free.
@@ -279,6 +282,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_item(const ilmap_sig *sig, uint32_t inde
  *  - size_count, lower_bound_count: ARRAY's sizes and lower bounds
  *    (ilmap_sig_get_array_sizes(), ilmap_sig_get_array_lower_bounds());
  *  - value: INTERNAL, CMOD_INTERNAL: the runtime pointer.
+ * doc/signatures.md#tree.
  */
 typedef struct ilmap_sig_node {
     uint32_t element;           /**< ILMAP_SIG_ELEMENT_* */
@@ -306,6 +310,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_node(const ilmap_sig *sig, uint32_t inde
  * @param arg  receives its root node; ILMAP_SIG_NO_NODE on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL pointer, node not a
  *         GENERICINST); ILMAP_E_NOT_FOUND (no such node or argument).
+ * Thread-safe, allocation-free.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_get_generic_arg(const ilmap_sig *sig, uint32_t node,
                                                     uint32_t i, uint32_t *arg);
@@ -315,7 +320,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_generic_arg(const ilmap_sig *sig, uint32
  * buffer protocol of ilmap.h; there may be fewer of each than the rank.
  * @return ILMAP_OK; ILMAP_E_TRUNCATED; ILMAP_E_INVALID_ARG (NULL sig or
  *         total, cap > 0 with out NULL, node not an ARRAY);
- *         ILMAP_E_NOT_FOUND (no such node).
+ *         ILMAP_E_NOT_FOUND (no such node). Thread-safe, allocation-free.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_get_array_sizes(const ilmap_sig *sig, uint32_t node,
                                                     size_t cap, size_t *total, uint32_t *out);
@@ -329,7 +334,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_array_lower_bounds(const ilmap_sig *sig,
  * with ILMAP_SIG_PREFIX). Bytes follow the buffer protocol of ilmap.h.
  * @return ILMAP_OK; ILMAP_E_TRUNCATED (the first cap bytes written);
  *         ILMAP_E_INVALID_ARG (sig or total NULL, cap > 0 with out NULL).
- * Thread-safe, allocation-free.
+ * Thread-safe, allocation-free. doc/signatures.md#encode.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, size_t *total,
                                            uint8_t *out);
@@ -339,7 +344,8 @@ ILMAP_EXPORT ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, siz
  * ------------------------------------------------------------------ */
 
 /** The representation of an argument, return value, field or local in
- *  the memory the runtime hands to a profiler. */
+ *  the memory the runtime hands to a profiler (seed 004's table,
+ *  doc/signatures.md#classification; value types: #value-types). */
 typedef enum ilmap_sig_repr {
     ILMAP_SIG_REPR_VOID = 0,          /**< no value (a void return) */
     ILMAP_SIG_REPR_PRIMITIVE = 1,     /**< the value itself, `size` bytes */
@@ -392,6 +398,7 @@ typedef struct ilmap_sig_slot {
  * (decode a TypeSpec-style blob with ILMAP_SIG_AS_TYPE) or, for a whole
  * method instantiation, see method_spec. NULL arrays with count 0 mean
  * none: VAR i / MVAR i beyond the given ones classify UNRESOLVED.
+ * The caller owns the signatures. doc/signatures.md#generics.
  */
 typedef struct ilmap_sig_generics {
     const ilmap_sig *const *type_args; /**< VAR i: type_args[i] */
@@ -426,7 +433,7 @@ typedef struct ilmap_sig_generics {
  *         NULL, cap > 0 with out NULL, unknown flags, both pointer sizes, a
  *         NULL entry in a type argument array or one not of kind TYPE).
  * Thread-safe, allocation-free; the slots point at sig or at the type
- * arguments, which must outlive their use.
+ * arguments, which must outlive their use. doc/signatures.md#classification.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_classify(const ilmap_sig *sig,
                                              const ilmap_sig_generics *generics, unsigned flags,
@@ -438,7 +445,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_classify(const ilmap_sig *sig,
  * @param slot  receives it; zeroed (repr UNRESOLVED, node
  *              ILMAP_SIG_NO_NODE) on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (as ilmap_sig_classify());
- *         ILMAP_E_NOT_FOUND (no such node).
+ *         ILMAP_E_NOT_FOUND (no such node). Thread-safe, allocation-free.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_classify_type(const ilmap_sig *sig, uint32_t node,
                                                   const ilmap_sig_generics *generics,
@@ -448,7 +455,7 @@ ILMAP_EXPORT ilmap_status ilmap_sig_classify_type(const ilmap_sig *sig, uint32_t
  * Static fields (doc/signatures.md#statics)
  * ------------------------------------------------------------------ */
 
-/** Where a field's value lives. */
+/** Where a field's value lives (doc/signatures.md#statics). */
 typedef enum ilmap_sig_static {
     ILMAP_SIG_STATIC_NONE = 0,      /**< not static: an instance field */
     ILMAP_SIG_STATIC_LITERAL = 1,   /**< a constant: no storage at run time */
@@ -470,6 +477,8 @@ typedef enum ilmap_sig_static {
  *         with a count, a NULL name); ILMAP_E_FORMAT (a static field with
  *         storage that claims two kinds: RVA and an attribute, or both
  *         attributes). Pure, thread-safe, allocation-free.
+ *         doc/signatures.md#statics; CoreCLR never implemented context
+ *         statics, see there.
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_static_kind(uint32_t field_flags,
                                                 const char *const *attribute_types,
