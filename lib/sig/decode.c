@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "common/bytes.h"
 #include "common/size_limits.h"
 #include "sig/compressed.h"
 #include "sig/sig.h"
@@ -115,11 +116,9 @@ static int read_pointer(parser *ps, size_t element_at, uint64_t *value)
         return fail(ps, ILMAP_SIG_DEFECT_INTERNAL, element_at);
     if (ps->size - ps->pos < ps->ptr_width)
         return fail(ps, ILMAP_SIG_DEFECT_TRUNCATED, ps->pos);
-    uint64_t v = 0;
-    for (uint32_t i = ps->ptr_width; i-- > 0;)
-        v = v << 8 | ps->p[ps->pos + i];
+    const uint8_t *at = ps->p + ps->pos;
+    *value = ps->ptr_width == 4 ? rd32(at) : rd32(at) | (uint64_t)rd32(at + 4) << 32;
     ps->pos += ps->ptr_width;
-    *value = v;
     return 1;
 }
 

@@ -5,6 +5,7 @@
  * buffer protocol). The tree came from the decoder, so its depth is
  * bounded by ILMAP_SIG_MAX_DEPTH and its indexes are in range.
  */
+#include "common/bytes.h"
 #include "common/copy_out.h"
 #include "sig/compressed.h"
 #include "sig/sig.h"
@@ -41,8 +42,10 @@ static void put_token(writer *w, uint32_t token)
 
 static void put_pointer(writer *w, uint64_t v, uint32_t width)
 {
-    for (uint32_t i = 0; i < width; i++, v >>= 8)
-        put_byte(w, (uint32_t)(v & 0xFFu));
+    uint8_t buf[8];
+    wr32(buf, (uint32_t)v);
+    wr32(buf + 4, (uint32_t)(v >> 32));
+    put(w, buf, width);
 }
 
 static void put_method(writer *w, const ilmap_sig *sig, uint32_t index);
