@@ -1,30 +1,31 @@
 /* Compressed integers and coded tokens of signatures; see compressed.h. */
 #include "sig/compressed.h"
 
-/* The raw payload and its width in bits (7, 14 or 29). */
-static ilmap_sig_defect read_raw(const uint8_t *p, size_t size, size_t pos, uint32_t *raw,
-                                 size_t *len, unsigned *bits)
+/* A compressed value as read: its payload, its length in bytes, and the
+ * payload's width in bits (7, 14 or 29). */
+typedef struct raw_value {
+    uint32_t payload;
+    size_t len;
+    unsigned bits;
+} raw_value;
+
+static ilmap_sig_defect read_raw(const uint8_t *p, size_t size, size_t pos, raw_value *r)
 {
     if (pos >= size)
         return ILMAP_SIG_DEFECT_TRUNCATED;
     uint8_t b = p[pos];
     if ((b & 0x80u) == 0) {
-        *raw = b;
-        *len = 1;
-        *bits = 7;
+        *r = (raw_value){ b, 1, 7 };
     } else if ((b & 0xC0u) == 0x80u) {
         if (size - pos < 2)
             return ILMAP_SIG_DEFECT_TRUNCATED;
-        *raw = (uint32_t)(b & 0x3Fu) << 8 | p[pos + 1];
-        *len = 2;
-        *bits = 14;
+        *r = (raw_value){ (uint32_t)(b & 0x3Fu) << 8 | p[pos + 1], 2, 14 };
     } else if ((b & 0xE0u) == 0xC0u) {
         if (size - pos < 4)
             return ILMAP_SIG_DEFECT_TRUNCATED;
-        *raw = (uint32_t)(b & 0x1Fu) << 24 | (uint32_t)p[pos + 1] << 16 |
-               (uint32_t)p[pos + 2] << 8 | p[pos + 3];
-        *len = 4;
-        *bits = 29;
+        *r = (raw_value){ (uint32_t)(b & 0x1Fu) << 24 | (uint32_t)p[pos + 1] << 16 |
+                              (uint32_t)p[pos + 2] << 8 | p[pos + 3],
+                          4, 29 };
     } else {
         return ILMAP_SIG_DEFECT_COMPRESSED;
     }
@@ -33,39 +34,35 @@ static ilmap_sig_defect read_raw(const uint8_t *p, size_t size, size_t pos, uint
 
 ilmap_sig_defect sig_read_unsigned(const uint8_t *p, size_t size, size_t *pos, uint32_t *value)
 {
-    uint32_t raw;
-    size_t len;
-    unsigned bits;
-    ilmap_sig_defect d = read_raw(p, size, *pos, &raw, &len, &bits);
-    if (d != ILMAP_SIG_DEFECT_NONE)
-        return d;
+    raw_value r;
+    ilmap_sig_defect d = read_raw(p, size, *pos, &r);
     /* The shortest form: a 2-byte value needs more than 7 bits, a 4-byte
      * one more than 14. */
-    if ((len == 2 && raw < 0x80u) || (len == 4 && raw < 0x4000u))
-        return ILMAP_SIG_DEFECT_COMPRESSED;
-    *value = raw;
-    *pos += len;
-    return ILMAP_SIG_DEFECT_NONE;
+    if (d == ILMAP_SIG_DEFECT_NONE && ((r.len == 2 && r.payload < 0x80u) ||
+                                       (r.len == 4 && r.payload < 0x4000u)))
+        d = ILMAP_SIG_DEFECT_COMPRESSED;
+    if (d == ILMAP_SIG_DEFECT_NONE) {
+        *value = r.payload;
+        *pos += r.len;
+    }
+    return d;
 }
 
 ilmap_sig_defect sig_read_signed(const uint8_t *p, size_t size, size_t *pos, int32_t *value)
 {
-    uint32_t raw;
-    size_t len;
-    unsigned bits;
-    ilmap_sig_defect d = read_raw(p, size, *pos, &raw, &len, &bits);
+    raw_value r;
+    ilmap_sig_defect d = read_raw(p, size, *pos, &r);
     if (d != ILMAP_SIG_DEFECT_NONE)
         return d;
     /* Undo the rotation: bit 0 is the sign, the rest the low bits. */
-    int32_t half = (int32_t)(1L << (bits - 1));
-    int32_t v = (int32_t)(raw >> 1);
-    if (raw & 1u)
-        v -= half;
+    int32_t v = (int32_t)(r.payload >> 1);
+    if (r.payload & 1u)
+        v -= (int32_t)(1L << (r.bits - 1));
     /* The shortest form: a value that fits a narrower width must use it. */
-    if ((len == 2 && v >= -0x40 && v <= 0x3F) || (len == 4 && v >= -0x2000 && v <= 0x1FFF))
+    if ((r.len == 2 && v >= -0x40 && v <= 0x3F) || (r.len == 4 && v >= -0x2000 && v <= 0x1FFF))
         return ILMAP_SIG_DEFECT_COMPRESSED;
     *value = v;
-    *pos += len;
+    *pos += r.len;
     return ILMAP_SIG_DEFECT_NONE;
 }
 
