@@ -7,7 +7,7 @@
  * with the same answer as on a store that never failed. Leaks and double
  * frees on the failure paths show under ASan.
  *
- * The failing allocator is the test's own: this executable links the
+ * The failing allocator is test/test-nomem.h's: this executable links the
  * library's static copy with the linker's --wrap for malloc, calloc and
  * realloc (test/meson.build), so the library's calls come here. The
  * library has no allocation hook of its own.
@@ -16,44 +16,8 @@
 #include <string.h>
 
 #include "ilmap-versions.h"
+#include "test-nomem.h"
 #include "test.h"
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-
-/* Allocations left before they fail; < 0: never fail. Single-threaded. */
-static long budget = -1;
-static long calls;
-
-static int allow(void)
-{
-    calls++;
-    if (budget < 0)
-        return 1;
-    if (budget == 0)
-        return 0;
-    budget--;
-    return 1;
-}
-
-void *__wrap_malloc(size_t size)
-{
-    return allow() ? __real_malloc(size) : NULL;
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    return allow() ? __real_calloc(n, size) : NULL;
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    return allow() ? __real_realloc(p, size) : NULL;
-}
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MOD(i) ((ilmap_module_id)TEST_ID_BASE(0x7F0000001000ull, 0x71000000u) + ((i) << 12))
@@ -70,17 +34,17 @@ static ilmap *shift_map(uint32_t k)
 {
     ilmap_entry e[8];
     ilmap *m = NULL;
-    long saved = budget;
+    long saved = nomem_budget;
 
     for (uint32_t o = 0; o < 8; o++) {
         e[o].old_offset = o;
         e[o].new_offset = o ? o + k : 0;
         e[o].accurate = 1;
     }
-    budget = -1;
+    nomem_budget = -1;
     if (ilmap_create(e, COUNT(e), 0, &m) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
-    budget = saved;
+    nomem_budget = saved;
     return m;
 }
 
@@ -88,12 +52,12 @@ static ilmap_native *flat_native(uint32_t il, uint32_t size)
 {
     const ilmap_native_entry e[] = { { il, 0, size } };
     ilmap_native *n = NULL;
-    long saved = budget;
+    long saved = nomem_budget;
 
-    budget = -1;
+    nomem_budget = -1;
     if (ilmap_native_from_entries(e, 1, size, &n) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
-    budget = saved;
+    nomem_budget = saved;
     return n;
 }
 
@@ -345,10 +309,10 @@ static void run_op(const op *o, state *before, state *after, state *want_after)
         WANT(ilmap_store_reader_begin(r, &held), ILMAP_OK);
 
         memset(&got, 0xA5, sizeof got);
-        calls = 0;
-        budget = n;
+        nomem_calls = 0;
+        nomem_budget = n;
         ilmap_status st = o->run(s, &got);
-        budget = -1;
+        nomem_budget = -1;
         WANT(ilmap_store_reader_end(r), ILMAP_OK);
 
         if (st == ILMAP_E_NOMEM) {
