@@ -15,23 +15,20 @@
 #include <arm_neon.h>
 #endif
 
-/* Queries x with x - lo < span (unsigned) all answer `value`. */
+/* Queries x with x - lo < span (unsigned) all answer `value`: the
+ * interval between the rank-th key and the next. */
 typedef struct interval {
     uint32_t lo;
     uint32_t span;
     uint32_t value;
+    uint32_t rank; /* keys <= lo */
 } interval;
 
-/* The in-process answer for x, and the interval of inputs sharing it
- * (left unchanged for the special inputs, which share it with nothing).
- * Interval r of the index is [key r-1, key r), capped below EPILOG. */
-static uint32_t translate_remember(const struct ilmap_direction *d, uint32_t x, interval *iv)
+/* The interval of inputs with `rank` keys at or below them, capped below
+ * EPILOG (the index's keys are read from its leaf layer, in order). */
+static inline void interval_at(const struct ilmap_direction *d, uint32_t rank, interval *iv)
 {
-    if (x >= ILMAP_EPILOG || d->index.nkeys == 0)
-        return direction_translate(d, x);
-
     const rank_index *index = &d->index;
-    uint32_t rank = rank_index_count_le(index, x);
     uint32_t lo = rank > 0 ? rank_index_key(index, rank - 1) : 0;
     uint32_t hi = ILMAP_EPILOG;
 
@@ -40,6 +37,35 @@ static uint32_t translate_remember(const struct ilmap_direction *d, uint32_t x, 
     iv->lo = lo;
     iv->span = hi - lo;
     iv->value = d->values[rank];
+    iv->rank = rank;
+}
+
+/* Where the interval after iv ends: the key after its upper key. */
+static inline uint32_t next_bound(const struct ilmap_direction *d, const interval *iv)
+{
+    uint32_t r = iv->rank + 1u;
+    return r < d->index.nkeys ? rank_index_key(&d->index, r) : ILMAP_EPILOG;
+}
+
+/* For x past the remembered interval (ascending queries that continue
+ * it): the next keys, as a merge steps, while they are two at most; else
+ * a search. The special inputs are answered by their rule. */
+static inline uint32_t translate_advance(const struct ilmap_direction *d, uint32_t x,
+                                         interval *iv)
+{
+    if (x >= ILMAP_EPILOG || x < iv->lo)
+        return direction_translate(d, x);
+    const rank_index *index = &d->index;
+    uint32_t r = iv->rank + 1u;
+    for (int step = 0; step < 2; step++, r++) {
+        if (r > index->nkeys)
+            break;
+        if (r == index->nkeys || rank_index_key(index, r) > x) {
+            interval_at(d, r, iv);
+            return iv->value;
+        }
+    }
+    interval_at(d, rank_index_count_le(index, x), iv);
     return iv->value;
 }
 
@@ -107,6 +133,49 @@ static inline void block_fill(uint32_t *out, uint32_t value)
 }
 #endif
 
+/* Eight lookups with no call per query: the small maps' node compared
+ * inline, the others through the direction's block search (interleaved
+ * descents). The special inputs (>= EPILOG) are searched as 0 and
+ * answered by their rule. in and out may be the same. Returns the rank of
+ * the last query, or UINT32_MAX when the block held a special input. */
+static inline uint32_t block_lookup(const struct ilmap_direction *d, const uint32_t *in,
+                                    uint32_t *out)
+{
+    uint32_t x[DIRECTION_BLOCK], r[DIRECTION_BLOCK];
+    unsigned special = 0;
+
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
+        x[k] = in[k];
+        special |= (unsigned)(x[k] >= ILMAP_EPILOG) << k;
+    }
+#ifdef RANK_HAVE_X86
+    if (d->inline_vectors == 1 && !special) {
+        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+            r[k] = node_count4_sse2(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+    } else if (d->inline_vectors && !special) {
+        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+            r[k] = node_count_sse2(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+    } else
+#elif defined(RANK_HAVE_NEON)
+    if (d->inline_vectors == 1 && !special) {
+        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+            r[k] = node_count4_neon(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+    } else if (d->inline_vectors && !special) {
+        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+            r[k] = node_count_neon(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+    } else
+#endif
+    {
+        uint32_t safe[DIRECTION_BLOCK];
+        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+            safe[k] = x[k] >= ILMAP_EPILOG ? 0 : x[k];
+        d->rank8(d, safe, r);
+    }
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+        out[k] = (special >> k) & 1u ? direction_translate_special(d, x[k]) : d->values[r[k]];
+    return special ? UINT32_MAX : r[DIRECTION_BLOCK - 1];
+}
+
 static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
                             const uint32_t *in, uint32_t *out, size_t n)
 {
@@ -118,44 +187,44 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
         return;
     }
 
-    interval iv = { 0, 0, 0 };
+    interval iv = { 0, 0, 0, 0 };
     size_t i = 0;
 
-    /* Blocks of 8: all inside the remembered interval is one compare and
-     * a fill. Otherwise the interval moves to the block's first query
-     * outside it (where sorted queries continue) and the rest of the block
-     * reuses it when it has been paying off; when it has not (random
-     * queries), the rest are plain lookups with no branch on the interval
-     * to mispredict. */
-    int reuse = 1;
-    for (; i + 8 <= n; i += 8) {
+    /*
+     * Blocks of 8, whatever the order of the queries, with no pre-pass:
+     * a block inside the remembered interval (sorted or clustered queries,
+     * several per key) is one compare and a fill; any other block is
+     * eight lookups at once (block_lookup: no call per query, the misses
+     * of a large map overlapped). After a block whose queries ascend, the
+     * interval of its last query is remembered, from the rank the search
+     * gave, where sorted queries continue (a block of random queries
+     * ascends once in 40,320).
+     */
+    for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
         if (block_inside(in + i, &iv)) {
             block_fill(out + i, iv.value);
             continue;
         }
-        size_t k = i, end = i + 8;
-        while (k < end) { /* in[k] is read before out[k] (maybe == in) is written */
-            uint32_t x = in[k];
-            int inside = x - iv.lo < iv.span;
-            out[k++] = inside ? iv.value : translate_remember(d, x, &iv);
-            if (!inside)
-                break;
-        }
-        unsigned hits = 0, rest = (unsigned)(end - k);
-        if (reuse) {
-            for (; k < end; k++) {
+        unsigned descents = 0;
+        for (uint32_t k = 1; k < DIRECTION_BLOCK; k++)
+            descents += in[i + k] < in[i + k - 1];
+        if (descents == 0 && in[i] - iv.lo < iv.span && d->index.nkeys > 0 &&
+            in[i + DIRECTION_BLOCK - 1] < next_bound(d, &iv)) {
+            /* Ascending, from the interval into the next one at most
+             * (several queries per key): a merge, where the one boundary
+             * costs a branch (in[k] is read before out[k], maybe the same
+             * word). */
+            for (size_t k = i; k < i + DIRECTION_BLOCK; k++) {
                 uint32_t x = in[k];
-                hits += x - iv.lo < iv.span;
-                out[k] = translate_or_reuse(d, x, &iv);
+                out[k] = x - iv.lo < iv.span ? iv.value : translate_advance(d, x, &iv);
             }
-        } else {
-            for (; k < end; k++) {
-                uint32_t x = in[k];
-                hits += x - iv.lo < iv.span;
-                out[k] = direction_translate(d, x);
-            }
+            continue;
         }
-        reuse = 2 * hits >= rest;
+        uint32_t last = block_lookup(d, in + i, out + i);
+        /* Ascending: the last query's interval (two keys read, no search)
+         * may hold the next block. */
+        if (descents == 0 && last != UINT32_MAX && d->index.nkeys > 0)
+            interval_at(d, last, &iv);
     }
     for (; i < n; i++)
         out[i] = translate_or_reuse(d, in[i], &iv);
