@@ -133,6 +133,63 @@ static inline void block_fill(uint32_t *out, uint32_t value)
 }
 #endif
 
+/* How many of the 8 biased keys at k are <= x (biased xb); they ascend. */
+#ifdef RANK_HAVE_X86
+static inline uint32_t window_count8(const int32_t *k, int32_t xb)
+{
+    __m128i x = _mm_set1_epi32(xb);
+    __m128i a = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)k), x);
+    __m128i b = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), x);
+    unsigned above = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
+                     ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4);
+    return NODE_CTZ(above | 0x100u);
+}
+#elif defined(RANK_HAVE_NEON)
+static inline uint32_t window_count8(const int32_t *k, int32_t xb)
+{
+    int32x4_t x = vdupq_n_s32(xb);
+    int32x4_t a = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(k), x));
+    int32x4_t b = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(k + 4), x));
+    return (uint32_t)-vaddvq_s32(vaddq_s32(a, b));
+}
+#else
+static inline uint32_t window_count8(const int32_t *k, int32_t xb)
+{
+    uint32_t c = 0;
+    for (int j = 0; j < 8; j++)
+        c += k[j] <= xb;
+    return c;
+}
+#endif
+
+/* Ascending queries past the remembered interval, one search each as a
+ * merge does it: the count of the next 8 keys of the index's leaf layer
+ * that are <= x moves the rank on (a full search when x is 8 keys or
+ * more ahead, or the window would leave the layer). Returns 0 when a
+ * query is special (the caller searches the block instead), else 1, with
+ * iv at the last query's interval. */
+static inline int block_merge(const struct ilmap_direction *d, const uint32_t *in, uint32_t *out,
+                              interval *iv)
+{
+    const rank_index *index = &d->index;
+    const int32_t *leaves = index->nodes + index->layer_start[index->nlayers - 1];
+    uint32_t room = (index->nkeys + RANK_NODE_KEYS - 1u) / RANK_NODE_KEYS * RANK_NODE_KEYS;
+    uint32_t r = iv->rank, x[DIRECTION_BLOCK];
+
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
+        x[k] = in[k];
+        if (x[k] >= ILMAP_EPILOG)
+            return 0;
+    }
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
+        uint32_t c = r + 8u <= room ? window_count8(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
+        r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
+        out[k] = d->values[r];
+    }
+    interval_at(d, r, iv);
+    return 1;
+}
+
 /* Eight lookups with no call per query: the small maps' node compared
  * inline, the others through the direction's block search (interleaved
  * descents). The special inputs (>= EPILOG) are searched as 0 and
@@ -195,10 +252,11 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
      * a block inside the remembered interval (sorted or clustered queries,
      * several per key) is one compare and a fill; any other block is
      * eight lookups at once (block_lookup: no call per query, the misses
-     * of a large map overlapped). After a block whose queries ascend, the
-     * interval of its last query is remembered, from the rank the search
-     * gave, where sorted queries continue (a block of random queries
-     * ascends once in 40,320).
+     * of a large map overlapped), or, ascending from the remembered
+     * interval in a large map, a merge along its keys. After a block whose
+     * queries ascend, the interval of its last query is remembered, from
+     * the rank found, where sorted queries continue (a block of random
+     * queries ascends once in 40,320).
      */
     for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
         if (block_inside(in + i, &iv)) {
@@ -220,6 +278,15 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
             }
             continue;
         }
+        /* Ascending from the remembered interval on (a sorted run, about
+         * a query per key or sparser) in a map too big for the cache to
+         * hold its nodes (three layers and more: over 272 keys): a merge
+         * along the keys, whose reads are sequential. In smaller maps the
+         * eight independent searches below are faster than the merge's
+         * chain of dependent steps. */
+        if (descents == 0 && d->index.nlayers >= 3 && in[i] >= iv.lo && iv.span != 0 &&
+            block_merge(d, in + i, out + i, &iv))
+            continue;
         uint32_t last = block_lookup(d, in + i, out + i);
         /* Ascending: the last query's interval (two keys read, no search)
          * may hold the next block. */
