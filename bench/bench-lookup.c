@@ -771,6 +771,23 @@ static void section_batch(const bench_options *opt, tally *t, const dataset *all
 #define TARGET_BATCH_VS_SINGLE 1.5   /* ilmap single ns / ilmap batch ns, at least */
 #define TARGET_BATCH_VS_SINGLE_MIN_N 65536u
 
+/* bench_measure() over the cases that have a run (the others, the AVX2
+ * techniques on a CPU without it, keep ns 0), in one go. */
+#define MAX_ROW_CASES 8
+static void measure_present(bench_case *c, size_t n, const bench_options *opt)
+{
+    bench_case present[MAX_ROW_CASES];
+    size_t at[MAX_ROW_CASES], np = 0;
+    for (size_t i = 0; i < n && i < MAX_ROW_CASES; i++)
+        if (c[i].run) {
+            at[np] = i;
+            present[np++] = c[i];
+        }
+    bench_measure(present, (int)np, &opt->budget);
+    for (size_t k = 0; k < np; k++)
+        c[at[k]].ns = present[k].ns;
+}
+
 /* The fastest of a row's measured cases (ns > 0); its index. */
 static size_t fastest(const bench_case *c, size_t n)
 {
@@ -802,18 +819,7 @@ static void best_random_row(const bench_options *opt, tally *t, const dataset *d
     }
 #endif
     (void)avx2;
-    /* bench_measure() times every case given; the absent ones are left
-     * out by measuring the present ones in place. */
-    bench_case present[7];
-    size_t map[7], np = 0;
-    for (size_t i = 0; i < 7; i++)
-        if (c[i].run) {
-            map[np] = i;
-            present[np++] = c[i];
-        }
-    bench_measure(present, (int)np, &opt->budget);
-    for (size_t k = 0; k < np; k++)
-        c[map[k]].ns = present[k].ns;
+    measure_present(c, 7, opt);
     c[6].ns /= RANDOM_QUERIES;
 
     size_t b = fastest(c, 5);
@@ -872,16 +878,7 @@ static void best_sorted_row(const bench_options *opt, tally *t, const dataset *d
             c[5].run = run_count_o2n;
     }
 #endif
-    bench_case present[7];
-    size_t map[7], np = 0;
-    for (size_t i = 0; i < 7; i++)
-        if (c[i].run) {
-            map[np] = i;
-            present[np++] = c[i];
-        }
-    bench_measure(present, (int)np, &opt->budget);
-    for (size_t k = 0; k < np; k++)
-        c[map[k]].ns = present[k].ns;
+    measure_present(c, 7, opt);
     /* Merges and batches: ns per pass over all queries; singles: per query. */
     for (size_t i = 0; i < 7; i++)
         if (c[i].ctx == &job)

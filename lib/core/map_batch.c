@@ -133,6 +133,15 @@ static inline void block_fill(uint32_t *out, uint32_t value)
 }
 #endif
 
+/* The one-node counts the single lookups inline (map.h), per platform. */
+#ifdef RANK_HAVE_X86
+#define BATCH_INLINE_COUNT4 node_count4_sse2
+#define BATCH_INLINE_COUNT node_count_sse2
+#elif defined(RANK_HAVE_NEON)
+#define BATCH_INLINE_COUNT4 node_count4_neon
+#define BATCH_INLINE_COUNT node_count_neon
+#endif
+
 /* How many of the 8 biased keys at k are <= x (biased xb); they ascend. */
 #ifdef RANK_HAVE_X86
 static inline uint32_t window_count8(const int32_t *k, int32_t xb)
@@ -205,21 +214,13 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const uint3
         x[k] = in[k];
         special |= (unsigned)(x[k] >= ILMAP_EPILOG) << k;
     }
-#ifdef RANK_HAVE_X86
+#ifdef BATCH_INLINE_COUNT
     if (d->inline_vectors == 1 && !special) {
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = node_count4_sse2(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+            r[k] = BATCH_INLINE_COUNT4(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
     } else if (d->inline_vectors && !special) {
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = node_count_sse2(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
-    } else
-#elif defined(RANK_HAVE_NEON)
-    if (d->inline_vectors == 1 && !special) {
-        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = node_count4_neon(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
-    } else if (d->inline_vectors && !special) {
-        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = node_count_neon(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
+            r[k] = BATCH_INLINE_COUNT(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
     } else
 #endif
     {
