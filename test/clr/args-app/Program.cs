@@ -102,6 +102,12 @@ namespace ArgsTest
         public static int sink;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Seven()
+        {
+            return 7;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Nothing(int x, string s)
         {
             sink += x + (s == null ? 0 : s.Length);
@@ -131,6 +137,17 @@ namespace ArgsTest
         {
             Value += x;
             return Value;
+        }
+    }
+
+    class Counter
+    {
+        int n;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Next()
+        {
+            return ++n;
         }
     }
 
@@ -234,6 +251,11 @@ namespace ArgsTest
             Join("y", null);
             Join(new string('x', 3000), "\u2028\u2029");
 
+            Expect.Call(P + "Seven", null, Expect.I(Prims.Seven()));
+            var counter = new Counter();
+            for (int k = 0; k < 3; k++)
+                Expect.Call("ArgsTest.Counter::Next", Expect.Obj("ArgsTest.Counter"),
+                            Expect.I(counter.Next()));
             Prims.Nothing(7, "seven");
             Expect.Call(P + "Nothing", null, null, Expect.I(7), Expect.S("seven"));
             Prims.Nothing(-7, null);
