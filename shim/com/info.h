@@ -30,6 +30,21 @@ typedef struct COR_PRF_CODE_INFO {
     SIZE_T size;
 } COR_PRF_CODE_INFO;
 
+/* Where an argument or the return value lies during an enter/leave hook
+ * (doc/profiling-abi.md#info; 16 bytes on 64-bit targets). */
+typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
+    UINT_PTR startAddress;
+    ULONG length;
+} COR_PRF_FUNCTION_ARGUMENT_RANGE;
+
+/* `this` first (instance methods), then each argument; really
+ * 8 + sizeof(range) * numRanges bytes, sized by GetFunctionEnter3Info. */
+typedef struct COR_PRF_FUNCTION_ARGUMENT_INFO {
+    ULONG numRanges;
+    ULONG totalArgumentSize;
+    COR_PRF_FUNCTION_ARGUMENT_RANGE ranges[1];
+} COR_PRF_FUNCTION_ARGUMENT_INFO;
+
 _Static_assert(sizeof(COR_IL_MAP) == 12, "COR_IL_MAP is 12 bytes");
 _Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
 
@@ -68,7 +83,7 @@ typedef struct ICorProfilerInfo9Vtbl {
     ULONG(CLR_STDCALL *AddRef)(PI);                                         /* 1 */
     ULONG(CLR_STDCALL *Release)(PI);                                        /* 2 */
     /* ICorProfilerInfo */
-    clr_slot GetClassFromObject;                                            /* 3 */
+    HRESULT(CLR_STDCALL *GetClassFromObject)(PI, ObjectID, ClassID *cls);   /* 3 */
     clr_slot GetClassFromToken;                                             /* 4 */
     clr_slot GetCodeInfo;                                                   /* 5 */
     HRESULT(CLR_STDCALL *GetEventMask)(PI, DWORD *events);                  /* 6 */
@@ -79,7 +94,8 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot IsArrayClass;                                                  /* 11 */
     clr_slot GetThreadInfo;                                                 /* 12 */
     clr_slot GetCurrentThreadID;                                            /* 13 */
-    clr_slot GetClassIDInfo;                                                /* 14 */
+    HRESULT(CLR_STDCALL *GetClassIDInfo)(PI, ClassID, ModuleID *module,
+                                         mdTypeDef *type);                  /* 14 */
     HRESULT(CLR_STDCALL *GetFunctionInfo)(PI, FunctionID, ClassID *cls, ModuleID *module,
                                           mdToken *token);                  /* 15 */
     HRESULT(CLR_STDCALL *SetEventMask)(PI, DWORD events);                   /* 16 */
@@ -138,15 +154,20 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot RequestProfilerDetach;                                         /* 58 */
     HRESULT(CLR_STDCALL *SetFunctionIDMapper2)(PI, FunctionIDMapper2 *mapper,
                                                void *client_data);          /* 59 */
-    clr_slot GetStringLayout2;                                              /* 60 */
+    HRESULT(CLR_STDCALL *GetStringLayout2)(PI, ULONG *length_offset,
+                                           ULONG *buffer_offset);           /* 60 */
     HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3)(
         PI, FunctionEnter3 *enter, FunctionLeave3 *leave,
         FunctionTailcall3 *tailcall);                                       /* 61 */
     HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3WithInfo)(
         PI, FunctionEnter3WithInfo *enter, FunctionLeave3WithInfo *leave,
         FunctionTailcall3WithInfo *tailcall);                               /* 62 */
-    clr_slot GetFunctionEnter3Info;                                         /* 63 */
-    clr_slot GetFunctionLeave3Info;                                         /* 64 */
+    HRESULT(CLR_STDCALL *GetFunctionEnter3Info)(PI, FunctionID, COR_PRF_ELT_INFO,
+                                                COR_PRF_FRAME_INFO *frame, ULONG *cb_args,
+                                                COR_PRF_FUNCTION_ARGUMENT_INFO *args); /* 63 */
+    HRESULT(CLR_STDCALL *GetFunctionLeave3Info)(PI, FunctionID, COR_PRF_ELT_INFO,
+                                                COR_PRF_FRAME_INFO *frame,
+                                                COR_PRF_FUNCTION_ARGUMENT_RANGE *ret); /* 64 */
     clr_slot GetFunctionTailcall3Info;                                      /* 65 */
     clr_slot EnumModules;                                                   /* 66 */
     HRESULT(CLR_STDCALL *GetRuntimeInformation)(PI, USHORT *instance,
@@ -206,6 +227,10 @@ struct ICorProfilerInfo9 {
 
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromObject, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetEventMask, 6);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo, 14);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStringLayout2, 60);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionEnter3Info, 63);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionLeave3Info, 64);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo, 15);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEventMask, 16);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo, 20);

@@ -31,7 +31,9 @@ typedef struct IMetaDataImportVtbl {
                                           ULONG *pcch_name, DWORD *flags,
                                           mdToken *extends);                  /* 12 */
     clr_slot GetInterfaceImplProps;                                           /* 13 */
-    clr_slot GetTypeRefProps;                                                 /* 14 */
+    /* The name is the full one, "Ns.Name". */
+    HRESULT(CLR_STDCALL *GetTypeRefProps)(MI, mdToken tr, mdToken *scope, WCHAR *name,
+                                          ULONG cch_name, ULONG *pcch_name); /* 14 */
     clr_slot ResolveTypeRef;                                                  /* 15 */
     clr_slot EnumMembers;                                                     /* 16 */
     clr_slot EnumMembersWithName;                                             /* 17 */
@@ -101,6 +103,7 @@ struct IMetaDataImport {
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumTypeDefs, 6);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindTypeDefByName, 9);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeDefProps, 12);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeRefProps, 14);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethods, 18);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethodsWithName, 19);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);

@@ -6,6 +6,8 @@
  */
 #include "harness/harness.h"
 
+#include <stdatomic.h>
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,13 @@ static void on_initialized(void *ctx, shim_profiler *p, const shim_init_note *n)
     report_runtime(r, p);
     if (p->elt_enabled)
         shim_check_elt_setup(&p->elt, r);
+    if (p->elt.args)
+        shim_report_event(r, "args_setup",
+                          "\"ok\":%s,\"hooks_hr\":\"0x%08X\",\"mapper_hr\":\"0x%08X\","
+                          "\"selectors\":%zu,\"max_calls\":%" PRIu32,
+                          p->args_enabled ? "true" : "false", (unsigned)p->elt.hr_hooks,
+                          (unsigned)p->elt.hr_mapper, p->args.selection.count,
+                          p->args.max_calls);
     shim_report_event(r, "initialized",
                       "\"event_mask\":\"0x%08X\",\"high_mask_hr\":\"0x%08X\",\"selectors\":%zu,"
                       "\"probe\":%s,\"elt\":%s,\"store\":%s",
@@ -189,6 +198,12 @@ static void on_module_unloaded(void *ctx, shim_profiler *p, const shim_unload_no
     shim_check_unload(ctx, p, n);
 }
 
+static void on_args_line(void *ctx, shim_profiler *p, const char *line)
+{
+    (void)p;
+    shim_report_line(&((shim_harness *)ctx)->report, line);
+}
+
 static void on_shutdown(void *ctx, shim_profiler *p)
 {
     shim_harness *h = ctx;
@@ -197,6 +212,17 @@ static void on_shutdown(void *ctx, shim_profiler *p)
     shim_check_store_final(h, p);
     if (p->elt_enabled)
         shim_check_elt(&p->elt, &h->report);
+    if (p->args_enabled) {
+        size_t methods = 0;
+        for (const shim_args_target *t = atomic_load(&p->args.targets); t; t = t->next)
+            methods++;
+        shim_report_event(&h->report, "args_done",
+                          "\"methods\":%zu,\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
+                          ",\"refused\":%" PRIu64,
+                          methods, (uint64_t)atomic_load(&p->args.lines),
+                          (uint64_t)atomic_load(&p->args.skipped),
+                          (uint64_t)atomic_load(&p->args.refused));
+    }
     shim_lock(p);
     /* Where every selected method ended up: instrumented, refused by the
      * instrumenter, requested but never compiled (never called after the
@@ -246,7 +272,7 @@ static const shim_hooks harness_hooks = {
     &the_harness,      on_configure,     on_initialized,
     on_rejit_requested, on_rejit_parameters, on_rejit_finished,
     on_rejit_error,    on_body_read,     on_shutdown,
-    on_module_unloaded,
+    on_module_unloaded, on_args_line,
 };
 
 const shim_hooks *shim_harness_hooks(void)

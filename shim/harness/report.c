@@ -109,6 +109,20 @@ void shim_report_event(shim_report *r, const char *event, const char *fields, ..
     unlock(r);
 }
 
+void shim_report_line(shim_report *r, const char *object)
+{
+    if (!r || !object)
+        return;
+    lock(r);
+    if (!r->summarized && r->file) {
+        r->events++;
+        fputs(object, r->file);
+        fputc('\n', r->file);
+        fflush(r->file);
+    }
+    unlock(r);
+}
+
 void shim_report_summary(shim_report *r, const char *fields, ...)
 {
     if (!r)

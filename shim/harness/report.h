@@ -45,6 +45,10 @@ void shim_report_check(shim_report *r, const char *kind, int ok, const char *fie
 void shim_report_event(shim_report *r, const char *event, const char *fields, ...)
     SHIM_PRINTF(3, 4);
 
+/* Writes one whole JSON object as a line, as given (it must be one,
+ * without a newline); counted with the events. */
+void shim_report_line(shim_report *r, const char *object);
+
 /* Writes the summary line once (later calls do nothing); `fields` as above,
  * may be NULL. It is the last line: checks and events after it (a
  * background compilation finishing while Shutdown runs) are dropped, so

@@ -30,6 +30,7 @@
 
 #include "com/info.h"
 #include "ilmap-versions.h"
+#include "profiler/args.h"
 
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
 
@@ -42,6 +43,10 @@ typedef struct shim_elt_module {
 
 typedef struct shim_elt {
     ICorProfilerInfo4 *info;
+    /* Argument mode (ILMAP_SHIM_ARGS, args.h): set before shim_elt_start,
+     * the mapper hooks only args' methods and the hooks are the slow-path
+     * ones in C (they count too); NULL: counting mode, fast-path stubs. */
+    shim_args *args;
     ilmap_fid_mapper *mapper;
     size_t capacity; /* distinct FunctionIDs the mapper takes; client IDs are 1..capacity */
     /* Indexed by client ID (entry 0 unused). */
@@ -74,8 +79,8 @@ enum shim_elt_setup {
 };
 
 /* The event-mask bits the hooks need; SetEventMask must have them before
- * shim_elt_start (doc/profiling-abi.md#elt-abi). */
-DWORD shim_elt_event_mask(void);
+ * shim_elt_start (doc/profiling-abi.md#elt-abi). args: argument mode. */
+DWORD shim_elt_event_mask(int args);
 
 /*
  * In Initialize, after SetEventMask: creates the mapper for max_functions

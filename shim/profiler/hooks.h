@@ -117,6 +117,10 @@ typedef struct shim_hooks {
     /* Shutdown, after the ReJIT thread stopped. */
     void (*shutdown)(void *ctx, shim_profiler *p);
     void (*module_unloaded)(void *ctx, shim_profiler *p, const shim_unload_note *n);
+    /* One {"type":"args",...} report line (a whole JSON object, no
+     * newline), at the leave of a call of an ILMAP_SHIM_ARGS method, on
+     * that thread, inside the runtime's enter/leave hook. */
+    void (*args_line)(void *ctx, shim_profiler *p, const char *line);
 } shim_hooks;
 
 #endif

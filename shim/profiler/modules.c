@@ -299,7 +299,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     shim_lock(p);
     p->count.modules_loaded++;
     shim_unlock(p);
-    if (FAILED(status) || p->selection.count == 0)
+    if (FAILED(status) || (p->selection.count == 0 && !p->args_enabled))
         return S_OK;
 
     IUnknown *unk = NULL;
@@ -308,6 +308,9 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     if (hr != S_OK || !unk)
         return S_OK; /* resource-only or dynamic module: nothing to select */
     IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
+    /* Argument reports: before anything of the module is JIT-compiled. */
+    if (p->args_enabled)
+        shim_args_module_loaded(&p->args, module, md);
     mdMethodDef *tokens = NULL;
     shim_lock(p);
     size_t before = p->method_count;

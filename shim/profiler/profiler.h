@@ -98,6 +98,8 @@ struct shim_profiler {
     shim_store store;  /* every ReJIT version and its native body (libilmap) */
     int elt_enabled;   /* ILMAP_SHIM_ELT=1 */
     shim_elt elt;      /* enter/leave hooks and libilmap's FunctionIDMapper */
+    int args_enabled;  /* ILMAP_SHIM_ARGS names methods (the hooks are elt's, in argument mode) */
+    shim_args args;
     uint32_t wait_ms;
     uint32_t probe_every;
     int verbose;

@@ -31,6 +31,8 @@ HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, M
     note.requests_dropped = shim_rejit_forget_module(&p->rejit, module);
     if (p->elt_enabled)
         shim_elt_unwatch_module(&p->elt, module);
+    if (p->args_enabled)
+        shim_args_module_unloaded(&p->args, module);
     note.status = shim_store_remove_module(&p->store, module, &note.removed, &note.before,
                                            &note.after);
 

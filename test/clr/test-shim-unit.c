@@ -1194,13 +1194,13 @@ static void elt(const char *report)
     static shim_elt e;
     shim_report r;
     CHECK(shim_report_open(&r, report) == 0);
-    CHECK(shim_elt_event_mask() == COR_PRF_MONITOR_ENTERLEAVE);
+    CHECK(shim_elt_event_mask(0) == COR_PRF_MONITOR_ENTERLEAVE);
     CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
 
     fake.info.lpVtbl = &fake_info_vtbl;
     fake.md.lpVtbl = &fake_md_vtbl;
     DWORD saved_mask = fake.mask;
-    fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask();
+    fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask(0);
     shim_elt_hooks stubs;
     if (!shim_elt_hooks_get(&stubs)) {
         /* No stubs for this platform (elt_hooks.h): the shim refuses,

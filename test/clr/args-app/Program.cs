@@ -1,0 +1,308 @@
+// The clr suite's argument-report program (run-args.py): calls methods
+// with primitives at their edge values, strings (non-ASCII, surrogates,
+// escapes, null), objects and structs, and writes what each call passed
+// and returned to the file named by its first argument, one JSON line per
+// call: {"method":"Ns.Type::M","this":T,"args":[T,...],"ret":T} with every
+// value tagged as [kind, text] so that the runner can build the value the
+// shim must report (floats as their bits, strings as UTF-16 code units).
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Text;
+using System.Threading;
+
+namespace ArgsTest
+{
+    static class Expect
+    {
+        static readonly List<string> lines = new List<string>();
+
+        public static string I(long v) => "[\"int\",\"" + v + "\"]";
+        public static string U(ulong v) => "[\"int\",\"" + v + "\"]";
+        public static string Wide(long v) => "[\"wide\",\"" + v + "\"]";
+        public static string UWide(ulong v) => "[\"wide\",\"" + v + "\"]";
+        public static string B(bool v) => "[\"bool\",\"" + (v ? "true" : "false") + "\"]";
+        public static string C(char v) => "[\"str\",[" + (int)v + "]]";
+        public static string F(float v) => "[\"r4\",\"" + BitConverter.SingleToInt32Bits(v) + "\"]";
+        public static string D(double v) => "[\"r8\",\"" + BitConverter.DoubleToInt64Bits(v) + "\"]";
+        public static string Obj(string cls) => "[\"class\",\"" + cls + "\"]";
+        public static string S(string v)
+        {
+            if (v == null)
+                return "[\"null\",\"\"]";
+            var sb = new StringBuilder("[\"str\",[");
+            for (int i = 0; i < v.Length; i++)
+                sb.Append(i == 0 ? "" : ",").Append((int)v[i]);
+            return sb.Append("]]").ToString();
+        }
+
+        public static void Call(string method, string self, string ret, params string[] args)
+        {
+            var sb = new StringBuilder("{\"method\":\"").Append(method).Append('"');
+            if (self != null)
+                sb.Append(",\"this\":").Append(self);
+            sb.Append(",\"args\":[").Append(string.Join(",", args)).Append(']');
+            if (ret != null)
+                sb.Append(",\"ret\":").Append(ret);
+            lock (lines)
+                lines.Add(sb.Append('}').ToString());
+        }
+
+        public static void Write(string path) => File.WriteAllLines(path, lines);
+    }
+
+    static class Prims
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Ints(sbyte a, byte b, short c, ushort d, int e, uint f, long g, ulong h,
+                                nint i, nuint j)
+        {
+            return a + b + c + d + e + (long)f + g + (long)h + i + (long)j;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static double Floats(float a, double b)
+        {
+            return a * 2.0 + b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static float Single(float a)
+        {
+            return a / 3.0f;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static char NextChar(char c, bool up)
+        {
+            return up ? (char)(c + 1) : (char)(c - 1);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool Not(bool b)
+        {
+            return !b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ulong MaxU(ulong a, ulong b)
+        {
+            return a > b ? a : b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Join(string a, string b)
+        {
+            if (a == null || b == null)
+                return null;
+            return a + "|" + b;
+        }
+
+        public static int sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Seven()
+        {
+            return 7;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Nothing(int x, string s)
+        {
+            sink += x + (s == null ? 0 : s.Length);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Fact(int n)
+        {
+            int r = n <= 1 ? 1 : n * Fact(n - 1);
+            return r;
+        }
+
+        // Not decoded in this slice: the class of an object, "?" for a struct.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Other(object o, Point p, int[] a)
+        {
+            return p.X + (a == null ? 0 : a.Length) + (o == null ? 0 : 1);
+        }
+    }
+
+    class Box
+    {
+        public int Value;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Add(int x)
+        {
+            Value += x;
+            return Value;
+        }
+    }
+
+    class Counter
+    {
+        int n;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Next()
+        {
+            return ++n;
+        }
+    }
+
+    class DerivedBox : Box
+    {
+    }
+
+    struct Point
+    {
+        public int X, Y;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Sum(int k)
+        {
+            return X + Y + k;
+        }
+    }
+
+    static class Many
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Counted(int i)
+        {
+            return i * 3;
+        }
+    }
+
+    static class Program
+    {
+        const string P = "ArgsTest.Prims::";
+
+        static void Ints(sbyte a, byte b, short c, ushort d, int e, uint f, long g, ulong h,
+                         nint i, nuint j)
+        {
+            long r = Prims.Ints(a, b, c, d, e, f, g, h, i, j);
+            Expect.Call(P + "Ints", null, Expect.Wide(r), Expect.I(a), Expect.U(b), Expect.I(c),
+                        Expect.U(d), Expect.I(e), Expect.U(f), Expect.Wide(g), Expect.UWide(h),
+                        Expect.Wide(i), Expect.UWide(j));
+        }
+
+        static void Floats(float a, double b)
+        {
+            double r = Prims.Floats(a, b);
+            Expect.Call(P + "Floats", null, Expect.D(r), Expect.F(a), Expect.D(b));
+        }
+
+        static void Single(float a)
+        {
+            float r = Prims.Single(a);
+            Expect.Call(P + "Single", null, Expect.F(r), Expect.F(a));
+        }
+
+        static void Join(string a, string b)
+        {
+            string r = Prims.Join(a, b);
+            Expect.Call(P + "Join", null, Expect.S(r), Expect.S(a), Expect.S(b));
+        }
+
+        static int Main(string[] argv)
+        {
+            if (argv.Length != 1)
+            {
+                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl>");
+                return 2;
+            }
+            Ints(sbyte.MinValue, byte.MaxValue, short.MinValue, ushort.MaxValue, int.MinValue,
+                 uint.MaxValue, long.MinValue, ulong.MaxValue, nint.MinValue, nuint.MaxValue);
+            Ints(sbyte.MaxValue, byte.MinValue, short.MaxValue, ushort.MinValue, int.MaxValue,
+                 uint.MinValue, long.MaxValue, ulong.MinValue, nint.MaxValue, nuint.MinValue);
+            Ints(-1, 1, -1, 1, -1, 1, -1, 1, -1, 1);
+
+            double[] doubles = { 0.0, -0.0, 1.0, -1.5, 0.1, 1.0 / 3.0, double.MaxValue,
+                                 double.MinValue, double.Epsilon, 1e-310, double.NaN,
+                                 double.PositiveInfinity, double.NegativeInfinity, 123456789.125 };
+            float[] floats = { 0.0f, -0.0f, 1.0f, 0.1f, float.MaxValue, float.MinValue,
+                               float.Epsilon, 1e-40f, float.NaN, float.PositiveInfinity,
+                               float.NegativeInfinity, 16777217.0f, 3.14159274f, -2.5e-20f };
+            for (int k = 0; k < doubles.Length; k++)
+                Floats(floats[k], doubles[k]);
+            foreach (float f in floats)
+                Single(f);
+
+            foreach (var (c, up) in new[] { ('a', true), ('\0', true), ('"', false), ('\\', true),
+                                            ('\u00e9', true), ('\u4e2d', false), ('\ud800', true),
+                                            ('\uffff', false), ('\n', true) })
+            {
+                char r = Prims.NextChar(c, up);
+                Expect.Call(P + "NextChar", null, Expect.C(r), Expect.C(c), Expect.B(up));
+            }
+            foreach (bool b in new[] { true, false })
+                Expect.Call(P + "Not", null, Expect.B(Prims.Not(b)), Expect.B(b));
+            Expect.Call(P + "MaxU", null, Expect.UWide(Prims.MaxU(ulong.MaxValue, 1)),
+                        Expect.UWide(ulong.MaxValue), Expect.UWide(1));
+
+            Join("plain", "ascii");
+            Join("caf\u00e9 \u00fcber \u4e2d\u6587 \u0440\u0443\u0441", "\U0001F600 emoji");
+            Join("quote \" backslash \\ slash / tab \t nl \n cr \r nul \0 bell \a", "\u007f\u0080");
+            Join("lone \ud800 high", "lone \udc00 low");
+            Join("", "");
+            Join(null, "x");
+            Join("y", null);
+            Join(new string('x', 3000), "\u2028\u2029");
+
+            Expect.Call(P + "Seven", null, Expect.I(Prims.Seven()));
+            var counter = new Counter();
+            for (int k = 0; k < 3; k++)
+                Expect.Call("ArgsTest.Counter::Next", Expect.Obj("ArgsTest.Counter"),
+                            Expect.I(counter.Next()));
+            Prims.Nothing(7, "seven");
+            Expect.Call(P + "Nothing", null, null, Expect.I(7), Expect.S("seven"));
+            Prims.Nothing(-7, null);
+            Expect.Call(P + "Nothing", null, null, Expect.I(-7), Expect.S(null));
+
+            Prims.Fact(5);
+            for (int n = 1, f = 1; n <= 5; n++, f *= n)
+                Expect.Call(P + "Fact", null, Expect.I(f), Expect.I(n));
+
+            var pt = new Point { X = 3, Y = 4 };
+            int o = Prims.Other(new Box(), pt, new int[] { 1, 2 });
+            Expect.Call(P + "Other", null, Expect.I(o), Expect.Obj("ArgsTest.Box"),
+                        Expect.Obj("?"), Expect.Obj("?"));
+            o = Prims.Other(null, pt, null);
+            Expect.Call(P + "Other", null, Expect.I(o), "[\"null\",\"\"]", Expect.Obj("?"),
+                        "[\"null\",\"\"]");
+
+            var box = new Box();
+            Expect.Call("ArgsTest.Box::Add", Expect.Obj("ArgsTest.Box"), Expect.I(box.Add(5)),
+                        Expect.I(5));
+            Box derived = new DerivedBox();
+            Expect.Call("ArgsTest.Box::Add", Expect.Obj("ArgsTest.DerivedBox"),
+                        Expect.I(derived.Add(-9)), Expect.I(-9));
+            Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
+                        Expect.I(10));
+
+            // More calls than ILMAP_SHIM_ARGS_MAX, on four threads at once:
+            // the runner checks that calls 1..max are each reported once.
+            var threads = new Thread[4];
+            long total = 0;
+            for (int t = 0; t < threads.Length; t++)
+            {
+                threads[t] = new Thread(() =>
+                {
+                    long sum = 0;
+                    for (int i = 0; i < 500; i++)
+                        sum += Many.Counted(i);
+                    Interlocked.Add(ref total, sum);
+                });
+                threads[t].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+
+            Expect.Write(argv[0]);
+            Console.WriteLine("done " + total);
+            return 0;
+        }
+    }
+}
