@@ -40,33 +40,13 @@ static inline void interval_at(const struct ilmap_direction *d, uint32_t rank, i
     iv->rank = rank;
 }
 
-/* Where the interval after iv ends: the key after its upper key. */
+/* Where the interval after iv ends: the key after its upper key, capped
+ * at EPILOG (no special input is below it). */
 static inline uint32_t next_bound(const struct ilmap_direction *d, const interval *iv)
 {
     uint32_t r = iv->rank + 1u;
-    return r < d->index.nkeys ? rank_index_key(&d->index, r) : ILMAP_EPILOG;
-}
-
-/* For x past the remembered interval (ascending queries that continue
- * it): the next keys, as a merge steps, while they are two at most; else
- * a search. The special inputs are answered by their rule. */
-static inline uint32_t translate_advance(const struct ilmap_direction *d, uint32_t x,
-                                         interval *iv)
-{
-    if (x >= ILMAP_EPILOG || x < iv->lo)
-        return direction_translate(d, x);
-    const rank_index *index = &d->index;
-    uint32_t r = iv->rank + 1u;
-    for (int step = 0; step < 2; step++, r++) {
-        if (r > index->nkeys)
-            break;
-        if (r == index->nkeys || rank_index_key(index, r) > x) {
-            interval_at(d, r, iv);
-            return iv->value;
-        }
-    }
-    interval_at(d, rank_index_count_le(index, x), iv);
-    return iv->value;
+    uint32_t k = r < d->index.nkeys ? rank_index_key(&d->index, r) : ILMAP_EPILOG;
+    return k < ILMAP_EPILOG ? k : ILMAP_EPILOG;
 }
 
 /* Inside the interval: its value; else the single lookup. No interval
@@ -223,7 +203,12 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const uint3
             r[k] = BATCH_INLINE_COUNT(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
     } else
 #endif
-    {
+    if (!special) {
+        /* The caller's queries themselves: a copy just stored would be
+         * read back by the kernel's wide loads, which store forwarding
+         * does not serve (a stall per block). */
+        d->rank8(d, in, r);
+    } else {
         uint32_t safe[DIRECTION_BLOCK];
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
             safe[k] = x[k] >= ILMAP_EPILOG ? 0 : x[k];
@@ -270,13 +255,18 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
         if (descents == 0 && in[i] - iv.lo < iv.span && d->index.nkeys > 0 &&
             in[i + DIRECTION_BLOCK - 1] < next_bound(d, &iv)) {
             /* Ascending, from the interval into the next one at most
-             * (several queries per key): a merge, where the one boundary
-             * costs a branch (in[k] is read before out[k], maybe the same
-             * word). */
-            for (size_t k = i; k < i + DIRECTION_BLOCK; k++) {
-                uint32_t x = in[k];
-                out[k] = x - iv.lo < iv.span ? iv.value : translate_advance(d, x, &iv);
-            }
+             * (several queries per key): each query is this interval's
+             * value or the next one's, a select, no branch. A query at or
+             * past the interval's end is below the next bound, so the
+             * interval has a next (rank < nkeys, values[rank + 1]). */
+            uint32_t end = iv.lo + iv.span, x[DIRECTION_BLOCK];
+            uint32_t next = in[i + DIRECTION_BLOCK - 1] >= end ? d->values[iv.rank + 1u] : 0;
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+                x[k] = in[i + k];
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+                out[i + k] = x[k] < end ? iv.value : next;
+            if (x[DIRECTION_BLOCK - 1] >= end)
+                interval_at(d, iv.rank + 1u, &iv);
             continue;
         }
         /* Ascending from the remembered interval on (a sorted run, about
