@@ -138,7 +138,10 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot GetClassFromTokenAndTypeArgs;                                  /* 43 */
     clr_slot GetFunctionFromTokenAndTypeArgs;                               /* 44 */
     clr_slot EnumModuleFrozenObjects;                                       /* 45 */
-    clr_slot GetArrayObjectInfo;                                            /* 46 */
+    /* An array object's rank dimensions: their lengths and lower bounds,
+     * and where its elements start (row-major, element size apart). */
+    HRESULT(CLR_STDCALL *GetArrayObjectInfo)(PI, ObjectID, ULONG32 rank, ULONG32 lengths[],
+                                             int lower_bounds[], BYTE **data); /* 46 */
     clr_slot GetBoxClassLayout;                                             /* 47 */
     clr_slot GetThreadAppDomain;                                            /* 48 */
     clr_slot GetRVAStaticAddress;                                           /* 49 */
@@ -228,6 +231,7 @@ struct ICorProfilerInfo9 {
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromObject, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetEventMask, 6);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo, 14);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetArrayObjectInfo, 46);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStringLayout2, 60);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionEnter3Info, 63);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionLeave3Info, 64);
