@@ -25,6 +25,8 @@
 #define MAX_STRING_CHARS 4096u
 /* Calls a thread can have open (entered, not left) at once. */
 #define STACK_DEPTH 64u
+/* Arrays longer than this are reported by length. */
+#define MAX_ARRAY_ELEMENTS 1024u
 
 DWORD shim_args_event_mask(void)
 {
@@ -219,31 +221,39 @@ static void put_string(shim_args *a, text *t, ObjectID obj)
     put_utf16_json(t, chars, n);
 }
 
-/* One value of the slot's kind from the range's bytes. */
-static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR at, ULONG length)
+/* The size of a primitive element; 0 for any other. */
+static size_t primitive_size(uint32_t element)
 {
-    if (!at || (s->size && length < s->size) ||
-        (s->repr == ILMAP_SIG_REPR_OBJECT_ID && length < sizeof(ObjectID))) {
-        puts_(t, "{\"class\":\"?\"}");
-        return;
+    switch (element) {
+    case ILMAP_SIG_ELEMENT_BOOLEAN:
+    case ILMAP_SIG_ELEMENT_I1:
+    case ILMAP_SIG_ELEMENT_U1:
+        return 1;
+    case ILMAP_SIG_ELEMENT_CHAR:
+    case ILMAP_SIG_ELEMENT_I2:
+    case ILMAP_SIG_ELEMENT_U2:
+        return 2;
+    case ILMAP_SIG_ELEMENT_I4:
+    case ILMAP_SIG_ELEMENT_U4:
+    case ILMAP_SIG_ELEMENT_R4:
+        return 4;
+    case ILMAP_SIG_ELEMENT_I8:
+    case ILMAP_SIG_ELEMENT_U8:
+    case ILMAP_SIG_ELEMENT_R8:
+        return 8;
+    case ILMAP_SIG_ELEMENT_I:
+    case ILMAP_SIG_ELEMENT_U:
+        return sizeof(void *);
+    default:
+        return 0;
     }
-    const void *p = (const void *)at;
-    if (s->repr == ILMAP_SIG_REPR_OBJECT_ID) {
-        ObjectID obj;
-        memcpy(&obj, p, sizeof obj);
-        if (!obj)
-            puts_(t, "null");
-        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
-            put_string(a, t, obj);
-        else
-            put_object_class(a, t, obj);
-        return;
-    }
-    if (s->repr != ILMAP_SIG_REPR_PRIMITIVE) {
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    switch (s->element) {
+}
+
+/* A primitive of the element's type at p (primitive_size bytes). */
+static void put_primitive(text *t, uint32_t element, const void *p)
+{
+    size_t size = primitive_size(element);
+    switch (element) {
     case ILMAP_SIG_ELEMENT_BOOLEAN: {
         uint8_t v;
         memcpy(&v, p, 1);
@@ -306,7 +316,7 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
     }
     case ILMAP_SIG_ELEMENT_I8:
     case ILMAP_SIG_ELEMENT_I: {
-        if (s->size == 8) {
+        if (size == 8) {
             int64_t v;
             memcpy(&v, p, 8);
             putf(t, "\"%" PRId64 "\"", v);
@@ -319,7 +329,7 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
     }
     case ILMAP_SIG_ELEMENT_U8:
     case ILMAP_SIG_ELEMENT_U: {
-        if (s->size == 8) {
+        if (size == 8) {
             uint64_t v;
             memcpy(&v, p, 8);
             putf(t, "\"%" PRIu64 "\"", v);
@@ -334,6 +344,124 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
         puts_(t, "{\"class\":\"?\"}");
         return;
     }
+}
+
+/* How many bytes a value of d takes in memory (an array element, a byref's
+ * target); 0 when this slice cannot read it. */
+static size_t desc_size(const shim_args_desc *d)
+{
+    if (d->slot.repr == ILMAP_SIG_REPR_PRIMITIVE)
+        return primitive_size(d->slot.element);
+    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+        return primitive_size(d->enum_element);
+    if (d->slot.repr == ILMAP_SIG_REPR_OBJECT_ID)
+        return sizeof(ObjectID);
+    return 0;
+}
+
+static void put_value(shim_args *a, text *t, const shim_args_desc *d,
+                      const shim_args_desc *inner, const void *p, size_t length);
+
+/* A one-dimension array's elements as a JSON array. */
+static void put_array(shim_args *a, text *t, ObjectID obj, const shim_args_desc *elem)
+{
+    size_t esize = desc_size(elem);
+    ULONG32 n = 0;
+    int lower = 0;
+    BYTE *data = NULL;
+    HRESULT hr = esize ? a->info->lpVtbl->GetArrayObjectInfo(a->info, obj, 1, &n, &lower, &data)
+                       : E_FAIL;
+    if (!esize) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    if (FAILED(hr) || (n && !data)) {
+        log_once(1u << 5, "GetArrayObjectInfo 0x%08X; arrays reported as {\"class\":\"?\"}",
+                 (unsigned)hr);
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    if (n > MAX_ARRAY_ELEMENTS) {
+        putf(t, "{\"class\":\"?\",\"length\":%" PRIu32 "}", (uint32_t)n);
+        return;
+    }
+    puts_(t, "[");
+    for (ULONG32 i = 0; i < n; i++) {
+        if (i)
+            puts_(t, ",");
+        put_value(a, t, elem, NULL, data + (size_t)i * esize, esize);
+    }
+    puts_(t, "]");
+}
+
+/* One value described by d from length bytes at p; inner describes a
+ * BYREF's target or an SZARRAY's elements (NULL: none). */
+static void put_value(shim_args *a, text *t, const shim_args_desc *d,
+                      const shim_args_desc *inner, const void *p, size_t length)
+{
+    const ilmap_sig_slot *s = &d->slot;
+    if (!p || (s->size && length < s->size)) {
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    switch (s->repr) {
+    case ILMAP_SIG_REPR_OBJECT_ID: {
+        ObjectID obj;
+        memcpy(&obj, p, sizeof obj);
+        if (!obj)
+            puts_(t, "null");
+        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
+            put_string(a, t, obj);
+        else if (s->element == ILMAP_SIG_ELEMENT_SZARRAY && inner)
+            put_array(a, t, obj, inner);
+        else
+            put_object_class(a, t, obj);
+        return;
+    }
+    case ILMAP_SIG_REPR_PRIMITIVE:
+        put_primitive(t, s->element, p);
+        return;
+    case ILMAP_SIG_REPR_VALUE_TYPE:
+        if (d->enum_element && length >= primitive_size(d->enum_element))
+            put_primitive(t, d->enum_element, p);
+        else
+            puts_(t, "{\"class\":\"?\"}");
+        return;
+    case ILMAP_SIG_REPR_MANAGED_PTR: {
+        /* The range holds the managed pointer; its target is read as the
+         * pointed-to type says (not past that type's size). */
+        uintptr_t target;
+        memcpy(&target, p, sizeof target);
+        size_t size = inner ? desc_size(inner) : 0;
+        puts_(t, "{\"ref\":");
+        if (!target)
+            puts_(t, "null");
+        else if (!size)
+            puts_(t, "{\"class\":\"?\"}");
+        else
+            put_value(a, t, inner, NULL, (const void *)target, size);
+        puts_(t, "}");
+        return;
+    }
+    case ILMAP_SIG_REPR_UNMANAGED_PTR:
+    case ILMAP_SIG_REPR_OPAQUE_PTR: {
+        uintptr_t v;
+        memcpy(&v, p, sizeof v);
+        putf(t, "\"0x%" PRIxPTR "\"", v);
+        return;
+    }
+    default:
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+}
+
+/* One argument's or return value's range. */
+static void put_range(shim_args *a, text *t, const shim_args_value *v, UINT_PTR at,
+                      ULONG length)
+{
+    put_value(a, t, &v->top, v->inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v->inner,
+              (const void *)at, length);
 }
 
 /* ---- Targets ---------------------------------------------------------- */
@@ -381,6 +509,78 @@ static int vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s)
     token_type_name(md, s->token, name, sizeof name);
     return strncmp(name, "System.Runtime.Intrinsics.", 26) == 0 ||
            strncmp(name, "System.Numerics.", 16) == 0;
+}
+
+/* The underlying integer's element of an enum TypeDef of md (the type of
+ * its instance field value__); 0 when td is no such enum. */
+static uint32_t enum_element(IMetaDataImport *md, mdToken td)
+{
+    if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return 0; /* a TypeRef or TypeSpec: another module's type */
+    WCHAR name[8];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) ||
+        !extends)
+        return 0;
+    char base[512];
+    token_type_name(md, extends, base, sizeof base);
+    if (strcmp(base, "System.Enum") != 0)
+        return 0;
+    HCORENUM e = NULL;
+    mdFieldDef fields[16];
+    ULONG count = 0;
+    uint32_t found = 0;
+    while (!found && md->lpVtbl->EnumFields(md, &e, td, fields, 16, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count && !found; i++) {
+            WCHAR fname[16];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen, &attr,
+                                                 &sig, &sig_size, &elem_type, &value,
+                                                 &value_len)) ||
+                !sig || (attr & ILMAP_SIG_FIELD_STATIC))
+                continue;
+            char fn[64];
+            shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, fn, sizeof fn);
+            if (strcmp(fn, "value__") != 0)
+                continue;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                slot.repr == ILMAP_SIG_REPR_PRIMITIVE && primitive_size(slot.element))
+                found = slot.element;
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    return found;
+}
+
+/* What metadata adds to one classified value. */
+static void describe(IMetaDataImport *md, const ilmap_sig_slot *slot, shim_args_value *v)
+{
+    v->top.slot = *slot;
+    if (slot->repr == ILMAP_SIG_REPR_VALUE_TYPE && slot->element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->top.enum_element = enum_element(md, slot->token);
+    ilmap_sig_node node;
+    if ((slot->element != ILMAP_SIG_ELEMENT_BYREF && slot->element != ILMAP_SIG_ELEMENT_SZARRAY) ||
+        slot->node == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_get_node(slot->sig, slot->node, &node) != ILMAP_OK ||
+        node.inner == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_classify_type(slot->sig, node.inner, NULL, 0, &v->inner.slot) != ILMAP_OK) {
+        v->inner.slot.repr = ILMAP_SIG_REPR_VOID;
+        return;
+    }
+    if (v->inner.slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+        v->inner.slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->inner.enum_element = enum_element(md, v->inner.slot.token);
 }
 
 static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
@@ -439,6 +639,13 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
         goto refuse;
     }
     t->slot_count = total;
+    t->values = calloc(total, sizeof *t->values);
+    if (!t->values) {
+        shim_log("args: out of memory; %s not hooked", t->name);
+        goto refuse;
+    }
+    for (size_t i = 0; i < total; i++)
+        describe(md, &t->slots[i], &t->values[i]);
     if ((si.callconv & ILMAP_SIG_CALLCONV_MASK) == ILMAP_SIG_CALLCONV_VARARG) {
         shim_log("args: %s: vararg methods are not hooked", t->name);
         goto refuse;
@@ -459,6 +666,7 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
     return;
 refuse:
     atomic_fetch_add(&a->refused, 1);
+    free(t->values);
     free(t->slots);
     ilmap_sig_free(t->sig);
     free(t);
@@ -544,7 +752,7 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         else if (t->value_this)
             putf(out, "{\"class\":\"%s\"}", t->type_name);
         else
-            put_value(a, out, &t->slots[0], ai->ranges[0].startAddress, ai->ranges[0].length);
+            put_range(a, out, &t->values[0], ai->ranges[0].startAddress, ai->ranges[0].length);
         slot = 1;
     }
     puts_(out, ",\"args\":[");
@@ -552,7 +760,7 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         if (i)
             puts_(out, ",");
         if (ok)
-            put_value(a, out, &t->slots[slot], ai->ranges[slot].startAddress,
+            put_range(a, out, &t->values[slot], ai->ranges[slot].startAddress,
                       ai->ranges[slot].length);
         else
             puts_(out, "{\"class\":\"?\"}");
@@ -632,7 +840,8 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
                      t->name, (unsigned)hr);
             puts_(&p->head, "{\"class\":\"?\"}");
         } else {
-            put_value(a, &p->head, ret, range.startAddress, range.length);
+            put_range(a, &p->head, &t->values[t->slot_count - 1], range.startAddress,
+                      range.length);
         }
     }
     puts_(&p->head, "}");

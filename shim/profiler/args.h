@@ -16,9 +16,10 @@
  * a Vector128 would see it damaged, so methods with value-type arguments
  * or return values of System.Runtime.Intrinsics are refused.
  *
- * This slice decodes primitives, strings, null and the class of `this`
- * and of other objects; any other value is reported as {"class":"?"}
- * (value types, pointers, byrefs...).
+ * Decoded: primitives, strings, null, enums of the method's module (by
+ * their value__ field's type), byrefs to those, pointers, one-dimension
+ * arrays of those, and the class of `this` and of other objects; any
+ * other value is reported as {"class":"?"} (structs, objects' fields...).
  *
  * The enter/leave hooks and the FunctionIDMapper are elt.c's (the mapper
  * hooks only the functions shim_args_wants answers for); the per-call
@@ -38,6 +39,22 @@
 
 #define SHIM_ARGS_DEFAULT_MAX 64u
 
+/* How one value is read: its classification, and what metadata adds to
+ * it at registration (never at the hooks). */
+typedef struct shim_args_desc {
+    ilmap_sig_slot slot;
+    /* VALUE_TYPE that is an enum of this module: the ELEMENT_TYPE of its
+     * value__ field (its underlying integer); else 0. */
+    uint32_t enum_element;
+} shim_args_desc;
+
+/* One value of a signature: its own description, and for a BYREF the
+ * pointed-to type's, for an SZARRAY the element type's (inner.slot.repr
+ * VOID when there is none). */
+typedef struct shim_args_value {
+    shim_args_desc top, inner;
+} shim_args_value;
+
 /* One method named by ILMAP_SHIM_ARGS in a loaded module; pushed on a
  * list that only grows, never freed (hooks may be using it on any
  * thread); its module is cleared to 0 when the module unloads. */
@@ -48,6 +65,7 @@ typedef struct shim_args_target {
     char type_name[256];  /* "Ns.Type", JSON-safe: a value type's `this` */
     ilmap_sig *sig;
     ilmap_sig_slot *slots; /* `this` (when has_this), parameters, return value */
+    shim_args_value *values; /* one per slot */
     size_t slot_count;
     int has_this, value_this;
     atomic_uint_least64_t calls;

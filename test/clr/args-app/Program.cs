@@ -27,6 +27,11 @@ namespace ArgsTest
         public static string F(float v) => "[\"r4\",\"" + BitConverter.SingleToInt32Bits(v) + "\"]";
         public static string D(double v) => "[\"r8\",\"" + BitConverter.DoubleToInt64Bits(v) + "\"]";
         public static string Obj(string cls) => "[\"class\",\"" + cls + "\"]";
+        public static string Null() => "[\"null\",\"\"]";
+        public static string Ref(string inner) => "[\"ref\"," + inner + "]";
+        public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
+        public static string Arr(params string[] elems) =>
+            "[\"arr\",[" + string.Join(",", elems) + "]]";
         public static string S(string v)
         {
             if (v == null)
@@ -120,7 +125,7 @@ namespace ArgsTest
             return r;
         }
 
-        // Not decoded in this slice: the class of an object, "?" for a struct.
+        // Not decoded yet: the class of an object, "?" for a struct.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Other(object o, Point p, int[] a)
         {
@@ -166,6 +171,68 @@ namespace ArgsTest
         }
     }
 
+    enum Color : byte { Red = 1, Green = 2, Blue = 200 }
+    enum Big : long { Min = long.MinValue, Max = long.MaxValue }
+    enum Neg : short { A = -5, B = short.MaxValue }
+    enum Plain { Zero, One, Many = int.MinValue }
+    enum Wide : ulong { Top = ulong.MaxValue }
+
+    // Enums, byrefs, pointers and one-dimension arrays (issue 13 item 2).
+    static unsafe class More
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Color Enums(Color c, Big b, Neg n, Plain p, Wide w)
+        {
+            return c == Color.Red ? Color.Blue : (Color)((byte)c + (int)p + (int)n + (long)b + (long)w);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Refs(ref int a, in double d, out string s, ref Color c, ref long l,
+                               ref string r)
+        {
+            a += 1;
+            s = "set " + d;
+            c = Color.Green;
+            l = -l;
+            r = null;
+            return a;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ref int Pick(int[] a, int i)
+        {
+            return ref a[i];
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int* Pointers(int* p, byte* q, delegate*<int, int> f)
+        {
+            return p + (q == null ? 0 : 1) + (f == null ? 0 : 1);
+        }
+
+        public static int Twice(int x) => 2 * x;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Arrays(int[] i, string[] s, Color[] c, double[] d, char[] ch, bool[] b,
+                                 long[] l, byte[] empty)
+        {
+            return (i == null ? 0 : i.Length) + (s == null ? 0 : s.Length) + c.Length + d.Length +
+                   ch.Length + b.Length + l.Length + empty.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string[] Split(string s)
+        {
+            return s == null ? null : s.Split(',');
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Jagged(int[][] j, object[] o)
+        {
+            return j.Length + o.Length;
+        }
+    }
+
     static class Many
     {
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -204,6 +271,91 @@ namespace ArgsTest
         {
             string r = Prims.Join(a, b);
             Expect.Call(P + "Join", null, Expect.S(r), Expect.S(a), Expect.S(b));
+        }
+
+        const string M = "ArgsTest.More::";
+
+        static string E(Color c) => Expect.I((byte)c);
+
+        static unsafe void MoreCalls()
+        {
+            foreach (var (c, b, n, p, w) in new[] {
+                         (Color.Red, Big.Min, Neg.A, Plain.Zero, Wide.Top),
+                         (Color.Blue, Big.Max, Neg.B, Plain.Many, (Wide)0),
+                         ((Color)7, (Big)0, (Neg)0, (Plain)(-1), (Wide)1) })
+            {
+                Color r = More.Enums(c, b, n, p, w);
+                Expect.Call(M + "Enums", null, E(r), E(c), Expect.Wide((long)b), Expect.I((short)n),
+                            Expect.I((int)p), Expect.UWide((ulong)w));
+            }
+
+            int a = 41;
+            double d = -0.5;
+            string s = "before \u00e9";
+            Color col = Color.Blue;
+            long l = long.MinValue + 1;
+            string r2 = null;
+            int ra = a;
+            double rd = d;
+            string rs = s;
+            Color rc = col;
+            long rl = l;
+            int ret = More.Refs(ref a, in d, out s, ref col, ref l, ref r2);
+            Expect.Call(M + "Refs", null, Expect.I(ret), Expect.Ref(Expect.I(ra)),
+                        Expect.Ref(Expect.D(rd)), Expect.Ref(Expect.S(rs)), Expect.Ref(E(rc)),
+                        Expect.Ref(Expect.Wide(rl)), Expect.Ref(Expect.Null()));
+            // A byref into an object (a field), and one returned.
+            var box = new Box { Value = -3 };
+            string before = Expect.Ref(Expect.I(box.Value));
+            ret = More.Refs(ref box.Value, in d, out s, ref col, ref l, ref s);
+            Expect.Call(M + "Refs", null, Expect.I(ret), before, Expect.Ref(Expect.D(d)),
+                        Expect.Ref(Expect.S("set -0.5")), Expect.Ref(E(Color.Green)),
+                        Expect.Ref(Expect.Wide(-rl)), Expect.Ref(Expect.S("set -0.5")));
+            var arr = new[] { 5, 6, 7 };
+            ref int picked = ref More.Pick(arr, 2);
+            Expect.Call(M + "Pick", null, Expect.Ref(Expect.I(picked)),
+                        Expect.Arr(Expect.I(5), Expect.I(6), Expect.I(7)), Expect.I(2));
+
+            int local = 9;
+            byte* bp = (byte*)0x1234;
+            delegate*<int, int> f = &More.Twice;
+            int* pr = More.Pointers(&local, bp, f);
+            Expect.Call(M + "Pointers", null, Expect.Hex((ulong)pr), Expect.Hex((ulong)&local),
+                        Expect.Hex((ulong)bp), Expect.Hex((ulong)(nint)f));
+            pr = More.Pointers(null, null, null);
+            Expect.Call(M + "Pointers", null, Expect.Hex((ulong)pr), Expect.Hex(0), Expect.Hex(0),
+                        Expect.Hex(0));
+
+            int n2 = More.Arrays(new[] { int.MinValue, 0, int.MaxValue },
+                                 new[] { "a", null, "\u4e2d\"\\", "" },
+                                 new[] { Color.Red, Color.Blue },
+                                 new[] { 0.25, double.NaN, double.NegativeInfinity, -0.0 },
+                                 new[] { 'x', '\u00e9' }, new[] { true, false },
+                                 new[] { long.MinValue, long.MaxValue }, new byte[0]);
+            Expect.Call(M + "Arrays", null, Expect.I(n2),
+                        Expect.Arr(Expect.I(int.MinValue), Expect.I(0), Expect.I(int.MaxValue)),
+                        Expect.Arr(Expect.S("a"), Expect.Null(), Expect.S("\u4e2d\"\\"), Expect.S("")),
+                        Expect.Arr(E(Color.Red), E(Color.Blue)),
+                        Expect.Arr(Expect.D(0.25), Expect.D(double.NaN),
+                                   Expect.D(double.NegativeInfinity), Expect.D(-0.0)),
+                        Expect.Arr(Expect.C('x'), Expect.C('\u00e9')),
+                        Expect.Arr(Expect.B(true), Expect.B(false)),
+                        Expect.Arr(Expect.Wide(long.MinValue), Expect.Wide(long.MaxValue)),
+                        Expect.Arr());
+            n2 = More.Arrays(null, null, new Color[0], new double[0], new char[0], new bool[0],
+                             new long[0], new byte[0]);
+            Expect.Call(M + "Arrays", null, Expect.I(n2), Expect.Null(), Expect.Null(),
+                        Expect.Arr(), Expect.Arr(), Expect.Arr(), Expect.Arr(), Expect.Arr(),
+                        Expect.Arr());
+            More.Split("p,q,\u00fc");
+            Expect.Call(M + "Split", null, Expect.Arr(Expect.S("p"), Expect.S("q"), Expect.S("\u00fc")),
+                        Expect.S("p,q,\u00fc"));
+            More.Split(null);
+            Expect.Call(M + "Split", null, Expect.Null(), Expect.Null());
+            // Not decoded yet: arrays of arrays and of objects, by class.
+            n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1 });
+            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Obj("?")),
+                        Expect.Arr(Expect.Obj("System.Int32")));
         }
 
         static int Main(string[] argv)
@@ -268,7 +420,7 @@ namespace ArgsTest
             var pt = new Point { X = 3, Y = 4 };
             int o = Prims.Other(new Box(), pt, new int[] { 1, 2 });
             Expect.Call(P + "Other", null, Expect.I(o), Expect.Obj("ArgsTest.Box"),
-                        Expect.Obj("?"), Expect.Obj("?"));
+                        Expect.Obj("?"), Expect.Arr(Expect.I(1), Expect.I(2)));
             o = Prims.Other(null, pt, null);
             Expect.Call(P + "Other", null, Expect.I(o), "[\"null\",\"\"]", Expect.Obj("?"),
                         "[\"null\",\"\"]");
@@ -281,6 +433,8 @@ namespace ArgsTest
                         Expect.I(derived.Add(-9)), Expect.I(-9));
             Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
                         Expect.I(10));
+
+            MoreCalls();
 
             // More calls than ILMAP_SHIM_ARGS_MAX, on four threads at once:
             // the runner checks that calls 1..max are each reported once.
