@@ -49,6 +49,11 @@ def same(tagged, got):
         return got is None
     if kind == "class":
         return got == {"class": text}
+    if kind == "obj":
+        cls, fields = text
+        return (type(got) is dict and set(got) == {"class", "fields"} and got["class"] == cls
+                and type(got["fields"]) is dict and set(got["fields"]) == set(fields)
+                and all(same(w, got["fields"][k]) for k, w in fields.items()))
     if kind == "hex":
         return got == text
     if kind == "ref":

@@ -28,6 +28,14 @@ namespace ArgsTest
         public static string D(double v) => "[\"r8\",\"" + BitConverter.DoubleToInt64Bits(v) + "\"]";
         public static string Obj(string cls) => "[\"class\",\"" + cls + "\"]";
         public static string Null() => "[\"null\",\"\"]";
+        // An object or struct: its class and its fields, name then value.
+        public static string O(string cls, params string[] kv)
+        {
+            var sb = new StringBuilder("[\"obj\",[\"").Append(cls).Append("\",{");
+            for (int i = 0; i < kv.Length; i += 2)
+                sb.Append(i == 0 ? "" : ",").Append('"').Append(kv[i]).Append("\":").Append(kv[i + 1]);
+            return sb.Append("}]]").ToString();
+        }
         public static string Ref(string inner) => "[\"ref\"," + inner + "]";
         public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
         public static string Arr(params string[] elems) =>
@@ -125,7 +133,7 @@ namespace ArgsTest
             return r;
         }
 
-        // Not decoded yet: the class of an object, "?" for a struct.
+        // An object and a struct by their fields, an array.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Other(object o, Point p, int[] a)
         {
@@ -227,10 +235,62 @@ namespace ArgsTest
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Objects(object o, Node n, Mixed m, Large l, Outer outer)
+        {
+            return (o == null ? 0 : 1) + n.Id + m.I + (int)l.B + outer.B;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Mixed MakeMixed(int i, double d)
+        {
+            return new Mixed { I = i, D = d };
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Node MakeNode(int id, string name)
+        {
+            return new Node { Id = id, Name = name };
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Jagged(int[][] j, object[] o)
         {
             return j.Length + o.Length;
         }
+    }
+
+    class Node
+    {
+        public int Id;
+        public string Name;
+        public Node Next;
+    }
+
+    class Heavy : Node
+    {
+        public double Weight;
+        public Color Tint;
+        public int[] Data;
+    }
+
+    // Split across an integer and a floating register on SysV.
+    struct Mixed
+    {
+        public int I;
+        public double D;
+    }
+
+    // Larger than two registers: passed by reference to a copy.
+    struct Large
+    {
+        public long A, B, C;
+        public string S;
+    }
+
+    struct Outer
+    {
+        public Mixed M;
+        public byte B;
     }
 
     static class Many
@@ -352,10 +412,62 @@ namespace ArgsTest
                         Expect.S("p,q,\u00fc"));
             More.Split(null);
             Expect.Call(M + "Split", null, Expect.Null(), Expect.Null());
-            // Not decoded yet: arrays of arrays and of objects, by class.
-            n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1 });
+            // Not decoded yet: arrays of arrays (by class); an array of
+            // objects has each object by its fields.
+            n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1, "s", null });
             Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Obj("?")),
-                        Expect.Arr(Expect.Obj("System.Int32")));
+                        Expect.Arr(Expect.O("System.Int32", "m_value", Expect.I(1)), Expect.S("s"),
+                                   Expect.Null()));
+
+            ObjectCalls();
+        }
+
+        static string ENode(Node n, int depth)
+        {
+            if (n == null)
+                return Expect.Null();
+            string cls = n is Heavy ? "ArgsTest.Heavy" : "ArgsTest.Node";
+            if (depth > 3)
+                return Expect.Obj(cls);
+            var kv = new List<string> { "Id", Expect.I(n.Id), "Name", Expect.S(n.Name),
+                                        "Next", ENode(n.Next, depth + 1) };
+            if (n is Heavy h)
+                kv.AddRange(new[] { "Weight", Expect.D(h.Weight), "Tint", E(h.Tint),
+                                    "Data", h.Data == null ? Expect.Null()
+                                                           : Expect.Arr(Expect.I(h.Data[0])) });
+            return Expect.O(cls, kv.ToArray());
+        }
+
+        static string EMixed(Mixed m) =>
+            Expect.O("ArgsTest.Mixed", "I", Expect.I(m.I), "D", Expect.D(m.D));
+
+        static void ObjectCalls()
+        {
+            var chain = new Node { Id = 1, Name = "one", Next = new Heavy { Id = 2, Name = null,
+                Weight = -2.5, Tint = Color.Blue, Data = new[] { 9 },
+                Next = new Node { Id = 3, Name = "\u00fe", Next = new Node { Id = 4 } } } };
+            var mixed = new Mixed { I = -7, D = 0.125 };
+            var large = new Large { A = long.MinValue, B = 2, C = -3, S = "large" };
+            var outer = new Outer { M = new Mixed { I = 5, D = double.NaN }, B = 255 };
+            foreach (object o in new object[] { 42, Color.Blue, "text", 3.5, null, chain })
+            {
+                int r = More.Objects(o, chain, mixed, large, outer);
+                string eo = o == null ? Expect.Null()
+                    : o is int i ? Expect.O("System.Int32", "m_value", Expect.I(i))
+                    : o is Color c ? Expect.O("ArgsTest.Color", "value__", E(c))
+                    : o is string str ? Expect.S(str)
+                    : o is double d ? Expect.O("System.Double", "m_value", Expect.D(d))
+                    : ENode((Node)o, 1);
+                Expect.Call(M + "Objects", null, Expect.I(r), eo, ENode(chain, 1), EMixed(mixed),
+                            Expect.O("ArgsTest.Large", "A", Expect.Wide(large.A), "B",
+                                     Expect.Wide(large.B), "C", Expect.Wide(large.C), "S",
+                                     Expect.S(large.S)),
+                            Expect.O("ArgsTest.Outer", "M", EMixed(outer.M), "B", Expect.I(outer.B)));
+            }
+            Mixed mr = More.MakeMixed(11, -0.0);
+            Expect.Call(M + "MakeMixed", null, EMixed(mr), Expect.I(11), Expect.D(-0.0));
+            Node nr = More.MakeNode(8, "eight");
+            Expect.Call(M + "MakeNode", null, ENode(nr, 1), Expect.I(8), Expect.S("eight"));
         }
 
         static int Main(string[] argv)
@@ -406,7 +518,7 @@ namespace ArgsTest
             Expect.Call(P + "Seven", null, Expect.I(Prims.Seven()));
             var counter = new Counter();
             for (int k = 0; k < 3; k++)
-                Expect.Call("ArgsTest.Counter::Next", Expect.Obj("ArgsTest.Counter"),
+                Expect.Call("ArgsTest.Counter::Next", Expect.O("ArgsTest.Counter", "n", Expect.I(k)),
                             Expect.I(counter.Next()));
             Prims.Nothing(7, "seven");
             Expect.Call(P + "Nothing", null, null, Expect.I(7), Expect.S("seven"));
@@ -419,17 +531,19 @@ namespace ArgsTest
 
             var pt = new Point { X = 3, Y = 4 };
             int o = Prims.Other(new Box(), pt, new int[] { 1, 2 });
-            Expect.Call(P + "Other", null, Expect.I(o), Expect.Obj("ArgsTest.Box"),
-                        Expect.Obj("?"), Expect.Arr(Expect.I(1), Expect.I(2)));
+            string ept = Expect.O("ArgsTest.Point", "X", Expect.I(3), "Y", Expect.I(4));
+            Expect.Call(P + "Other", null, Expect.I(o), Expect.O("ArgsTest.Box", "Value", Expect.I(0)),
+                        ept, Expect.Arr(Expect.I(1), Expect.I(2)));
             o = Prims.Other(null, pt, null);
-            Expect.Call(P + "Other", null, Expect.I(o), "[\"null\",\"\"]", Expect.Obj("?"),
+            Expect.Call(P + "Other", null, Expect.I(o), "[\"null\",\"\"]", ept,
                         "[\"null\",\"\"]");
 
             var box = new Box();
-            Expect.Call("ArgsTest.Box::Add", Expect.Obj("ArgsTest.Box"), Expect.I(box.Add(5)),
+            Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.Box", "Value", Expect.I(0)),
+                        Expect.I(box.Add(5)),
                         Expect.I(5));
             Box derived = new DerivedBox();
-            Expect.Call("ArgsTest.Box::Add", Expect.Obj("ArgsTest.DerivedBox"),
+            Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.DerivedBox", "Value", Expect.I(0)),
                         Expect.I(derived.Add(-9)), Expect.I(-9));
             Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
                         Expect.I(10));
