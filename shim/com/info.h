@@ -30,6 +30,12 @@ typedef struct COR_PRF_CODE_INFO {
     SIZE_T size;
 } COR_PRF_CODE_INFO;
 
+/* One instance field's place in its class (GetClassLayout). */
+typedef struct COR_FIELD_OFFSET {
+    mdToken ridOfField;
+    ULONG ulOffset;
+} COR_FIELD_OFFSET;
+
 /* Where an argument or the return value lies during an enter/leave hook
  * (doc/profiling-abi.md#info; 16 bytes on 64-bit targets). */
 typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
@@ -132,14 +138,27 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot SetEnterLeaveFunctionHooks2;                                   /* 37 */
     clr_slot GetFunctionInfo2;                                              /* 38 */
     clr_slot GetStringLayout;                                               /* 39 */
-    clr_slot GetClassLayout;                                                /* 40 */
-    clr_slot GetClassIDInfo2;                                               /* 41 */
+    /* The instance fields the class declares itself (not its parents'):
+     * each field's token and offset; and the class's size. */
+    HRESULT(CLR_STDCALL *GetClassLayout)(PI, ClassID, COR_FIELD_OFFSET fields[], ULONG cap,
+                                         ULONG *total, ULONG *class_size); /* 40 */
+    /* The class's module and TypeDef, its parent class (0 at the root) and
+     * its type arguments. */
+    HRESULT(CLR_STDCALL *GetClassIDInfo2)(PI, ClassID, ModuleID *module, mdTypeDef *type,
+                                          ClassID *parent, ULONG32 cap, ULONG32 *total,
+                                          ClassID type_args[]);             /* 41 */
     clr_slot GetCodeInfo2;                                                  /* 42 */
-    clr_slot GetClassFromTokenAndTypeArgs;                                  /* 43 */
+    HRESULT(CLR_STDCALL *GetClassFromTokenAndTypeArgs)(PI, ModuleID, mdTypeDef type,
+                                                       ULONG32 count, ClassID type_args[],
+                                                       ClassID *out);       /* 43 */
     clr_slot GetFunctionFromTokenAndTypeArgs;                               /* 44 */
     clr_slot EnumModuleFrozenObjects;                                       /* 45 */
-    clr_slot GetArrayObjectInfo;                                            /* 46 */
-    clr_slot GetBoxClassLayout;                                             /* 47 */
+    /* An array object's rank dimensions: their lengths and lower bounds,
+     * and where its elements start (row-major, element size apart). */
+    HRESULT(CLR_STDCALL *GetArrayObjectInfo)(PI, ObjectID, ULONG32 rank, ULONG32 lengths[],
+                                             int lower_bounds[], BYTE **data); /* 46 */
+    /* A value type's box: where the value starts in the boxed object. */
+    HRESULT(CLR_STDCALL *GetBoxClassLayout)(PI, ClassID, ULONG32 *buffer_offset); /* 47 */
     clr_slot GetThreadAppDomain;                                            /* 48 */
     clr_slot GetRVAStaticAddress;                                           /* 49 */
     clr_slot GetAppDomainStaticAddress;                                     /* 50 */
@@ -195,7 +214,7 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 ULONG32 *total,
                                                 COR_DEBUG_IL_TO_NATIVE_MAP map[]); /* 78 */
     clr_slot EnumJITedFunctions2;                                           /* 79 */
-    clr_slot GetObjectSize2;                                                /* 80 */
+    HRESULT(CLR_STDCALL *GetObjectSize2)(PI, ObjectID, SIZE_T *size);      /* 80 */
     /* ICorProfilerInfo5: valid only on a pointer obtained for IID_ICorProfilerInfo5 */
     HRESULT(CLR_STDCALL *GetEventMask2)(PI, DWORD *low, DWORD *high);       /* 81 */
     HRESULT(CLR_STDCALL *SetEventMask2)(PI, DWORD low, DWORD high);         /* 82 */
@@ -228,6 +247,11 @@ struct ICorProfilerInfo9 {
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromObject, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetEventMask, 6);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo, 14);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassLayout, 40);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo2, 41);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromTokenAndTypeArgs, 43);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetArrayObjectInfo, 46);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetBoxClassLayout, 47);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStringLayout2, 60);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionEnter3Info, 63);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionLeave3Info, 64);

@@ -25,6 +25,13 @@
 #define MAX_STRING_CHARS 4096u
 /* Calls a thread can have open (entered, not left) at once. */
 #define STACK_DEPTH 64u
+/* Arrays longer than this are reported by length. */
+#define MAX_ARRAY_ELEMENTS 1024u
+/* Objects and structs nested deeper than this are reported by class. */
+#define MAX_OBJECT_DEPTH 3
+/* Parent classes followed, fields per class read. */
+#define MAX_CLASS_CHAIN 32u
+#define MAX_FIELDS 256u
 
 DWORD shim_args_event_mask(void)
 {
@@ -219,31 +226,39 @@ static void put_string(shim_args *a, text *t, ObjectID obj)
     put_utf16_json(t, chars, n);
 }
 
-/* One value of the slot's kind from the range's bytes. */
-static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR at, ULONG length)
+/* The size of a primitive element; 0 for any other. */
+static size_t primitive_size(uint32_t element)
 {
-    if (!at || (s->size && length < s->size) ||
-        (s->repr == ILMAP_SIG_REPR_OBJECT_ID && length < sizeof(ObjectID))) {
-        puts_(t, "{\"class\":\"?\"}");
-        return;
+    switch (element) {
+    case ILMAP_SIG_ELEMENT_BOOLEAN:
+    case ILMAP_SIG_ELEMENT_I1:
+    case ILMAP_SIG_ELEMENT_U1:
+        return 1;
+    case ILMAP_SIG_ELEMENT_CHAR:
+    case ILMAP_SIG_ELEMENT_I2:
+    case ILMAP_SIG_ELEMENT_U2:
+        return 2;
+    case ILMAP_SIG_ELEMENT_I4:
+    case ILMAP_SIG_ELEMENT_U4:
+    case ILMAP_SIG_ELEMENT_R4:
+        return 4;
+    case ILMAP_SIG_ELEMENT_I8:
+    case ILMAP_SIG_ELEMENT_U8:
+    case ILMAP_SIG_ELEMENT_R8:
+        return 8;
+    case ILMAP_SIG_ELEMENT_I:
+    case ILMAP_SIG_ELEMENT_U:
+        return sizeof(void *);
+    default:
+        return 0;
     }
-    const void *p = (const void *)at;
-    if (s->repr == ILMAP_SIG_REPR_OBJECT_ID) {
-        ObjectID obj;
-        memcpy(&obj, p, sizeof obj);
-        if (!obj)
-            puts_(t, "null");
-        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
-            put_string(a, t, obj);
-        else
-            put_object_class(a, t, obj);
-        return;
-    }
-    if (s->repr != ILMAP_SIG_REPR_PRIMITIVE) {
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    switch (s->element) {
+}
+
+/* A primitive of the element's type at p (primitive_size bytes). */
+static void put_primitive(text *t, uint32_t element, const void *p)
+{
+    size_t size = primitive_size(element);
+    switch (element) {
     case ILMAP_SIG_ELEMENT_BOOLEAN: {
         uint8_t v;
         memcpy(&v, p, 1);
@@ -306,7 +321,7 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
     }
     case ILMAP_SIG_ELEMENT_I8:
     case ILMAP_SIG_ELEMENT_I: {
-        if (s->size == 8) {
+        if (size == 8) {
             int64_t v;
             memcpy(&v, p, 8);
             putf(t, "\"%" PRId64 "\"", v);
@@ -319,7 +334,7 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
     }
     case ILMAP_SIG_ELEMENT_U8:
     case ILMAP_SIG_ELEMENT_U: {
-        if (s->size == 8) {
+        if (size == 8) {
             uint64_t v;
             memcpy(&v, p, 8);
             putf(t, "\"%" PRIu64 "\"", v);
@@ -334,6 +349,347 @@ static void put_value(shim_args *a, text *t, const ilmap_sig_slot *s, UINT_PTR a
         puts_(t, "{\"class\":\"?\"}");
         return;
     }
+}
+
+/* How many bytes a value of d takes in memory (an array element, a byref's
+ * target); 0 when this slice cannot read it. */
+static size_t desc_size(const shim_args_desc *d)
+{
+    if (d->slot.repr == ILMAP_SIG_REPR_PRIMITIVE)
+        return primitive_size(d->slot.element);
+    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+        return primitive_size(d->enum_element);
+    if (d->slot.repr == ILMAP_SIG_REPR_OBJECT_ID)
+        return sizeof(ObjectID);
+    return 0;
+}
+
+static void put_value(shim_args *a, text *t, const shim_args_desc *d,
+                      const shim_args_desc *inner, const void *p, size_t length, int depth);
+static void describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
+                     shim_args_value *v);
+static void put_object(shim_args *a, text *t, ObjectID obj, int depth);
+static void put_struct(shim_args *a, text *t, const shim_args_desc *d, const void *p,
+                       size_t length, int depth);
+
+/* A one-dimension array's elements as a JSON array. */
+static void put_array(shim_args *a, text *t, ObjectID obj, const shim_args_desc *elem,
+                      int depth)
+{
+    size_t esize = desc_size(elem);
+    ULONG32 n = 0;
+    int lower = 0;
+    BYTE *data = NULL;
+    HRESULT hr = esize ? a->info->lpVtbl->GetArrayObjectInfo(a->info, obj, 1, &n, &lower, &data)
+                       : E_FAIL;
+    if (!esize) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    if (FAILED(hr) || (n && !data)) {
+        log_once(1u << 5, "GetArrayObjectInfo 0x%08X; arrays reported as {\"class\":\"?\"}",
+                 (unsigned)hr);
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    if (n > MAX_ARRAY_ELEMENTS) {
+        putf(t, "{\"class\":\"?\",\"length\":%" PRIu32 "}", (uint32_t)n);
+        return;
+    }
+    puts_(t, "[");
+    for (ULONG32 i = 0; i < n; i++) {
+        if (i)
+            puts_(t, ",");
+        put_value(a, t, elem, NULL, data + (size_t)i * esize, esize, depth);
+    }
+    puts_(t, "]");
+}
+
+/* One value described by d from length bytes at p; inner describes a
+ * BYREF's target or an SZARRAY's elements (NULL: none). */
+static void put_value(shim_args *a, text *t, const shim_args_desc *d,
+                      const shim_args_desc *inner, const void *p, size_t length, int depth)
+{
+    const ilmap_sig_slot *s = &d->slot;
+    if (!p || (s->size && length < s->size)) {
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    switch (s->repr) {
+    case ILMAP_SIG_REPR_OBJECT_ID: {
+        ObjectID obj;
+        memcpy(&obj, p, sizeof obj);
+        if (!obj)
+            puts_(t, "null");
+        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
+            put_string(a, t, obj);
+        else if (s->element == ILMAP_SIG_ELEMENT_SZARRAY && inner)
+            put_array(a, t, obj, inner, depth);
+        else
+            put_object(a, t, obj, depth);
+        return;
+    }
+    case ILMAP_SIG_REPR_PRIMITIVE:
+        put_primitive(t, s->element, p);
+        return;
+    case ILMAP_SIG_REPR_VALUE_TYPE:
+        if (d->enum_element && length >= primitive_size(d->enum_element))
+            put_primitive(t, d->enum_element, p);
+        else if (d->enum_element)
+            puts_(t, "{\"class\":\"?\"}");
+        else
+            put_struct(a, t, d, p, length, depth);
+        return;
+    case ILMAP_SIG_REPR_MANAGED_PTR: {
+        /* The range holds the managed pointer; its target is read as the
+         * pointed-to type says (not past that type's size). */
+        uintptr_t target;
+        memcpy(&target, p, sizeof target);
+        size_t size = inner ? desc_size(inner) : 0;
+        puts_(t, "{\"ref\":");
+        if (!target)
+            puts_(t, "null");
+        else if (!size)
+            puts_(t, "{\"class\":\"?\"}");
+        else
+            put_value(a, t, inner, NULL, (const void *)target, size, depth);
+        puts_(t, "}");
+        return;
+    }
+    case ILMAP_SIG_REPR_UNMANAGED_PTR:
+    case ILMAP_SIG_REPR_OPAQUE_PTR: {
+        uintptr_t v;
+        memcpy(&v, p, sizeof v);
+        putf(t, "\"0x%" PRIxPTR "\"", v);
+        return;
+    }
+    default:
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+}
+
+/* ---- Objects and structs by their fields ------------------------------ */
+
+/* The learned ClassID of a struct type, or 0. Lock-free. */
+static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
+{
+    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->module == module && c->token == token)
+            return c->cls;
+    return 0;
+}
+
+/* The module's metadata (release it), or NULL. */
+static IMetaDataImport *open_metadata(shim_args *a, ModuleID module)
+{
+    IUnknown *unk = NULL;
+    if (a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ, &IID_IMetaDataImport,
+                                           &unk) != S_OK)
+        return NULL;
+    return (IMetaDataImport *)(void *)unk;
+}
+
+/* "{"class":"Ns.Type"" of a ClassID (no closing brace). */
+static void put_class_head(shim_args *a, text *t, ClassID cls)
+{
+    char name[512] = "?";
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    if (SUCCEEDED(a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td)) && module &&
+        td) {
+        IMetaDataImport *md = open_metadata(a, module);
+        if (md) {
+            shim_type_full_name(md, td, name, sizeof name);
+            md->lpVtbl->Release(md);
+        }
+    }
+    char safe[600];
+    shim_json_escape(safe, sizeof safe, name);
+    putf(t, "{\"class\":\"%.500s\"", safe);
+}
+
+/* The instance fields cls declares itself, as "name":V pairs, read at
+ * base + each field's offset (never at or past avail). */
+static void put_class_fields(shim_args *a, text *t, ClassID cls, const uint8_t *base,
+                             size_t avail, int depth, int *first)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ULONG total = 0, size = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module)
+        return;
+    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    if (FAILED(hr)) {
+        log_once(1u << 6, "GetClassLayout 0x%08X; some classes' fields left out", (unsigned)hr);
+        return;
+    }
+    if (!total)
+        return;
+    if (total > MAX_FIELDS) {
+        log_once(1u << 7, "a class with %u fields; classes with more than %u left out",
+                 (unsigned)total, MAX_FIELDS);
+        return;
+    }
+    COR_FIELD_OFFSET fields[MAX_FIELDS];
+    ULONG got = 0;
+    IMetaDataImport *md = open_metadata(a, module);
+    if (!md || FAILED(info->lpVtbl->GetClassLayout(info, cls, fields, total, &got, &size))) {
+        if (md)
+            md->lpVtbl->Release(md);
+        log_once(1u << 8, "no layout or metadata for a class; its fields left out");
+        return;
+    }
+    for (ULONG i = 0; i < got && i < total; i++) {
+        WCHAR wname[256];
+        ULONG len = 0, sig_size = 0, value_len = 0;
+        DWORD attr = 0, elem_type = 0;
+        PCCOR_SIGNATURE sig = NULL;
+        const void *value = NULL;
+        mdTypeDef owner = 0;
+        if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
+                                             &attr, &sig, &sig_size, &elem_type, &value,
+                                             &value_len)) ||
+            (attr & ILMAP_SIG_FIELD_STATIC))
+            continue;
+        char name[512], safe[600];
+        shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
+        shim_json_escape(safe, sizeof safe, name);
+        putf(t, "%s\"%.500s\":", *first ? "" : ",", safe);
+        *first = 0;
+        ilmap_sig *fs = NULL;
+        ilmap_sig_slot slot;
+        shim_args_value v;
+        memset(&v, 0, sizeof v);
+        if (!sig || fields[i].ulOffset >= avail ||
+            ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
+            ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
+            puts_(t, "{\"class\":\"?\"}");
+        } else {
+            describe(md, module, &slot, &v);
+            put_value(a, t, &v.top, v.inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v.inner,
+                      base + fields[i].ulOffset, avail - fields[i].ulOffset, depth + 1);
+        }
+        ilmap_sig_free(fs);
+    }
+    md->lpVtbl->Release(md);
+}
+
+/* {"class":"Ns.Type","fields":{...}} of a value of class cls whose fields
+ * are at base (avail bytes); past MAX_OBJECT_DEPTH only the class. */
+static void put_fields(shim_args *a, text *t, ClassID cls, const uint8_t *base, size_t avail,
+                       int depth)
+{
+    put_class_head(a, t, cls);
+    if (depth > MAX_OBJECT_DEPTH) {
+        puts_(t, "}");
+        return;
+    }
+    ClassID chain[MAX_CLASS_CHAIN];
+    size_t n = 0;
+    for (ClassID c = cls; c && n < MAX_CLASS_CHAIN;) {
+        ModuleID module = 0;
+        mdTypeDef td = 0;
+        ClassID parent = 0;
+        ULONG32 type_args = 0;
+        chain[n++] = c;
+        if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
+                                                    &type_args, NULL)))
+            break;
+        c = parent;
+    }
+    puts_(t, ",\"fields\":{");
+    int first = 1;
+    for (size_t i = n; i-- > 0;)
+        put_class_fields(a, t, chain[i], base, avail, depth, &first);
+    puts_(t, "}}");
+}
+
+/* An object by its runtime class: a string as a string, a boxed value
+ * type as that type's fields, any other class with a TypeDef as its
+ * fields and its parents'; arrays and the like by class. */
+static void put_object(shim_args *a, text *t, ObjectID obj, int depth)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) ||
+        FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    char name[64] = "";
+    IMetaDataImport *md = open_metadata(a, module);
+    if (md) {
+        shim_type_full_name(md, td, name, sizeof name);
+        md->lpVtbl->Release(md);
+    }
+    if (strcmp(name, "System.String") == 0) {
+        put_string(a, t, obj);
+        return;
+    }
+    SIZE_T size = 0;
+    HRESULT hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
+    if (FAILED(hr)) {
+        log_once(1u << 9, "GetObjectSize2 0x%08X; objects reported by class", (unsigned)hr);
+        put_object_class(a, t, obj);
+        return;
+    }
+    const uint8_t *base = (const uint8_t *)obj;
+    ULONG32 offset = 0;
+    if (SUCCEEDED(info->lpVtbl->GetBoxClassLayout(info, cls, &offset))) {
+        if (offset > size) {
+            put_object_class(a, t, obj);
+            return;
+        }
+        base += offset;
+        size -= offset;
+    }
+    put_fields(a, t, cls, base, size, depth);
+}
+
+/* A struct passed by value (its bytes at p, length of them), by the
+ * fields of its class: only value types defined in the slot's module
+ * and not generic (their ClassID comes from the TypeDef). */
+static void put_struct(shim_args *a, text *t, const shim_args_desc *d, const void *p,
+                       size_t length, int depth)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ULONG total = 0, size = 0;
+    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE ||
+        (d->slot.token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u || !d->module) {
+        puts_(t, "{\"class\":\"?\"}"); /* another module's or a generic struct */
+        return;
+    }
+    cls = class_of(a, d->module, d->slot.token);
+    if (!cls) {
+        log_once(1u << 11, "a struct type whose ClassID was not learned at the mapper (a "
+                           "field of a derived class?); such structs reported as "
+                           "{\"class\":\"?\"}");
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    if (FAILED(hr) || size > length) {
+        log_once(1u << 10, "a struct of %u bytes in %zu (GetClassLayout 0x%08X); reported as "
+                           "{\"class\":\"?\"}",
+                 (unsigned)size, length, (unsigned)hr);
+        puts_(t, "{\"class\":\"?\"}");
+        return;
+    }
+    put_fields(a, t, cls, (const uint8_t *)p, size, depth);
+}
+
+/* One argument's or return value's range. */
+static void put_range(shim_args *a, text *t, const shim_args_value *v, UINT_PTR at,
+                      ULONG length)
+{
+    put_value(a, t, &v->top, v->inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v->inner,
+              (const void *)at, length, 1);
 }
 
 /* ---- Targets ---------------------------------------------------------- */
@@ -381,6 +737,158 @@ static int vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s)
     token_type_name(md, s->token, name, sizeof name);
     return strncmp(name, "System.Runtime.Intrinsics.", 26) == 0 ||
            strncmp(name, "System.Numerics.", 16) == 0;
+}
+
+/* The underlying integer's element of an enum TypeDef of md (the type of
+ * its instance field value__); 0 when td is no such enum. */
+static uint32_t enum_element(IMetaDataImport *md, mdToken td)
+{
+    if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return 0; /* a TypeRef or TypeSpec: another module's type */
+    WCHAR name[8];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) ||
+        !extends)
+        return 0;
+    char base[512];
+    token_type_name(md, extends, base, sizeof base);
+    if (strcmp(base, "System.Enum") != 0)
+        return 0;
+    HCORENUM e = NULL;
+    mdFieldDef fields[16];
+    ULONG count = 0;
+    uint32_t found = 0;
+    while (!found && md->lpVtbl->EnumFields(md, &e, td, fields, 16, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count && !found; i++) {
+            WCHAR fname[16];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen, &attr,
+                                                 &sig, &sig_size, &elem_type, &value,
+                                                 &value_len)) ||
+                !sig || (attr & ILMAP_SIG_FIELD_STATIC))
+                continue;
+            char fn[64];
+            shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, fn, sizeof fn);
+            if (strcmp(fn, "value__") != 0)
+                continue;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                slot.repr == ILMAP_SIG_REPR_PRIMITIVE && primitive_size(slot.element))
+                found = slot.element;
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    return found;
+}
+
+/* What metadata adds to one classified value. */
+static void describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
+                     shim_args_value *v)
+{
+    v->top.slot = *slot;
+    v->top.module = v->inner.module = module;
+    if (slot->repr == ILMAP_SIG_REPR_VALUE_TYPE && slot->element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->top.enum_element = enum_element(md, slot->token);
+    ilmap_sig_node node;
+    if ((slot->element != ILMAP_SIG_ELEMENT_BYREF && slot->element != ILMAP_SIG_ELEMENT_SZARRAY) ||
+        slot->node == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_get_node(slot->sig, slot->node, &node) != ILMAP_OK ||
+        node.inner == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_classify_type(slot->sig, node.inner, NULL, 0, &v->inner.slot) != ILMAP_OK) {
+        v->inner.slot.repr = ILMAP_SIG_REPR_VOID;
+        return;
+    }
+    if (v->inner.slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+        v->inner.slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->inner.enum_element = enum_element(md, v->inner.slot.token);
+}
+
+/* Learns the ClassID of a struct type of md (a TypeDef of module) and,
+ * for structs and classes, of the struct types of their instance fields,
+ * to MAX_OBJECT_DEPTH levels. */
+static void learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
+                       int value_type, int depth)
+{
+    if (depth > MAX_OBJECT_DEPTH || (token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return;
+    if (value_type) {
+        if (class_of(a, module, token) || enum_element(md, token))
+            return;
+        ClassID cls = 0;
+        HRESULT hr = a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, module, token, 0,
+                                                                   NULL, &cls);
+        if (FAILED(hr) || !cls)
+            return; /* a generic struct, for one: reported as {"class":"?"} */
+        shim_args_class *c = calloc(1, sizeof *c);
+        if (!c)
+            return;
+        c->module = module;
+        c->token = token;
+        c->cls = cls;
+        c->next = atomic_load_explicit(&a->classes, RELAXED);
+        while (!atomic_compare_exchange_weak_explicit(&a->classes, &c->next, c,
+                                                      memory_order_release, RELAXED)) {
+        }
+    }
+    HCORENUM e = NULL;
+    mdFieldDef fields[32];
+    ULONG count = 0;
+    while (md->lpVtbl->EnumFields(md, &e, token, fields, 32, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count; i++) {
+            WCHAR fname[8];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
+                                                    &attr, &sig, &sig_size, &elem_type, &value,
+                                                    &value_len)) &&
+                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
+                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                (slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
+                 slot.element == ILMAP_SIG_ELEMENT_CLASS))
+                learn_type(a, md, module, slot.token,
+                           slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, depth + 1);
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+}
+
+void shim_args_prepare(shim_args *a, shim_args_target *t)
+{
+    if (!a || !t || atomic_exchange(&t->prepared, 1))
+        return;
+    ModuleID module = atomic_load_explicit(&t->module, RELAXED);
+    IMetaDataImport *md = module ? open_metadata(a, module) : NULL;
+    if (!md)
+        return;
+    for (size_t i = 0; i < t->slot_count; i++) {
+        const shim_args_value *v = &t->values[i];
+        for (int k = 0; k < 2; k++) {
+            const shim_args_desc *d = k ? &v->inner : &v->top;
+            if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
+                d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
+                learn_type(a, md, module, d->slot.token,
+                           d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, 1);
+        }
+    }
+    md->lpVtbl->Release(md);
 }
 
 static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
@@ -439,6 +947,13 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
         goto refuse;
     }
     t->slot_count = total;
+    t->values = calloc(total, sizeof *t->values);
+    if (!t->values) {
+        shim_log("args: out of memory; %s not hooked", t->name);
+        goto refuse;
+    }
+    for (size_t i = 0; i < total; i++)
+        describe(md, module, &t->slots[i], &t->values[i]);
     if ((si.callconv & ILMAP_SIG_CALLCONV_MASK) == ILMAP_SIG_CALLCONV_VARARG) {
         shim_log("args: %s: vararg methods are not hooked", t->name);
         goto refuse;
@@ -459,6 +974,7 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
     return;
 refuse:
     atomic_fetch_add(&a->refused, 1);
+    free(t->values);
     free(t->slots);
     ilmap_sig_free(t->sig);
     free(t);
@@ -544,7 +1060,7 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         else if (t->value_this)
             putf(out, "{\"class\":\"%s\"}", t->type_name);
         else
-            put_value(a, out, &t->slots[0], ai->ranges[0].startAddress, ai->ranges[0].length);
+            put_range(a, out, &t->values[0], ai->ranges[0].startAddress, ai->ranges[0].length);
         slot = 1;
     }
     puts_(out, ",\"args\":[");
@@ -552,7 +1068,7 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         if (i)
             puts_(out, ",");
         if (ok)
-            put_value(a, out, &t->slots[slot], ai->ranges[slot].startAddress,
+            put_range(a, out, &t->values[slot], ai->ranges[slot].startAddress,
                       ai->ranges[slot].length);
         else
             puts_(out, "{\"class\":\"?\"}");
@@ -632,7 +1148,8 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
                      t->name, (unsigned)hr);
             puts_(&p->head, "{\"class\":\"?\"}");
         } else {
-            put_value(a, &p->head, ret, range.startAddress, range.length);
+            put_range(a, &p->head, &t->values[t->slot_count - 1], range.startAddress,
+                      range.length);
         }
     }
     puts_(&p->head, "}");

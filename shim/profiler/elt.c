@@ -152,8 +152,10 @@ static int filter(void *context, ilmap_function_id function)
         bump(&e->filter_no_info);
         return 0;
     }
-    int hook = e->args ? shim_args_find(e->args, module, token) != NULL
-                       : shim_elt_watched(e, module);
+    shim_args_target *t = e->args ? shim_args_find(e->args, module, token) : NULL;
+    if (t)
+        shim_args_prepare(e->args, t);
+    int hook = e->args ? t != NULL : shim_elt_watched(e, module);
     if (hook)
         bump(&e->filter_hooked);
     return hook;

@@ -25,7 +25,7 @@ from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 PROGRAM = "IlmapArgsTest"
 SELECTORS = ("ArgsTest.Prims::*;ArgsTest.Box::Add;ArgsTest.Point::Sum;"
-             "ArgsTest.Many::Counted;ArgsTest.Counter::Next")
+             "ArgsTest.Many::Counted;ArgsTest.Counter::Next;ArgsTest.More::*")
 MANY = "ArgsTest.Many::Counted"
 MANY_CALLS = 2000
 
@@ -49,6 +49,18 @@ def same(tagged, got):
         return got is None
     if kind == "class":
         return got == {"class": text}
+    if kind == "obj":
+        cls, fields = text
+        return (type(got) is dict and set(got) == {"class", "fields"} and got["class"] == cls
+                and type(got["fields"]) is dict and set(got["fields"]) == set(fields)
+                and all(same(w, got["fields"][k]) for k, w in fields.items()))
+    if kind == "hex":
+        return got == text
+    if kind == "ref":
+        return type(got) is dict and list(got) == ["ref"] and same(text, got["ref"])
+    if kind == "arr":
+        return (type(got) is list and len(got) == len(text)
+                and all(same(w, g) for w, g in zip(text, got)))
     if kind in ("r4", "r8"):
         fmt, ifmt = ("<f", "<i") if kind == "r4" else ("<d", "<q")
         want = struct.unpack(fmt, struct.pack(ifmt, int(text)))[0]
