@@ -13,6 +13,7 @@
 
 #include "ilmap-algebra.h"
 #include "ilmap-serial.h"
+#include "text_map.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -99,51 +100,13 @@ static uint8_t *read_file(const char *path, size_t *size)
 
 static int parse_number(const char *s, uint32_t *out)
 {
-    if (strcmp(s, "PROLOG") == 0)
-        return *out = ILMAP_PROLOG, 1;
-    if (strcmp(s, "EPILOG") == 0)
-        return *out = ILMAP_EPILOG, 1;
-    if (strcmp(s, "NO_MAPPING") == 0)
-        return *out = ILMAP_NO_MAPPING, 1;
-    if (*s == '-' || *s == '+' || *s == '\0')
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || v > 0xFFFFFFFFull)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
-/* v as the text format writes it (a name for the specials) into buf,
- * which holds at least 12 bytes; returns the length. */
-static size_t format_offset(char *buf, uint32_t v)
-{
-    const char *name = v == ILMAP_PROLOG       ? "PROLOG"
-                       : v == ILMAP_EPILOG     ? "EPILOG"
-                       : v == ILMAP_NO_MAPPING ? "NO_MAPPING"
-                                               : NULL;
-    int n = name ? snprintf(buf, 12, "%s", name) : snprintf(buf, 12, "%lu", (unsigned long)v);
-    return n > 0 ? (size_t)n : 0;
+    return text_map_parse_value((const uint8_t *)s, strlen(s), out);
 }
 
 static void print_offset(FILE *to, uint32_t v)
 {
     char buf[12];
-    fwrite(buf, 1, format_offset(buf, v), to);
-}
-
-/* One entry's line of the text format, "old new accurate\n", into buf
- * (ENTRY_LINE_MAX bytes); returns its length. */
-#define ENTRY_LINE_MAX 40
-static size_t format_entry(char *buf, const ilmap_entry *e)
-{
-    size_t n = format_offset(buf, e->old_offset);
-    buf[n++] = ' ';
-    n += format_offset(buf + n, e->new_offset);
-    int k = snprintf(buf + n, ENTRY_LINE_MAX - n, " %ld\n", (long)e->accurate);
-    return n + (k > 0 ? (size_t)k : 0);
+    fwrite(buf, 1, text_map_format_offset(buf, v), to);
 }
 
 /* A loaded file: an IL map's entries (text or kind 1) or a native view. */
@@ -173,52 +136,16 @@ static int is_serialized(const uint8_t *b, size_t n)
 
 static int parse_text(const char *path, const uint8_t *b, size_t n, loaded *l)
 {
-    size_t cap = 64, line = 0;
-    const char *p = (const char *)b, *end = p + n;
-    l->entries = malloc(cap * sizeof *l->entries);
-    if (!l->entries)
+    size_t line;
+    text_map_status st = text_map_parse(b, n, &l->entries, &l->count, &line);
+    if (st == TEXT_MAP_NOMEM)
         return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        char text[256];
-        line++;
-        if (len >= sizeof text) {
-            fprintf(stderr, "%s: %s:%zu: line too long\n", prog, path, line);
-            return EXIT_INVALID;
-        }
-        memcpy(text, p, len);
-        text[len] = '\0';
-        p += len + (nl ? 1 : 0);
-        char *hash = strchr(text, '#');
-        if (hash)
-            *hash = '\0';
-        char *fields[4];
-        int nf = 0;
-        for (char *tok = strtok(text, " \t\r,"); tok; tok = strtok(NULL, " \t\r,"))
-            if (nf < 4)
-                fields[nf++] = tok;
-            else
-                nf = 5;
-        if (nf == 0)
-            continue;
-        uint32_t o, v, acc = 1;
-        if (nf < 2 || nf > 3 || !parse_number(fields[0], &o) || !parse_number(fields[1], &v) ||
-            (nf == 3 && !parse_number(fields[2], &acc))) {
-            fprintf(stderr,
-                    "%s: %s:%zu: expected \"OLD NEW [ACCURATE]\" with 32-bit unsigned "
-                    "numbers or PROLOG/EPILOG/NO_MAPPING\n",
-                    prog, path, line);
-            return EXIT_INVALID;
-        }
-        if (l->count == cap) {
-            ilmap_entry *bigger = realloc(l->entries, 2 * cap * sizeof *bigger);
-            if (!bigger)
-                return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-            l->entries = bigger;
-            cap *= 2;
-        }
-        l->entries[l->count++] = (ilmap_entry){o, v, (int32_t)acc};
+    if (st != TEXT_MAP_OK) {
+        fprintf(stderr,
+                "%s: %s:%zu: expected \"OLD NEW [ACCURATE]\" with 32-bit unsigned "
+                "numbers (decimal or 0x hex) or PROLOG/EPILOG/NO_MAPPING\n",
+                prog, path, line);
+        return EXIT_INVALID;
     }
     return EXIT_OK;
 }
@@ -289,9 +216,9 @@ static int build(const char *path, const loaded *l, int lenient, ilmap **out)
 
 static void print_entries(FILE *to, const ilmap_entry *e, size_t n)
 {
-    char line[ENTRY_LINE_MAX];
+    char line[TEXT_MAP_LINE_MAX];
     for (size_t i = 0; i < n; i++)
-        fwrite(line, 1, format_entry(line, &e[i]), to);
+        fwrite(line, 1, text_map_format_entry(line, &e[i]), to);
 }
 
 static int cmd_show(const char *path, int lenient)
@@ -387,10 +314,10 @@ static int output_bytes(const char *path, const ilmap *c, int text, uint8_t **ou
     }
     char head[80];
     int hn = snprintf(head, sizeof head, "# COR_IL_MAP composed by ilmap: %zu entries (old new accurate)\n", n);
-    if (hn <= 0 || (size_t)hn >= sizeof head || n > (SIZE_MAX - sizeof head) / ENTRY_LINE_MAX)
+    if (hn <= 0 || (size_t)hn >= sizeof head || n > (SIZE_MAX - sizeof head) / TEXT_MAP_LINE_MAX)
         return fail(EXIT_INTERNAL, "%s: too many entries%s", path, "");
     ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);
-    char *buf = malloc(sizeof head + n * ENTRY_LINE_MAX);
+    char *buf = malloc(sizeof head + n * TEXT_MAP_LINE_MAX);
     if (!e || !buf) {
         free(e);
         free(buf);
@@ -400,7 +327,7 @@ static int output_bytes(const char *path, const ilmap *c, int text, uint8_t **ou
     memcpy(buf, head, (size_t)hn);
     size_t len = (size_t)hn;
     for (size_t i = 0; i < n; i++)
-        len += format_entry(buf + len, &e[i]);
+        len += text_map_format_entry(buf + len, &e[i]);
     free(e);
     *out = (uint8_t *)buf;
     *size = len;
