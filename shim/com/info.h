@@ -30,12 +30,6 @@ typedef struct COR_PRF_CODE_INFO {
     SIZE_T size;
 } COR_PRF_CODE_INFO;
 
-/* One instance field's place in its class (GetClassLayout). */
-typedef struct COR_FIELD_OFFSET {
-    mdToken ridOfField;
-    ULONG ulOffset;
-} COR_FIELD_OFFSET;
-
 /* Where an argument or the return value lies during an enter/leave hook
  * (doc/profiling-abi.md#info; 16 bytes on 64-bit targets). */
 typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
@@ -99,7 +93,7 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot GetObjectSize;                                                 /* 10 */
     clr_slot IsArrayClass;                                                  /* 11 */
     clr_slot GetThreadInfo;                                                 /* 12 */
-    clr_slot GetCurrentThreadID;                                            /* 13 */
+    HRESULT(CLR_STDCALL *GetCurrentThreadID)(PI, ThreadID *thread);         /* 13 */
     HRESULT(CLR_STDCALL *GetClassIDInfo)(PI, ClassID, ModuleID *module,
                                          mdTypeDef *type);                  /* 14 */
     HRESULT(CLR_STDCALL *GetFunctionInfo)(PI, FunctionID, ClassID *cls, ModuleID *module,
@@ -128,7 +122,7 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                    COR_IL_MAP entries[]);   /* 29 */
     clr_slot GetInprocInspectionInterface;                                  /* 30 */
     clr_slot GetInprocInspectionIThisThread;                                /* 31 */
-    clr_slot GetThreadContext;                                              /* 32 */
+    HRESULT(CLR_STDCALL *GetThreadContext)(PI, ThreadID, ContextID *context); /* 32 */
     clr_slot BeginInprocDebugging;                                          /* 33 */
     clr_slot EndInprocDebugging;                                            /* 34 */
     HRESULT(CLR_STDCALL *GetILToNativeMapping)(PI, FunctionID, ULONG32 cap, ULONG32 *total,
@@ -159,12 +153,21 @@ typedef struct ICorProfilerInfo9Vtbl {
                                              int lower_bounds[], BYTE **data); /* 46 */
     /* A value type's box: where the value starts in the boxed object. */
     HRESULT(CLR_STDCALL *GetBoxClassLayout)(PI, ClassID, ULONG32 *buffer_offset); /* 47 */
-    clr_slot GetThreadAppDomain;                                            /* 48 */
-    clr_slot GetRVAStaticAddress;                                           /* 49 */
-    clr_slot GetAppDomainStaticAddress;                                     /* 50 */
-    clr_slot GetThreadStaticAddress;                                        /* 51 */
-    clr_slot GetContextStaticAddress;                                       /* 52 */
-    clr_slot GetStaticFieldInfo;                                            /* 53 */
+    /* The AppDomain the thread runs in (0: the calling thread). */
+    HRESULT(CLR_STDCALL *GetThreadAppDomain)(PI, ThreadID, AppDomainID *domain); /* 48 */
+    /* Where a static field's value lives, one call per storage kind; each
+     * refuses a field of another kind. */
+    HRESULT(CLR_STDCALL *GetRVAStaticAddress)(PI, ClassID, mdFieldDef,
+                                              void **address);              /* 49 */
+    HRESULT(CLR_STDCALL *GetAppDomainStaticAddress)(PI, ClassID, mdFieldDef, AppDomainID,
+                                                    void **address);        /* 50 */
+    HRESULT(CLR_STDCALL *GetThreadStaticAddress)(PI, ClassID, mdFieldDef, ThreadID,
+                                                 void **address);           /* 51 */
+    HRESULT(CLR_STDCALL *GetContextStaticAddress)(PI, ClassID, mdFieldDef, ContextID,
+                                                  void **address);          /* 52 */
+    /* The runtime's own view of a field's storage (COR_PRF_FIELD_* bits). */
+    HRESULT(CLR_STDCALL *GetStaticFieldInfo)(PI, ClassID, mdFieldDef,
+                                             COR_PRF_STATIC_TYPE *kind);    /* 53 */
     clr_slot GetGenerationBounds;                                           /* 54 */
     clr_slot GetObjectGeneration;                                           /* 55 */
     clr_slot GetNotifiedExceptionClauseInfo;                                /* 56 */
@@ -194,7 +197,8 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 USHORT *minor, USHORT *build, USHORT *qfe,
                                                 ULONG cch_version, ULONG *pcch_version,
                                                 WCHAR version[]);           /* 67 */
-    clr_slot GetThreadStaticAddress2;                                       /* 68 */
+    HRESULT(CLR_STDCALL *GetThreadStaticAddress2)(PI, ClassID, mdFieldDef, AppDomainID,
+                                                  ThreadID, void **address); /* 68 */
     clr_slot GetAppDomainsContainingModule;                                 /* 69 */
     HRESULT(CLR_STDCALL *GetModuleInfo2)(PI, ModuleID, LPCBYTE *base, ULONG cch_name,
                                          ULONG *pcch_name, WCHAR name[], AssemblyID *assembly,
@@ -272,6 +276,15 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCurrentThreadID, 13);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadContext, 32);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadAppDomain, 48);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRVAStaticAddress, 49);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetAppDomainStaticAddress, 50);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadStaticAddress, 51);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetContextStaticAddress, 52);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStaticFieldInfo, 53);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadStaticAddress2, 68);
 CLR_SLOT_AT(IMethodMallocVtbl, Alloc, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, RequestReJIT, 73);
