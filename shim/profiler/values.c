@@ -1,0 +1,832 @@
+/*
+ * The value writer of argument and static-field reports; see values.h.
+ * Everything here may run inside the enter/leave hooks on any thread at
+ * once: it reads what the runtime answers, allocates only the text, and
+ * logs a failure once per kind.
+ */
+#include "profiler/values.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/flags.h"
+#include "com/guids.h"
+#include "profiler/log.h"
+#include "profiler/resolve.h"
+#include "profiler/text.h"
+
+#define RELAXED memory_order_relaxed
+
+/* Strings longer than this many UTF-16 units are reported by length. */
+#define MAX_STRING_CHARS 4096u
+/* Arrays longer than this are reported by length. */
+#define MAX_ARRAY_ELEMENTS 1024u
+/* Objects and structs nested deeper than this are reported by class. */
+#define MAX_OBJECT_DEPTH 3
+/* Parent classes followed, fields per class read. */
+#define MAX_CLASS_CHAIN 32u
+#define MAX_FIELDS 256u
+
+/* ---- Growable text --------------------------------------------------- */
+
+void shim_text_put(shim_text *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (t->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p) {
+            t->failed = 1;
+            return;
+        }
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+void shim_text_puts(shim_text *t, const char *s) { shim_text_put(t, s, strlen(s)); }
+
+void shim_text_printf(shim_text *t, const char *fmt, ...)
+{
+    char buf[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        shim_text_put(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* A UTF-16 code unit sequence as a JSON string: UTF-8 for every valid
+ * character, \uXXXX for controls and for unpaired surrogates. */
+static void put_utf16_json(shim_text *t, const WCHAR *s, size_t n)
+{
+    shim_text_put(t, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = s[i];
+        char b[8];
+        if (c == '"' || c == '\\') {
+            b[0] = '\\';
+            b[1] = (char)c;
+            shim_text_put(t, b, 2);
+        } else if (c < 0x20) {
+            shim_text_printf(t, "\\u%04x", (unsigned)c);
+        } else if (c < 0x80) {
+            b[0] = (char)c;
+            shim_text_put(t, b, 1);
+        } else if (c < 0x800) {
+            b[0] = (char)(0xC0 | c >> 6);
+            b[1] = (char)(0x80 | (c & 0x3F));
+            shim_text_put(t, b, 2);
+        } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && s[i + 1] >= 0xDC00 &&
+                   s[i + 1] <= 0xDFFF) {
+            uint32_t cp = 0x10000 + ((c - 0xD800) << 10) + (s[i + 1] - 0xDC00u);
+            i++;
+            b[0] = (char)(0xF0 | cp >> 18);
+            b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+            b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+            b[3] = (char)(0x80 | (cp & 0x3F));
+            shim_text_put(t, b, 4);
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            shim_text_printf(t, "\\u%04x", (unsigned)c); /* unpaired: kept as is */
+        } else {
+            b[0] = (char)(0xE0 | c >> 12);
+            b[1] = (char)(0x80 | (c >> 6 & 0x3F));
+            b[2] = (char)(0x80 | (c & 0x3F));
+            shim_text_put(t, b, 3);
+        }
+    }
+    shim_text_put(t, "\"", 1);
+}
+
+/* A float as a JSON number that reads back to the same value. */
+static void put_double(shim_text *t, double v, int digits)
+{
+    if (isnan(v))
+        shim_text_puts(t, "\"NaN\"");
+    else if (isinf(v))
+        shim_text_puts(t, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    else if (v == 0 && signbit(v))
+        shim_text_puts(t, "-0.0"); /* "-0" would read back as the integer 0 in some parsers */
+    else
+        shim_text_printf(t, "%.*g", digits, v);
+}
+
+/* ---- Reading values --------------------------------------------------- */
+
+/* Logs each kind of failure once. */
+static atomic_uint logged;
+void shim_values_log_once(unsigned bit, const char *fmt, ...)
+{
+    if (atomic_fetch_or(&logged, bit) & bit)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    shim_log("args: %s (logged once)", buf);
+}
+
+/* The full name of a TypeDef or TypeRef token in md ("?" when unknown). */
+void shim_values_type_name(IMetaDataImport *md, mdToken tok, char *out, size_t cap)
+{
+    snprintf(out, cap, "?");
+    if ((tok & CLR_MD_TOKEN_TYPE_MASK) == 0x02000000u) {
+        shim_type_full_name(md, tok, out, cap);
+    } else if ((tok & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u) {
+        WCHAR name[512];
+        ULONG len = 0;
+        mdToken scope = 0;
+        if (SUCCEEDED(md->lpVtbl->GetTypeRefProps(md, tok, &scope, name, 512, &len)))
+            shim_utf16_to_utf8(name, len < 512 ? len : 512, out, cap);
+    }
+}
+
+/* "{"class":"Ns.Type"}" of an object, from its runtime class. */
+static void put_object_class(shim_args *a, shim_text *t, ObjectID obj)
+{
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    char name[512] = "?";
+    ICorProfilerInfo4 *info = a->info;
+    if (SUCCEEDED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) &&
+        SUCCEEDED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) && module && td) {
+        IUnknown *unk = NULL;
+        if (info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
+                                            &unk) == S_OK &&
+            unk) {
+            IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
+            shim_type_full_name(md, td, name, sizeof name);
+            md->lpVtbl->Release(md);
+        }
+    }
+    /* td 0: arrays and other classes without a TypeDef of their own. */
+    char safe[600];
+    shim_json_escape(safe, sizeof safe, name);
+    shim_text_printf(t, "{\"class\":\"%.500s\"}", safe);
+}
+
+static void put_string(shim_args *a, shim_text *t, ObjectID obj)
+{
+    ULONG len_off = 0, buf_off = 0;
+    if (FAILED(a->info->lpVtbl->GetStringLayout2(a->info, &len_off, &buf_off))) {
+        shim_values_log_once(1u << 0, "GetStringLayout2 failed; strings reported by class");
+        put_object_class(a, t, obj);
+        return;
+    }
+    uint32_t n;
+    memcpy(&n, (const char *)obj + len_off, sizeof n);
+    if (n > MAX_STRING_CHARS) {
+        shim_text_printf(t, "{\"class\":\"System.String\",\"length\":%" PRIu32 "}", n);
+        return;
+    }
+    WCHAR chars[MAX_STRING_CHARS];
+    memcpy(chars, (const char *)obj + buf_off, (size_t)n * sizeof(WCHAR));
+    put_utf16_json(t, chars, n);
+}
+
+/* The size of a primitive element; 0 for any other. */
+size_t shim_values_primitive_size(uint32_t element)
+{
+    switch (element) {
+    case ILMAP_SIG_ELEMENT_BOOLEAN:
+    case ILMAP_SIG_ELEMENT_I1:
+    case ILMAP_SIG_ELEMENT_U1:
+        return 1;
+    case ILMAP_SIG_ELEMENT_CHAR:
+    case ILMAP_SIG_ELEMENT_I2:
+    case ILMAP_SIG_ELEMENT_U2:
+        return 2;
+    case ILMAP_SIG_ELEMENT_I4:
+    case ILMAP_SIG_ELEMENT_U4:
+    case ILMAP_SIG_ELEMENT_R4:
+        return 4;
+    case ILMAP_SIG_ELEMENT_I8:
+    case ILMAP_SIG_ELEMENT_U8:
+    case ILMAP_SIG_ELEMENT_R8:
+        return 8;
+    case ILMAP_SIG_ELEMENT_I:
+    case ILMAP_SIG_ELEMENT_U:
+        return sizeof(void *);
+    default:
+        return 0;
+    }
+}
+
+/* A primitive of the element's type at p (primitive_size bytes). */
+static void put_primitive(shim_text *t, uint32_t element, const void *p)
+{
+    size_t size = shim_values_primitive_size(element);
+    switch (element) {
+    case ILMAP_SIG_ELEMENT_BOOLEAN: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        shim_text_puts(t, v ? "true" : "false");
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_CHAR: {
+        WCHAR v;
+        memcpy(&v, p, 2);
+        put_utf16_json(t, &v, 1);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_I1: {
+        int8_t v;
+        memcpy(&v, p, 1);
+        shim_text_printf(t, "%d", v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_U1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        shim_text_printf(t, "%u", v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_I2: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        shim_text_printf(t, "%d", v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_U2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        shim_text_printf(t, "%u", v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_I4: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        shim_text_printf(t, "%" PRId32, v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_U4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        shim_text_printf(t, "%" PRIu32, v);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_R4: {
+        float v;
+        memcpy(&v, p, 4);
+        put_double(t, v, 9);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_R8: {
+        double v;
+        memcpy(&v, p, 8);
+        put_double(t, v, 17);
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_I8:
+    case ILMAP_SIG_ELEMENT_I: {
+        if (size == 8) {
+            int64_t v;
+            memcpy(&v, p, 8);
+            shim_text_printf(t, "\"%" PRId64 "\"", v);
+        } else {
+            int32_t v;
+            memcpy(&v, p, 4);
+            shim_text_printf(t, "\"%" PRId32 "\"", v);
+        }
+        return;
+    }
+    case ILMAP_SIG_ELEMENT_U8:
+    case ILMAP_SIG_ELEMENT_U: {
+        if (size == 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            shim_text_printf(t, "\"%" PRIu64 "\"", v);
+        } else {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            shim_text_printf(t, "\"%" PRIu32 "\"", v);
+        }
+        return;
+    }
+    default:
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+}
+
+/* How many bytes a value of d takes in memory (an array element, a byref's
+ * target); 0 when this slice cannot read it. */
+static size_t desc_size(const shim_args_desc *d)
+{
+    if (d->slot.repr == ILMAP_SIG_REPR_PRIMITIVE)
+        return shim_values_primitive_size(d->slot.element);
+    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+        return shim_values_primitive_size(d->enum_element);
+    if (d->slot.repr == ILMAP_SIG_REPR_OBJECT_ID)
+        return sizeof(ObjectID);
+    return 0;
+}
+
+static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, const void *p,
+                       size_t length, int depth);
+
+/* A one-dimension array's elements as a JSON array. */
+static void put_array(shim_args *a, shim_text *t, ObjectID obj, const shim_args_desc *elem,
+                      int depth)
+{
+    size_t esize = desc_size(elem);
+    ULONG32 n = 0;
+    int lower = 0;
+    BYTE *data = NULL;
+    HRESULT hr = esize ? a->info->lpVtbl->GetArrayObjectInfo(a->info, obj, 1, &n, &lower, &data)
+                       : E_FAIL;
+    if (!esize) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    if (FAILED(hr) || (n && !data)) {
+        shim_values_log_once(1u << 5,
+                             "GetArrayObjectInfo 0x%08X; arrays reported as {\"class\":\"?\"}",
+                             (unsigned)hr);
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    if (n > MAX_ARRAY_ELEMENTS) {
+        shim_text_printf(t, "{\"class\":\"?\",\"length\":%" PRIu32 "}", (uint32_t)n);
+        return;
+    }
+    shim_text_puts(t, "[");
+    for (ULONG32 i = 0; i < n; i++) {
+        if (i)
+            shim_text_puts(t, ",");
+        shim_values_put(a, t, elem, NULL, data + (size_t)i * esize, esize, depth);
+    }
+    shim_text_puts(t, "]");
+}
+
+/* One value described by d from length bytes at p; inner describes a
+ * BYREF's target or an SZARRAY's elements (NULL: none). */
+void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
+                     const shim_args_desc *inner, const void *p, size_t length, int depth)
+{
+    const ilmap_sig_slot *s = &d->slot;
+    if (!p || (s->size && length < s->size)) {
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    switch (s->repr) {
+    case ILMAP_SIG_REPR_OBJECT_ID: {
+        ObjectID obj;
+        memcpy(&obj, p, sizeof obj);
+        if (!obj)
+            shim_text_puts(t, "null");
+        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
+            put_string(a, t, obj);
+        else if (s->element == ILMAP_SIG_ELEMENT_SZARRAY && inner)
+            put_array(a, t, obj, inner, depth);
+        else
+            shim_values_put_object(a, t, obj, depth);
+        return;
+    }
+    case ILMAP_SIG_REPR_PRIMITIVE:
+        put_primitive(t, s->element, p);
+        return;
+    case ILMAP_SIG_REPR_VALUE_TYPE:
+        if (d->enum_element && length >= shim_values_primitive_size(d->enum_element))
+            put_primitive(t, d->enum_element, p);
+        else if (d->enum_element)
+            shim_text_puts(t, "{\"class\":\"?\"}");
+        else
+            put_struct(a, t, d, p, length, depth);
+        return;
+    case ILMAP_SIG_REPR_MANAGED_PTR: {
+        /* The range holds the managed pointer; its target is read as the
+         * pointed-to type says (not past that type's size). */
+        uintptr_t target;
+        memcpy(&target, p, sizeof target);
+        size_t size = inner ? desc_size(inner) : 0;
+        shim_text_puts(t, "{\"ref\":");
+        if (!target)
+            shim_text_puts(t, "null");
+        else if (!size)
+            shim_text_puts(t, "{\"class\":\"?\"}");
+        else
+            shim_values_put(a, t, inner, NULL, (const void *)target, size, depth);
+        shim_text_puts(t, "}");
+        return;
+    }
+    case ILMAP_SIG_REPR_UNMANAGED_PTR:
+    case ILMAP_SIG_REPR_OPAQUE_PTR: {
+        uintptr_t v;
+        memcpy(&v, p, sizeof v);
+        shim_text_printf(t, "\"0x%" PRIxPTR "\"", v);
+        return;
+    }
+    default:
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+}
+
+/* ---- Objects and structs by their fields ------------------------------ */
+
+/* The learned ClassID of a struct type, or 0. Lock-free. */
+static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
+{
+    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->module == module && c->token == token)
+            return c->cls;
+    return 0;
+}
+
+/* The module's metadata (release it), or NULL. */
+IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module)
+{
+    IUnknown *unk = NULL;
+    if (a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ, &IID_IMetaDataImport,
+                                           &unk) != S_OK)
+        return NULL;
+    return (IMetaDataImport *)(void *)unk;
+}
+
+/* "{"class":"Ns.Type"" of a ClassID (no closing brace). */
+static void put_class_head(shim_args *a, shim_text *t, ClassID cls)
+{
+    char name[512] = "?";
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    if (SUCCEEDED(a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td)) && module &&
+        td) {
+        IMetaDataImport *md = shim_values_metadata(a, module);
+        if (md) {
+            shim_type_full_name(md, td, name, sizeof name);
+            md->lpVtbl->Release(md);
+        }
+    }
+    char safe[600];
+    shim_json_escape(safe, sizeof safe, name);
+    shim_text_printf(t, "{\"class\":\"%.500s\"", safe);
+}
+
+/* The instance fields cls declares itself, as "name":V pairs, read at
+ * base + each field's offset (never at or past avail). */
+static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *base,
+                             size_t avail, int depth, int *first)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ULONG total = 0, size = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module)
+        return;
+    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 6, "GetClassLayout 0x%08X; some classes' fields left out",
+                             (unsigned)hr);
+        return;
+    }
+    if (!total)
+        return;
+    if (total > MAX_FIELDS) {
+        shim_values_log_once(1u << 7,
+                             "a class with %u fields; classes with more than %u left out",
+                             (unsigned)total, MAX_FIELDS);
+        return;
+    }
+    COR_FIELD_OFFSET fields[MAX_FIELDS];
+    ULONG got = 0;
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (!md || FAILED(info->lpVtbl->GetClassLayout(info, cls, fields, total, &got, &size))) {
+        if (md)
+            md->lpVtbl->Release(md);
+        shim_values_log_once(1u << 8, "no layout or metadata for a class; its fields left out");
+        return;
+    }
+    for (ULONG i = 0; i < got && i < total; i++) {
+        WCHAR wname[256];
+        ULONG len = 0, sig_size = 0, value_len = 0;
+        DWORD attr = 0, elem_type = 0;
+        PCCOR_SIGNATURE sig = NULL;
+        const void *value = NULL;
+        mdTypeDef owner = 0;
+        if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
+                                             &attr, &sig, &sig_size, &elem_type, &value,
+                                             &value_len)) ||
+            (attr & ILMAP_SIG_FIELD_STATIC))
+            continue;
+        char name[512], safe[600];
+        shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
+        shim_json_escape(safe, sizeof safe, name);
+        shim_text_printf(t, "%s\"%.500s\":", *first ? "" : ",", safe);
+        *first = 0;
+        ilmap_sig *fs = NULL;
+        ilmap_sig_slot slot;
+        shim_args_value v;
+        memset(&v, 0, sizeof v);
+        if (!sig || fields[i].ulOffset >= avail ||
+            ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
+            ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
+            shim_text_puts(t, "{\"class\":\"?\"}");
+        } else {
+            shim_values_describe(md, module, &slot, &v);
+            shim_values_put(a, t, &v.top,
+                            v.inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v.inner,
+                            base + fields[i].ulOffset, avail - fields[i].ulOffset, depth + 1);
+        }
+        ilmap_sig_free(fs);
+    }
+    md->lpVtbl->Release(md);
+}
+
+/* {"class":"Ns.Type","fields":{...}} of a value of class cls whose fields
+ * are at base (avail bytes); past MAX_OBJECT_DEPTH only the class. */
+static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *base,
+                       size_t avail, int depth)
+{
+    put_class_head(a, t, cls);
+    if (depth > MAX_OBJECT_DEPTH) {
+        shim_text_puts(t, "}");
+        return;
+    }
+    ClassID chain[MAX_CLASS_CHAIN];
+    size_t n = 0;
+    for (ClassID c = cls; c && n < MAX_CLASS_CHAIN;) {
+        ModuleID module = 0;
+        mdTypeDef td = 0;
+        ClassID parent = 0;
+        ULONG32 type_args = 0;
+        chain[n++] = c;
+        if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
+                                                    &type_args, NULL)))
+            break;
+        c = parent;
+    }
+    shim_text_puts(t, ",\"fields\":{");
+    int first = 1;
+    for (size_t i = n; i-- > 0;)
+        put_class_fields(a, t, chain[i], base, avail, depth, &first);
+    shim_text_puts(t, "}}");
+}
+
+/* An object by its runtime class: a string as a string, a boxed value
+ * type as that type's fields, any other class with a TypeDef as its
+ * fields and its parents'; arrays and the like by class. */
+void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) ||
+        FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    char name[64] = "";
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (md) {
+        shim_type_full_name(md, td, name, sizeof name);
+        md->lpVtbl->Release(md);
+    }
+    if (strcmp(name, "System.String") == 0) {
+        put_string(a, t, obj);
+        return;
+    }
+    SIZE_T size = 0;
+    HRESULT hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 9, "GetObjectSize2 0x%08X; objects reported by class",
+                             (unsigned)hr);
+        put_object_class(a, t, obj);
+        return;
+    }
+    const uint8_t *base = (const uint8_t *)obj;
+    ULONG32 offset = 0;
+    if (SUCCEEDED(info->lpVtbl->GetBoxClassLayout(info, cls, &offset))) {
+        if (offset > size) {
+            put_object_class(a, t, obj);
+            return;
+        }
+        base += offset;
+        size -= offset;
+    }
+    put_fields(a, t, cls, base, size, depth);
+}
+
+/* A struct passed by value (its bytes at p, length of them), by the
+ * fields of its class: only value types defined in the slot's module
+ * and not generic (their ClassID comes from the TypeDef). */
+static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, const void *p,
+                       size_t length, int depth)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ULONG total = 0, size = 0;
+    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE ||
+        (d->slot.token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u || !d->module) {
+        shim_text_puts(t, "{\"class\":\"?\"}"); /* another module's or a generic struct */
+        return;
+    }
+    cls = class_of(a, d->module, d->slot.token);
+    if (!cls) {
+        shim_values_log_once(1u << 11,
+                             "a struct type whose ClassID was not learned at the mapper (a "
+                             "field of a derived class?); such structs reported as "
+                             "{\"class\":\"?\"}");
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    if (FAILED(hr) || size > length) {
+        shim_values_log_once(1u << 10,
+                             "a struct of %u bytes in %zu (GetClassLayout 0x%08X); reported as "
+                             "{\"class\":\"?\"}",
+                             (unsigned)size, length, (unsigned)hr);
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    put_fields(a, t, cls, (const uint8_t *)p, size, depth);
+}
+
+/* One argument's or return value's range. */
+void shim_values_put_range(shim_args *a, shim_text *t, const shim_args_value *v, UINT_PTR at,
+                           ULONG length)
+{
+    shim_values_put(a, t, &v->top, v->inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v->inner,
+                    (const void *)at, length, 1);
+}
+/* Is the declaring type td a value type (it extends System.ValueType, or
+ * System.Enum)? */
+int shim_values_is_value_type(IMetaDataImport *md, mdTypeDef td)
+{
+    WCHAR name[8];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) &&
+        !extends)
+        return 0;
+    if (!extends)
+        return 0;
+    char base[512];
+    shim_values_type_name(md, extends, base, sizeof base);
+    char self[512];
+    shim_type_full_name(md, td, self, sizeof self);
+    if (strcmp(self, "System.Enum") == 0)
+        return 0;
+    return strcmp(base, "System.ValueType") == 0 || strcmp(base, "System.Enum") == 0;
+}
+
+/* Value types of System.Runtime.Intrinsics and System.Numerics travel in
+ * vector registers, which the slow path damages (args.h). */
+int shim_values_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s)
+{
+    if (s->repr != ILMAP_SIG_REPR_VALUE_TYPE || !s->token)
+        return 0;
+    char name[512];
+    shim_values_type_name(md, s->token, name, sizeof name);
+    return strncmp(name, "System.Runtime.Intrinsics.", 26) == 0 ||
+           strncmp(name, "System.Numerics.", 16) == 0;
+}
+
+/* The underlying integer's element of an enum TypeDef of md (the type of
+ * its instance field value__); 0 when td is no such enum. */
+static uint32_t enum_element(IMetaDataImport *md, mdToken td)
+{
+    if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return 0; /* a TypeRef or TypeSpec: another module's type */
+    WCHAR name[8];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) ||
+        !extends)
+        return 0;
+    char base[512];
+    shim_values_type_name(md, extends, base, sizeof base);
+    if (strcmp(base, "System.Enum") != 0)
+        return 0;
+    HCORENUM e = NULL;
+    mdFieldDef fields[16];
+    ULONG count = 0;
+    uint32_t found = 0;
+    while (!found && md->lpVtbl->EnumFields(md, &e, td, fields, 16, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count && !found; i++) {
+            WCHAR fname[16];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen, &attr,
+                                                 &sig, &sig_size, &elem_type, &value,
+                                                 &value_len)) ||
+                !sig || (attr & ILMAP_SIG_FIELD_STATIC))
+                continue;
+            char fn[64];
+            shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, fn, sizeof fn);
+            if (strcmp(fn, "value__") != 0)
+                continue;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                slot.repr == ILMAP_SIG_REPR_PRIMITIVE &&
+                shim_values_primitive_size(slot.element))
+                found = slot.element;
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    return found;
+}
+
+/* What metadata adds to one classified value. */
+void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
+                          shim_args_value *v)
+{
+    v->top.slot = *slot;
+    v->top.module = v->inner.module = module;
+    if (slot->repr == ILMAP_SIG_REPR_VALUE_TYPE && slot->element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->top.enum_element = enum_element(md, slot->token);
+    ilmap_sig_node node;
+    if ((slot->element != ILMAP_SIG_ELEMENT_BYREF &&
+         slot->element != ILMAP_SIG_ELEMENT_SZARRAY) ||
+        slot->node == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_get_node(slot->sig, slot->node, &node) != ILMAP_OK ||
+        node.inner == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_classify_type(slot->sig, node.inner, NULL, 0, &v->inner.slot) != ILMAP_OK) {
+        v->inner.slot.repr = ILMAP_SIG_REPR_VOID;
+        return;
+    }
+    if (v->inner.slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+        v->inner.slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        v->inner.enum_element = enum_element(md, v->inner.slot.token);
+}
+
+/* Learns the ClassID of a struct type of md (a TypeDef of module) and,
+ * for structs and classes, of the struct types of their instance fields,
+ * to MAX_OBJECT_DEPTH levels. */
+void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
+                            int value_type, int depth)
+{
+    if (depth > MAX_OBJECT_DEPTH || (token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return;
+    if (value_type) {
+        if (class_of(a, module, token) || enum_element(md, token))
+            return;
+        ClassID cls = 0;
+        HRESULT hr = a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, module, token, 0,
+                                                                   NULL, &cls);
+        if (FAILED(hr) || !cls)
+            return; /* a generic struct, for one: reported as {"class":"?"} */
+        shim_args_class *c = calloc(1, sizeof *c);
+        if (!c)
+            return;
+        c->module = module;
+        c->token = token;
+        c->cls = cls;
+        c->next = atomic_load_explicit(&a->classes, RELAXED);
+        while (!atomic_compare_exchange_weak_explicit(&a->classes, &c->next, c,
+                                                      memory_order_release, RELAXED)) {
+        }
+    }
+    HCORENUM e = NULL;
+    mdFieldDef fields[32];
+    ULONG count = 0;
+    while (md->lpVtbl->EnumFields(md, &e, token, fields, 32, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count; i++) {
+            WCHAR fname[8];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
+                                                    &attr, &sig, &sig_size, &elem_type, &value,
+                                                    &value_len)) &&
+                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
+                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                (slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
+                 slot.element == ILMAP_SIG_ELEMENT_CLASS))
+                shim_values_learn_type(a, md, module, slot.token,
+                                       slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, depth + 1);
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+}

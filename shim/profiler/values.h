@@ -1,0 +1,79 @@
+/*
+ * The value writer shared by argument reports (args.c) and static-field
+ * reports (statics.c): values as JSON in the report's formats
+ * (doc/shim.md#args), read from memory the runtime hands over, with what
+ * metadata says about their type. Runs inside the enter/leave hooks: every
+ * runtime call made here is one the runtime answers there
+ * (shim/FINDINGS.md, sixth round), and a failure is logged once per kind
+ * and the value written as {"class":"?"}.
+ */
+#ifndef SHIM_PROFILER_VALUES_H
+#define SHIM_PROFILER_VALUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "com/info.h"
+#include "com/metadata.h"
+#include "ilmap-sig.h"
+#include "profiler/args.h"
+#include "profiler/log.h"
+
+/* Growable text; on allocation failure `failed` is set and later puts do
+ * nothing. Zero-initialise; free(s) when done. */
+typedef struct shim_text {
+    char *s;
+    size_t len, cap;
+    int failed;
+} shim_text;
+
+void shim_text_put(shim_text *t, const char *s, size_t n);
+void shim_text_puts(shim_text *t, const char *s);
+void shim_text_printf(shim_text *t, const char *fmt, ...) SHIM_PRINTF(2, 3);
+
+/* Logs once per bit (each bit one kind of failure) with the "args:"
+ * prefix. */
+void shim_values_log_once(unsigned bit, const char *fmt, ...) SHIM_PRINTF(2, 3);
+
+/* The module's metadata (release it), or NULL. */
+IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module);
+
+/* The full name of a TypeDef or TypeRef token of md ("?" when unknown). */
+void shim_values_type_name(IMetaDataImport *md, mdToken tok, char *out, size_t cap);
+
+/* Is the TypeDef a value type (extends System.ValueType or System.Enum)? */
+int shim_values_is_value_type(IMetaDataImport *md, mdTypeDef td);
+
+/* Is the slot a value type of System.Runtime.Intrinsics or
+ * System.Numerics (which the slow-path hooks would damage)? */
+int shim_values_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s);
+
+/* The size of a primitive element type; 0 for any other. */
+size_t shim_values_primitive_size(uint32_t element);
+
+/* What metadata adds to one classified value of module (enum underlying
+ * types, a BYREF's target, an SZARRAY's element). */
+void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
+                          shim_args_value *v);
+
+/* Outside the hooks (the FunctionIDMapper): learns the ClassID of a
+ * struct TypeDef of module and of the struct types of its fields, to the
+ * nesting depth, for the hooks. */
+void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
+                            int value_type, int depth);
+
+/* One value described by d (inner: a BYREF's target, an SZARRAY's
+ * element, or NULL) from length bytes at p; depth 1 for a top-level
+ * value. */
+void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
+                     const shim_args_desc *inner, const void *p, size_t length, int depth);
+
+/* v's value from the range [at, at + length). */
+void shim_values_put_range(shim_args *a, shim_text *t, const shim_args_value *v, UINT_PTR at,
+                           ULONG length);
+
+/* An object by its runtime class (strings as strings, boxes as their
+ * value type's fields). */
+void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth);
+
+#endif
