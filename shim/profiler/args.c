@@ -17,6 +17,7 @@
 #include "com/guids.h"
 #include "profiler/log.h"
 #include "profiler/resolve.h"
+#include "profiler/statics.h"
 #include "profiler/text.h"
 #include "profiler/values.h"
 
@@ -61,6 +62,7 @@ void shim_args_prepare(shim_args *a, shim_args_target *t)
 {
     if (!a || !t || atomic_exchange(&t->prepared, 1))
         return;
+    shim_statics_prepare(a->statics, a);
     ModuleID module = atomic_load_explicit(&t->module, RELAXED);
     IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
     if (!md)
@@ -176,6 +178,7 @@ void shim_args_module_loaded(shim_args *a, ModuleID module, IMetaDataImport *md)
     for (size_t i = 0; i < found.count; i++)
         add_target(a, module, md, &found.items[i]);
     shim_found_list_free(&found);
+    shim_statics_module_loaded(a->statics, a->info, module, md);
 }
 
 void shim_args_module_unloaded(shim_args *a, ModuleID module)
@@ -186,7 +189,7 @@ void shim_args_module_unloaded(shim_args *a, ModuleID module)
          t = t->next) {
         uintptr_t expected = module;
         atomic_compare_exchange_strong(&t->module, &expected, (uintptr_t)0);
-    }
+    }    shim_statics_module_unloaded(a->statics, module);
 }
 
 /* ---- The hooks ------------------------------------------------------- */
@@ -350,6 +353,7 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
         atomic_fetch_add_explicit(&a->lines, 1, RELAXED);
         if (a->emit)
             a->emit(a->emit_ctx, p->head.s);
+        shim_statics_report(a->statics, a, t->name, p->call);
     }
     pending_drop(p);
 }

@@ -88,6 +88,8 @@ typedef struct shim_args_class {
     struct shim_args_class *next;
 } shim_args_class;
 
+struct shim_statics;
+
 typedef struct shim_args {
     shim_selection selection;  /* ILMAP_SHIM_ARGS */
     uint32_t max_calls;        /* ILMAP_SHIM_ARGS_MAX */
@@ -99,6 +101,9 @@ typedef struct shim_args {
     void (*emit)(void *ctx, const char *line);
     void *emit_ctx;
     atomic_uint_least64_t lines, skipped, refused;
+    /* ILMAP_SHIM_STATICS (statics.h), or NULL: its lines follow each args
+     * line; its classes are registered and learned with the methods. */
+    struct shim_statics *statics;
 } shim_args;
 
 /* The event-mask bits the slow-path hooks need. */

@@ -472,9 +472,11 @@ namespace ArgsTest
 
         static int Main(string[] argv)
         {
+            if (argv.Length == 2 && argv[0] == "statics")
+                return StaticsTest.Run(argv[1]);
             if (argv.Length != 1)
             {
-                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl>");
+                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl> | statics <expected.jsonl>");
                 return 2;
             }
             Ints(sbyte.MinValue, byte.MaxValue, short.MinValue, ushort.MaxValue, int.MinValue,
