@@ -225,6 +225,48 @@ size_t shim_values_primitive_size(uint32_t element)
     }
 }
 
+/* An integer of size bytes (1, 2, 4 or 8) at p, signed or not; quoted:
+ * as a decimal string (64-bit and native-sized integers). */
+static void put_integer(shim_text *t, const void *p, size_t size, int is_signed, int quoted)
+{
+    uint64_t u = 0;
+    switch (size) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        u = v;
+        break;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        u = v;
+        break;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        u = v;
+        break;
+    }
+    case 8:
+        memcpy(&u, p, 8);
+        break;
+    default:
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    const char *q = quoted ? "\"" : "";
+    uint64_t sign = (uint64_t)1 << (size * 8 - 1);
+    if (is_signed && (u & sign)) {
+        /* Two's complement: the magnitude is the negation within size bytes. */
+        uint64_t magnitude = (~u + 1) & (size == 8 ? UINT64_MAX : (sign << 1) - 1);
+        shim_text_printf(t, "%s-%" PRIu64 "%s", q, magnitude, q);
+    } else {
+        shim_text_printf(t, "%s%" PRIu64 "%s", q, u, q);
+    }
+}
+
 /* A primitive of the element's type at p (primitive_size bytes). */
 static void put_primitive(shim_text *t, uint32_t element, const void *p)
 {
@@ -242,42 +284,6 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
         put_utf16_json(t, &v, 1);
         return;
     }
-    case ILMAP_SIG_ELEMENT_I1: {
-        int8_t v;
-        memcpy(&v, p, 1);
-        shim_text_printf(t, "%d", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U1: {
-        uint8_t v;
-        memcpy(&v, p, 1);
-        shim_text_printf(t, "%u", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I2: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        shim_text_printf(t, "%d", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        shim_text_printf(t, "%u", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I4: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        shim_text_printf(t, "%" PRId32, v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        shim_text_printf(t, "%" PRIu32, v);
-        return;
-    }
     case ILMAP_SIG_ELEMENT_R4: {
         float v;
         memcpy(&v, p, 4);
@@ -290,32 +296,24 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
         put_double(t, v, 17);
         return;
     }
+    case ILMAP_SIG_ELEMENT_I1:
+    case ILMAP_SIG_ELEMENT_I2:
+    case ILMAP_SIG_ELEMENT_I4:
+        put_integer(t, p, size, 1, 0);
+        return;
+    case ILMAP_SIG_ELEMENT_U1:
+    case ILMAP_SIG_ELEMENT_U2:
+    case ILMAP_SIG_ELEMENT_U4:
+        put_integer(t, p, size, 0, 0);
+        return;
     case ILMAP_SIG_ELEMENT_I8:
-    case ILMAP_SIG_ELEMENT_I: {
-        if (size == 8) {
-            int64_t v;
-            memcpy(&v, p, 8);
-            shim_text_printf(t, "\"%" PRId64 "\"", v);
-        } else {
-            int32_t v;
-            memcpy(&v, p, 4);
-            shim_text_printf(t, "\"%" PRId32 "\"", v);
-        }
+    case ILMAP_SIG_ELEMENT_I:
+        put_integer(t, p, size, 1, 1);
         return;
-    }
     case ILMAP_SIG_ELEMENT_U8:
-    case ILMAP_SIG_ELEMENT_U: {
-        if (size == 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            shim_text_printf(t, "\"%" PRIu64 "\"", v);
-        } else {
-            uint32_t v;
-            memcpy(&v, p, 4);
-            shim_text_printf(t, "\"%" PRIu32 "\"", v);
-        }
+    case ILMAP_SIG_ELEMENT_U:
+        put_integer(t, p, size, 0, 1);
         return;
-    }
     default:
         shim_text_puts(t, "{\"class\":\"?\"}");
         return;
