@@ -67,16 +67,8 @@ void shim_args_prepare(shim_args *a, shim_args_target *t)
     IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
     if (!md)
         return;
-    for (size_t i = 0; i < t->slot_count; i++) {
-        const shim_args_value *v = &t->values[i];
-        for (int k = 0; k < 2; k++) {
-            const shim_args_desc *d = k ? &v->inner : &v->top;
-            if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
-                d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
-                shim_values_learn_type(a, md, module, d->slot.token,
-                                       d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, 1);
-        }
-    }
+    for (size_t i = 0; i < t->slot_count; i++)
+        shim_values_learn_value(a, md, &t->values[i], 1);
     md->lpVtbl->Release(md);
 }
 
@@ -189,7 +181,8 @@ void shim_args_module_unloaded(shim_args *a, ModuleID module)
          t = t->next) {
         uintptr_t expected = module;
         atomic_compare_exchange_strong(&t->module, &expected, (uintptr_t)0);
-    }    shim_statics_module_unloaded(a->statics, module);
+    }
+    shim_statics_module_unloaded(a->statics, module);
 }
 
 /* ---- The hooks ------------------------------------------------------- */

@@ -49,15 +49,22 @@ typedef struct shim_args_desc {
     /* VALUE_TYPE that is an enum of this module: the ELEMENT_TYPE of its
      * value__ field (its underlying integer); else 0. */
     uint32_t enum_element;
+    /* ARRAY: its rank (from the signature); else 0. */
+    uint32_t rank;
     /* The module whose metadata the slot's tokens are in. */
     ModuleID module;
 } shim_args_desc;
 
-/* One value of a signature: its own description, and for a BYREF the
- * pointed-to type's, for an SZARRAY the element type's (inner.slot.repr
- * VOID when there is none). */
+/* How deep a value's description goes: the value, a BYREF's target or an
+ * array's element type, that one's, ... (an int[][][] has four levels). */
+#define SHIM_ARGS_LEVELS 4
+
+/* One value of a signature: level[0] its own description, level[i + 1]
+ * what level[i] points to or holds (a BYREF's target, an SZARRAY's or
+ * ARRAY's element type), `levels` of them (at least 1). */
 typedef struct shim_args_value {
-    shim_args_desc top, inner;
+    shim_args_desc level[SHIM_ARGS_LEVELS];
+    size_t levels;
 } shim_args_value;
 
 /* One method named by ILMAP_SHIM_ARGS in a loaded module; pushed on a

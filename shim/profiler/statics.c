@@ -104,8 +104,7 @@ int shim_statics_init(shim_statics *s, const char *spec)
 }
 
 /* The module's file name without its directory and .dll or .exe. */
-static void module_simple_name(ICorProfilerInfo4 *info, ModuleID module, char *out,
-                               size_t cap)
+static void module_simple_name(ICorProfilerInfo4 *info, ModuleID module, char *out, size_t cap)
 {
     WCHAR path[512];
     ULONG len = 0;
@@ -198,7 +197,7 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
     f->runtime_kind = -1;
     shim_json_escape(f->name, sizeof f->name, name);
     shim_values_describe(md, module, &slot, &f->value);
-    if (slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !f->value.top.enum_element) {
+    if (slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !f->value.level[0].enum_element) {
         f->blob_size = declared_size(md, slot.token);
         if (f->blob_size) {
             char type[512];
@@ -326,11 +325,7 @@ static void learn_class(shim_statics_class *c, shim_args *a, ModuleID module)
                      "0x%X",
                      c->name, f->name, ilmap_sig_static_str(f->kind), (unsigned)hr,
                      (unsigned)k);
-        const ilmap_sig_slot *s = &f->value.top.slot;
-        if (md && (s->element == ILMAP_SIG_ELEMENT_VALUETYPE ||
-                   s->element == ILMAP_SIG_ELEMENT_CLASS))
-            shim_values_learn_type(a, md, module, s->token,
-                                   s->element == ILMAP_SIG_ELEMENT_VALUETYPE, 1);
+        shim_values_learn_value(a, md, &f->value, 1);
     }
     if (md)
         md->lpVtbl->Release(md);
@@ -428,9 +423,7 @@ static void put_blob(shim_text *t, const shim_statics_field *f, const uint8_t *p
 static void put_static(shim_args *a, shim_text *t, const shim_statics_field *f,
                        const void *addr)
 {
-    const shim_args_desc *d = &f->value.top;
-    const shim_args_desc *inner =
-        f->value.inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &f->value.inner;
+    const shim_args_desc *d = &f->value.level[0];
     size_t size = d->slot.size ? d->slot.size : shim_values_primitive_size(d->enum_element);
     if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !d->enum_element) {
         if (f->kind == ILMAP_SIG_STATIC_RVA) {
@@ -444,14 +437,14 @@ static void put_static(shim_args *a, shim_text *t, const shim_statics_field *f,
         /* Any other struct static: the runtime answers the address of the
          * value inside its box (FINDINGS seventh round), read as the
          * struct's class says (put_struct reads the class's size). */
-        shim_values_put(a, t, d, NULL, addr, UINT32_MAX, 1);
+        shim_values_put(a, t, d, f->value.levels, addr, UINT32_MAX, 1);
         return;
     }
     if (!size) {
         shim_text_puts(t, "{\"class\":\"?\"}");
         return;
     }
-    shim_values_put(a, t, d, inner, addr, size, 1);
+    shim_values_put(a, t, d, f->value.levels, addr, size, 1);
 }
 
 static void report_class(shim_statics *s, shim_args *a, const shim_statics_class *c,

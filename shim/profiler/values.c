@@ -25,6 +25,8 @@
 #define MAX_STRING_CHARS 4096u
 /* Arrays longer than this are reported by length. */
 #define MAX_ARRAY_ELEMENTS 1024u
+/* The largest array rank the runtime allows. */
+#define MAX_RANK 32u
 /* Objects and structs nested deeper than this are reported by class. */
 #define MAX_OBJECT_DEPTH 3
 /* Parent classes followed, fields per class read. */
@@ -320,63 +322,109 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
     }
 }
 
+static ClassID class_of(shim_args *a, ModuleID module, mdToken token);
+
 /* How many bytes a value of d takes in memory (an array element, a byref's
- * target); 0 when this slice cannot read it. */
-static size_t desc_size(const shim_args_desc *d)
+ * target): primitives and enums their size, references an ObjectID, a
+ * struct of the module whose ClassID was learned its class size; 0 when
+ * it cannot be read. */
+static size_t desc_size(shim_args *a, const shim_args_desc *d)
 {
     if (d->slot.repr == ILMAP_SIG_REPR_PRIMITIVE)
         return shim_values_primitive_size(d->slot.element);
-    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
-        return shim_values_primitive_size(d->enum_element);
     if (d->slot.repr == ILMAP_SIG_REPR_OBJECT_ID)
         return sizeof(ObjectID);
-    return 0;
+    if (d->slot.repr != ILMAP_SIG_REPR_VALUE_TYPE)
+        return 0;
+    if (d->enum_element)
+        return shim_values_primitive_size(d->enum_element);
+    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE)
+        return 0;
+    ClassID cls = class_of(a, d->module, d->slot.token);
+    ULONG total = 0, size = 0;
+    if (!cls || FAILED(a->info->lpVtbl->GetClassLayout(a->info, cls, NULL, 0, &total, &size)))
+        return 0;
+    return size;
 }
 
 static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, const void *p,
                        size_t length, int depth);
 
-/* A one-dimension array's elements as a JSON array. */
-static void put_array(shim_args *a, shim_text *t, ObjectID obj, const shim_args_desc *elem,
-                      int depth)
+/* The elements of an array object whose element type is elem[0] (elem[1..
+ * levels): its element's, for arrays of arrays), row-major: a JSON array
+ * for a one-dimension array (rank 0: SZARRAY), {"rank":R,"lengths":[...],
+ * "elements":[...]} for an ARRAY of rank R. Every element is read inside
+ * the object (GetObjectSize2). */
+static void put_array(shim_args *a, shim_text *t, ObjectID obj, uint32_t rank,
+                      const shim_args_desc *elem, size_t levels, int depth)
 {
-    size_t esize = desc_size(elem);
-    ULONG32 n = 0;
-    int lower = 0;
-    BYTE *data = NULL;
-    HRESULT hr = esize ? a->info->lpVtbl->GetArrayObjectInfo(a->info, obj, 1, &n, &lower, &data)
-                       : E_FAIL;
-    if (!esize) {
+    ICorProfilerInfo4 *info = a->info;
+    size_t esize = desc_size(a, elem);
+    uint32_t dims = rank ? rank : 1;
+    if (!esize || dims > MAX_RANK) {
         put_object_class(a, t, obj);
         return;
     }
-    if (FAILED(hr) || (n && !data)) {
+    ULONG32 lengths[MAX_RANK];
+    int lower[MAX_RANK];
+    BYTE *data = NULL;
+    SIZE_T size = 0;
+    HRESULT hr = info->lpVtbl->GetArrayObjectInfo(info, obj, dims, lengths, lower, &data);
+    if (SUCCEEDED(hr))
+        hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
+    if (FAILED(hr) || !data || data < (const BYTE *)obj ||
+        (size_t)(data - (const BYTE *)obj) > size) {
         shim_values_log_once(1u << 5,
-                             "GetArrayObjectInfo 0x%08X; arrays reported as {\"class\":\"?\"}",
+                             "GetArrayObjectInfo or GetObjectSize2 0x%08X; arrays reported as "
+                             "{\"class\":\"?\"}",
                              (unsigned)hr);
         shim_text_puts(t, "{\"class\":\"?\"}");
         return;
     }
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < dims; i++)
+        n = n * lengths[i] > MAX_ARRAY_ELEMENTS ? MAX_ARRAY_ELEMENTS + 1u : n * lengths[i];
+    size_t room = size - (size_t)(data - (const BYTE *)obj);
     if (n > MAX_ARRAY_ELEMENTS) {
-        shim_text_printf(t, "{\"class\":\"?\",\"length\":%" PRIu32 "}", (uint32_t)n);
+        shim_text_puts(t, rank ? "{\"class\":\"?\",\"lengths\":["
+                               : "{\"class\":\"?\",\"length\":");
+        if (rank) {
+            for (uint32_t i = 0; i < dims; i++)
+                shim_text_printf(t, "%s%" PRIu32, i ? "," : "", (uint32_t)lengths[i]);
+            shim_text_puts(t, "]}");
+        } else {
+            shim_text_printf(t, "%" PRIu32 "}", (uint32_t)lengths[0]);
+        }
         return;
     }
+    if (n * esize > room) {
+        shim_values_log_once(1u << 15,
+                             "an array of %" PRIu64 " elements of %zu bytes in %zu; "
+                             "such arrays reported as {\"class\":\"?\"}",
+                             n, esize, room);
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    if (rank) {
+        shim_text_printf(t, "{\"rank\":%" PRIu32 ",\"lengths\":[", rank);
+        for (uint32_t i = 0; i < dims; i++)
+            shim_text_printf(t, "%s%" PRIu32, i ? "," : "", (uint32_t)lengths[i]);
+        shim_text_puts(t, "],\"elements\":");
+    }
     shim_text_puts(t, "[");
-    for (ULONG32 i = 0; i < n; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         if (i)
             shim_text_puts(t, ",");
-        shim_values_put(a, t, elem, NULL, data + (size_t)i * esize, esize, depth);
+        shim_values_put(a, t, elem, levels, data + (size_t)i * esize, esize, depth);
     }
-    shim_text_puts(t, "]");
+    shim_text_puts(t, rank ? "]}" : "]");
 }
 
-/* One value described by d from length bytes at p; inner describes a
- * BYREF's target or an SZARRAY's elements (NULL: none). */
-void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
-                     const shim_args_desc *inner, const void *p, size_t length, int depth)
+void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t levels,
+                     const void *p, size_t length, int depth)
 {
     const ilmap_sig_slot *s = &d->slot;
-    if (!p || (s->size && length < s->size)) {
+    if (!p || !levels || (s->size && length < s->size)) {
         shim_text_puts(t, "{\"class\":\"?\"}");
         return;
     }
@@ -388,8 +436,11 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
             shim_text_puts(t, "null");
         else if (s->element == ILMAP_SIG_ELEMENT_STRING)
             put_string(a, t, obj);
-        else if (s->element == ILMAP_SIG_ELEMENT_SZARRAY && inner)
-            put_array(a, t, obj, inner, depth);
+        else if ((s->element == ILMAP_SIG_ELEMENT_SZARRAY ||
+                  s->element == ILMAP_SIG_ELEMENT_ARRAY) &&
+                 levels > 1)
+            put_array(a, t, obj, s->element == ILMAP_SIG_ELEMENT_ARRAY ? d->rank : 0, d + 1,
+                      levels - 1, depth);
         else
             shim_values_put_object(a, t, obj, depth);
         return;
@@ -410,14 +461,14 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
          * pointed-to type says (not past that type's size). */
         uintptr_t target;
         memcpy(&target, p, sizeof target);
-        size_t size = inner ? desc_size(inner) : 0;
+        size_t size = levels > 1 ? desc_size(a, d + 1) : 0;
         shim_text_puts(t, "{\"ref\":");
         if (!target)
             shim_text_puts(t, "null");
         else if (!size)
             shim_text_puts(t, "{\"class\":\"?\"}");
         else
-            shim_values_put(a, t, inner, NULL, (const void *)target, size, depth);
+            shim_values_put(a, t, d + 1, levels - 1, (const void *)target, size, depth);
         shim_text_puts(t, "}");
         return;
     }
@@ -536,9 +587,8 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
             shim_text_puts(t, "{\"class\":\"?\"}");
         } else {
             shim_values_describe(md, module, &slot, &v);
-            shim_values_put(a, t, &v.top,
-                            v.inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v.inner,
-                            base + fields[i].ulOffset, avail - fields[i].ulOffset, depth + 1);
+            shim_values_put(a, t, v.level, v.levels, base + fields[i].ulOffset,
+                            avail - fields[i].ulOffset, depth + 1);
         }
         ilmap_sig_free(fs);
     }
@@ -659,9 +709,9 @@ static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, cons
 void shim_values_put_range(shim_args *a, shim_text *t, const shim_args_value *v, UINT_PTR at,
                            ULONG length)
 {
-    shim_values_put(a, t, &v->top, v->inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v->inner,
-                    (const void *)at, length, 1);
+    shim_values_put(a, t, v->level, v->levels, (const void *)at, length, 1);
 }
+
 /* Is the declaring type td a value type (it extends System.ValueType, or
  * System.Enum)? */
 int shim_values_is_value_type(IMetaDataImport *md, mdTypeDef td)
@@ -753,23 +803,43 @@ static uint32_t enum_element(IMetaDataImport *md, mdToken td)
 void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
                           shim_args_value *v)
 {
-    v->top.slot = *slot;
-    v->top.module = v->inner.module = module;
-    if (slot->repr == ILMAP_SIG_REPR_VALUE_TYPE && slot->element == ILMAP_SIG_ELEMENT_VALUETYPE)
-        v->top.enum_element = enum_element(md, slot->token);
-    ilmap_sig_node node;
-    if ((slot->element != ILMAP_SIG_ELEMENT_BYREF &&
-         slot->element != ILMAP_SIG_ELEMENT_SZARRAY) ||
-        slot->node == ILMAP_SIG_NO_NODE ||
-        ilmap_sig_get_node(slot->sig, slot->node, &node) != ILMAP_OK ||
-        node.inner == ILMAP_SIG_NO_NODE ||
-        ilmap_sig_classify_type(slot->sig, node.inner, NULL, 0, &v->inner.slot) != ILMAP_OK) {
-        v->inner.slot.repr = ILMAP_SIG_REPR_VOID;
-        return;
+    memset(v, 0, sizeof *v);
+    v->level[0].slot = *slot;
+    v->levels = 1;
+    for (;;) {
+        shim_args_desc *d = &v->level[v->levels - 1];
+        const ilmap_sig_slot *s = &d->slot;
+        d->module = module;
+        if (s->repr == ILMAP_SIG_REPR_VALUE_TYPE && s->element == ILMAP_SIG_ELEMENT_VALUETYPE)
+            d->enum_element = enum_element(md, s->token);
+        ilmap_sig_node node;
+        if ((s->element != ILMAP_SIG_ELEMENT_BYREF && s->element != ILMAP_SIG_ELEMENT_SZARRAY &&
+             s->element != ILMAP_SIG_ELEMENT_ARRAY) ||
+            s->node == ILMAP_SIG_NO_NODE ||
+            ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK)
+            return;
+        if (s->element == ILMAP_SIG_ELEMENT_ARRAY)
+            d->rank = node.number;
+        if (v->levels == SHIM_ARGS_LEVELS || node.inner == ILMAP_SIG_NO_NODE ||
+            ilmap_sig_classify_type(s->sig, node.inner, NULL, 0, &v->level[v->levels].slot) !=
+                ILMAP_OK)
+            return;
+        v->levels++;
     }
-    if (v->inner.slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
-        v->inner.slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
-        v->inner.enum_element = enum_element(md, v->inner.slot.token);
+}
+
+void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                             int depth)
+{
+    if (!a || !md || !v)
+        return;
+    for (size_t i = 0; i < v->levels && i < SHIM_ARGS_LEVELS; i++) {
+        const shim_args_desc *d = &v->level[i];
+        if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
+            d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
+            shim_values_learn_type(a, md, d->module, d->slot.token,
+                                   d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, depth);
+    }
 }
 
 /* Learns the ClassID of a struct type of md (a TypeDef of module) and,
@@ -812,16 +882,16 @@ void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, 
             mdTypeDef owner = 0;
             ilmap_sig *fs = NULL;
             ilmap_sig_slot slot;
+            shim_args_value fv;
             if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
                                                     &attr, &sig, &sig_size, &elem_type, &value,
                                                     &value_len)) &&
                 sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
                 ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
-                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
-                (slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
-                 slot.element == ILMAP_SIG_ELEMENT_CLASS))
-                shim_values_learn_type(a, md, module, slot.token,
-                                       slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, depth + 1);
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK) {
+                shim_values_describe(md, module, &slot, &fv);
+                shim_values_learn_value(a, md, &fv, depth + 1);
+            }
             ilmap_sig_free(fs);
         }
     }

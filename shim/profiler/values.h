@@ -52,7 +52,8 @@ int shim_values_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s);
 size_t shim_values_primitive_size(uint32_t element);
 
 /* What metadata adds to one classified value of module (enum underlying
- * types, a BYREF's target, an SZARRAY's element). */
+ * types, array ranks, a BYREF's target, an array's element type, to
+ * SHIM_ARGS_LEVELS levels). */
 void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
                           shim_args_value *v);
 
@@ -62,11 +63,16 @@ void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_
 void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
                             int value_type, int depth);
 
-/* One value described by d (inner: a BYREF's target, an SZARRAY's
- * element, or NULL) from length bytes at p; depth 1 for a top-level
+/* shim_values_learn_type for every level of v that is a struct or a
+ * class of its module. */
+void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                             int depth);
+
+/* One value described by d[0] (d[1..levels): what it points to or holds,
+ * as in shim_args_value) from length bytes at p; depth 1 for a top-level
  * value. */
-void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d,
-                     const shim_args_desc *inner, const void *p, size_t length, int depth);
+void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t levels,
+                     const void *p, size_t length, int depth);
 
 /* v's value from the range [at, at + length). */
 void shim_values_put_range(shim_args *a, shim_text *t, const shim_args_value *v, UINT_PTR at,

@@ -56,6 +56,12 @@ def same(tagged, got):
                 and all(same(w, got["fields"][k]) for k, w in fields.items()))
     if kind == "hex":
         return got == text
+    if kind == "md":  # {"rank":R,"lengths":[...],"elements":[...]} row-major
+        lengths, elems = text
+        return (type(got) is dict and set(got) == {"rank", "lengths", "elements"}
+                and got["rank"] == len(lengths) and got["lengths"] == lengths
+                and type(got["elements"]) is list and len(got["elements"]) == len(elems)
+                and all(same(w, g) for w, g in zip(elems, got["elements"])))
     if kind == "blob":  # a value type without fields but with a size
         cls, data = text
         return got == {"class": cls, "bytes": data}

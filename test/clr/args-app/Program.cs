@@ -40,6 +40,9 @@ namespace ArgsTest
         public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
         public static string Arr(params string[] elems) =>
             "[\"arr\",[" + string.Join(",", elems) + "]]";
+        // A multi-dimensional array: its lengths, its elements row-major.
+        public static string Md(int[] lengths, params string[] elems) =>
+            "[\"md\",[[" + string.Join(",", lengths) + "],[" + string.Join(",", elems) + "]]]";
         public static string S(string v)
         {
             if (v == null)
@@ -257,6 +260,49 @@ namespace ArgsTest
         {
             return j.Length + o.Length;
         }
+
+        // Multi-dimensional arrays of integers, strings, structs, enums; an
+        // empty one.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Grids(int[,] g, string[,,] s, Point[,] p, Color[,] c, double[,] empty)
+        {
+            return g.Length + s.Length + p.Length + c.Length + empty.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int[,] MakeGrid(int rows, int cols)
+        {
+            var g = new int[rows, cols];
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++)
+                    g[r, c] = r * 10 + c;
+            return g;
+        }
+
+        // Arrays of arrays, three deep; null and empty inner arrays.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Deep(int[][][] d, string[][] s)
+        {
+            return d.Length + s.Length;
+        }
+
+        // Arrays of structs: small, mixed, with a reference, nested; a ref
+        // to a struct.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Structs(Point[] p, Mixed[] m, Large[] l, Outer[] o, ref Point r)
+        {
+            r.X += 1;
+            return p.Length + m.Length + l.Length + o.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Point[] MakePoints(int n)
+        {
+            var ps = new Point[n];
+            for (int i = 0; i < n; i++)
+                ps[i] = new Point { X = i, Y = -i };
+            return ps;
+        }
     }
 
     class Node
@@ -412,14 +458,77 @@ namespace ArgsTest
                         Expect.S("p,q,\u00fc"));
             More.Split(null);
             Expect.Call(M + "Split", null, Expect.Null(), Expect.Null());
-            // Not decoded yet: arrays of arrays (by class); an array of
-            // objects has each object by its fields.
+            // Arrays of arrays by their elements; an array of objects has
+            // each object by its fields.
             n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1, "s", null });
-            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Obj("?")),
+            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Arr(Expect.I(1))),
                         Expect.Arr(Expect.O("System.Int32", "m_value", Expect.I(1)), Expect.S("s"),
                                    Expect.Null()));
+            ArrayCalls();
 
             ObjectCalls();
+        }
+
+        static string EPoint(Point p) => Expect.O("ArgsTest.Point", "X", Expect.I(p.X), "Y", Expect.I(p.Y));
+
+        static void ArrayCalls()
+        {
+            const string M = "ArgsTest.More::";
+            var g = new int[2, 3] { { 1, 2, 3 }, { 4, 5, int.MinValue } };
+            var s3 = new string[2, 1, 2] { { { "a", null } }, { { "\u00e9", "" } } };
+            var pg = new Point[1, 2] { { new Point { X = 1, Y = 2 }, new Point { X = -3, Y = 4 } } };
+            var cg = new Color[2, 2] { { Color.Red, Color.Blue }, { Color.Green, Color.Red } };
+            int n = More.Grids(g, s3, pg, cg, new double[0, 3]);
+            Expect.Call(M + "Grids", null, Expect.I(n),
+                        Expect.Md(new[] { 2, 3 }, Expect.I(1), Expect.I(2), Expect.I(3), Expect.I(4),
+                                  Expect.I(5), Expect.I(int.MinValue)),
+                        Expect.Md(new[] { 2, 1, 2 }, Expect.S("a"), Expect.Null(), Expect.S("\u00e9"),
+                                  Expect.S("")),
+                        Expect.Md(new[] { 1, 2 }, EPoint(pg[0, 0]), EPoint(pg[0, 1])),
+                        Expect.Md(new[] { 2, 2 }, Expect.I(1), Expect.I(200), Expect.I(2), Expect.I(1)),
+                        Expect.Md(new[] { 0, 3 }));
+            n = More.Grids(new int[0, 0], new string[1, 1, 1], new Point[0, 1], new Color[1, 0],
+                           new double[1, 1] { { double.NegativeInfinity } });
+            Expect.Call(M + "Grids", null, Expect.I(n), Expect.Md(new[] { 0, 0 }),
+                        Expect.Md(new[] { 1, 1, 1 }, Expect.Null()), Expect.Md(new[] { 0, 1 }),
+                        Expect.Md(new[] { 1, 0 }), Expect.Md(new[] { 1, 1 }, Expect.D(double.NegativeInfinity)));
+            More.MakeGrid(3, 2);
+            Expect.Call(M + "MakeGrid",
+                        null, Expect.Md(new[] { 3, 2 }, Expect.I(0), Expect.I(1), Expect.I(10), Expect.I(11),
+                                        Expect.I(20), Expect.I(21)),
+                        Expect.I(3), Expect.I(2));
+
+            var deep = new int[][][] { new[] { new[] { 1, 2 }, null, new int[0] }, null, new int[0][] };
+            var ss = new string[][] { new[] { "x" }, null, new string[] { null, "y\u4e2d" } };
+            n = More.Deep(deep, ss);
+            Expect.Call(M + "Deep", null, Expect.I(n),
+                        Expect.Arr(Expect.Arr(Expect.Arr(Expect.I(1), Expect.I(2)), Expect.Null(), Expect.Arr()),
+                                   Expect.Null(), Expect.Arr()),
+                        Expect.Arr(Expect.Arr(Expect.S("x")), Expect.Null(),
+                                   Expect.Arr(Expect.Null(), Expect.S("y\u4e2d"))));
+
+            var ps = new[] { new Point { X = int.MaxValue, Y = int.MinValue }, new Point { X = 0, Y = 7 } };
+            var ms = new[] { new Mixed { I = -1, D = -0.0 }, new Mixed { I = 2, D = double.NaN },
+                             new Mixed { I = 3, D = 1e-310 } };
+            var ls = new[] { new Large { A = long.MinValue, B = 0, C = long.MaxValue, S = "big" },
+                             new Large { S = null } };
+            var os = new[] { new Outer { M = new Mixed { I = 5, D = 0.5 }, B = 255 } };
+            var r = new Point { X = 10, Y = 20 };
+            n = More.Structs(ps, ms, ls, os, ref r);
+            Expect.Call(M + "Structs", null, Expect.I(n),
+                        Expect.Arr(EPoint(ps[0]), EPoint(ps[1])),
+                        Expect.Arr(EMixed(ms[0]), EMixed(ms[1]), EMixed(ms[2])),
+                        Expect.Arr(Expect.O("ArgsTest.Large", "A", Expect.Wide(long.MinValue), "B", Expect.Wide(0),
+                                            "C", Expect.Wide(long.MaxValue), "S", Expect.S("big")),
+                                   Expect.O("ArgsTest.Large", "A", Expect.Wide(0), "B", Expect.Wide(0),
+                                            "C", Expect.Wide(0), "S", Expect.Null())),
+                        Expect.Arr(Expect.O("ArgsTest.Outer", "M", EMixed(os[0].M), "B", Expect.I(255))),
+                        Expect.Ref(EPoint(new Point { X = 10, Y = 20 })));
+            More.MakePoints(3);
+            Expect.Call(M + "MakePoints", null,
+                        Expect.Arr(EPoint(new Point { X = 0, Y = 0 }), EPoint(new Point { X = 1, Y = -1 }),
+                                   EPoint(new Point { X = 2, Y = -2 })),
+                        Expect.I(3));
         }
 
         static string ENode(Node n, int depth)
