@@ -16,13 +16,16 @@
  * a Vector128 would see it damaged, so methods with value-type arguments
  * or return values of System.Runtime.Intrinsics are refused.
  *
- * Decoded: primitives, strings, null, enums of the method's module (by
- * their value__ field's type), byrefs to those, pointers, one-dimension
- * arrays of those, objects (a class `this` too) and structs of the
- * method's module by their fields (GetClassLayout along the parent chain,
- * to a nesting depth of 3); a struct `this` is reported by its class, any
- * other value as {"class":"?"}. Struct ClassIDs cannot be asked for in the
- * hooks, so shim_args_prepare learns them at the FunctionIDMapper.
+ * Decoded (values.c writes them): primitives, strings, null, enums of the
+ * method's module (by their value__ field's type), byrefs to those and to
+ * structs, pointers, one-dimension and multi-dimensional arrays of those,
+ * of objects, of structs and of arrays, objects (a class `this` too) and
+ * structs of the method's module by their fields (GetClassLayout along the
+ * parent chain, to a nesting depth of 3); a struct `this` is reported by
+ * its class, any other value as {"class":"?"}. Struct ClassIDs cannot be
+ * asked for in the hooks, so shim_args_prepare learns them at the
+ * FunctionIDMapper. With ILMAP_SHIM_STATICS (statics.h) each args line is
+ * followed by the listed classes' static fields.
  *
  * The enter/leave hooks and the FunctionIDMapper are elt.c's (the mapper
  * hooks only the functions shim_args_wants answers for); the per-call
