@@ -134,6 +134,19 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
     }
     for (size_t i = 0; i < total; i++)
         shim_values_describe(md, module, &t->slots[i], &t->values[i]);
+    if (t->value_this) {
+        /* `this` of a struct is a managed pointer to the declaring type's
+         * value, which the signature does not name: the pointed-to level
+         * is that TypeDef. */
+        shim_args_desc *d = &t->values[0].level[1];
+        memset(d, 0, sizeof *d);
+        d->slot.repr = ILMAP_SIG_REPR_VALUE_TYPE;
+        d->slot.element = ILMAP_SIG_ELEMENT_VALUETYPE;
+        d->slot.token = cls;
+        d->slot.node = ILMAP_SIG_NO_NODE;
+        d->module = module;
+        t->values[0].levels = 2;
+    }
     if ((si.callconv & ILMAP_SIG_CALLCONV_MASK) == ILMAP_SIG_CALLCONV_VARARG) {
         shim_log("args: %s: vararg methods are not hooked", t->name);
         goto refuse;
@@ -203,6 +216,22 @@ static void pending_drop(pending *p)
     memset(p, 0, sizeof *p);
 }
 
+/* `this` of a struct: the struct the managed pointer in the range points
+ * to, by its fields; by its class name alone when its ClassID is not
+ * known (a generic struct). */
+static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *out,
+                           UINT_PTR at, ULONG length)
+{
+    const shim_args_desc *d = &t->values[0].level[1];
+    uintptr_t target = 0;
+    if (at && length >= sizeof target)
+        memcpy(&target, (const void *)at, sizeof target);
+    if (!target || !shim_values_class_known(a, d))
+        shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
+    else
+        shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);
+}
+
 /* `this` and the arguments, read at enter. */
 static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID function,
                            COR_PRF_ELT_INFO elt, shim_text *out)
@@ -241,7 +270,7 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         if (!ok)
             shim_text_puts(out, "{\"class\":\"?\"}");
         else if (t->value_this)
-            shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
+            put_value_this(a, t, out, ai->ranges[0].startAddress, ai->ranges[0].length);
         else
             shim_values_put_range(a, out, &t->values[0], ai->ranges[0].startAddress,
                                   ai->ranges[0].length);

@@ -497,6 +497,12 @@ static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
     return 0;
 }
 
+int shim_values_class_known(shim_args *a, const shim_args_desc *d)
+{
+    return a && d && d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE &&
+           class_of(a, d->module, d->slot.token) != 0;
+}
+
 /* The module's metadata (release it), or NULL. */
 IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module)
 {

@@ -68,6 +68,10 @@ void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, 
 void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
                              int depth);
 
+/* Is d a struct of its module whose ClassID was learned (so that its
+ * fields can be read in the hooks)? */
+int shim_values_class_known(shim_args *a, const shim_args_desc *d);
+
 /* One value described by d[0] (d[1..levels): what it points to or holds,
  * as in shim_args_value) from length bytes at p; depth 1 for a top-level
  * value. */

@@ -656,7 +656,7 @@ namespace ArgsTest
             Box derived = new DerivedBox();
             Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.DerivedBox", "Value", Expect.I(0)),
                         Expect.I(derived.Add(-9)), Expect.I(-9));
-            Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
+            Expect.Call("ArgsTest.Point::Sum", EPoint(pt), Expect.I(pt.Sum(10)),
                         Expect.I(10));
 
             MoreCalls();
