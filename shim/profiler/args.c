@@ -177,6 +177,14 @@ void shim_args_module_loaded(shim_args *a, ModuleID module, IMetaDataImport *md)
 {
     if (!a || !md || !a->selection.count)
         return;
+    shim_args_module *m = malloc(sizeof *m);
+    if (m) {
+        atomic_init(&m->module, module);
+        m->next = atomic_load_explicit(&a->modules, RELAXED);
+        while (!atomic_compare_exchange_weak_explicit(&a->modules, &m->next, m,
+                                                      memory_order_release, RELAXED)) {
+        }
+    }
     shim_found_list found = {NULL, 0, 0};
     if (shim_resolve_all(md, &a->selection, &found))
         shim_log("args: out of memory resolving the selectors; some methods not hooked");
@@ -194,6 +202,11 @@ void shim_args_module_unloaded(shim_args *a, ModuleID module)
          t = t->next) {
         uintptr_t expected = module;
         atomic_compare_exchange_strong(&t->module, &expected, (uintptr_t)0);
+    }
+    for (shim_args_module *m = atomic_load_explicit(&a->modules, memory_order_acquire); m;
+         m = m->next) {
+        uintptr_t expected = module;
+        atomic_compare_exchange_strong(&m->module, &expected, (uintptr_t)0);
     }
     shim_statics_module_unloaded(a->statics, module);
 }

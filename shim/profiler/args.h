@@ -88,15 +88,25 @@ typedef struct shim_args_target {
     struct shim_args_target *next;
 } shim_args_target;
 
-/* The ClassID of a struct type (module, TypeDef), learned where the
+/* The ClassID of a struct type (module, TypeDef or TypeRef), learned where the
  * runtime allows asking (the FunctionIDMapper), for the hooks, where it
  * does not (shim/FINDINGS.md); a list that only grows. */
 typedef struct shim_args_class {
     ModuleID module;
-    mdToken token;
+    mdToken token; /* a TypeDef, or a TypeRef to another module's type */
     ClassID cls;
+    /* An enum's underlying ELEMENT_TYPE (its value__ field's, read in the
+     * defining module's metadata); else 0. */
+    uint32_t enum_element;
     struct shim_args_class *next;
 } shim_args_class;
+
+/* A loaded module (for finding another module's types by name); a list
+ * that only grows, an unloaded module's entry cleared to 0. */
+typedef struct shim_args_module {
+    atomic_uintptr_t module;
+    struct shim_args_module *next;
+} shim_args_module;
 
 struct shim_statics;
 
@@ -106,6 +116,7 @@ typedef struct shim_args {
     ICorProfilerInfo4 *info;
     _Atomic(shim_args_target *) targets;
     _Atomic(shim_args_class *) classes;
+    _Atomic(shim_args_module *) modules;
     /* Called with each finished report line (a whole JSON object, no
      * newline), on the thread of the leave hook. */
     void (*emit)(void *ctx, const char *line);

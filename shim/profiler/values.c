@@ -323,6 +323,7 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
 }
 
 static ClassID class_of(shim_args *a, ModuleID module, mdToken token);
+static uint32_t enum_of(shim_args *a, const shim_args_desc *d);
 
 /* How many bytes a value of d takes in memory (an array element, a byref's
  * target): primitives and enums their size, references an ObjectID, a
@@ -336,8 +337,9 @@ static size_t desc_size(shim_args *a, const shim_args_desc *d)
         return sizeof(ObjectID);
     if (d->slot.repr != ILMAP_SIG_REPR_VALUE_TYPE)
         return 0;
-    if (d->enum_element)
-        return shim_values_primitive_size(d->enum_element);
+    uint32_t en = enum_of(a, d);
+    if (en)
+        return shim_values_primitive_size(en);
     if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE)
         return 0;
     ClassID cls = class_of(a, d->module, d->slot.token);
@@ -448,14 +450,16 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
     case ILMAP_SIG_REPR_PRIMITIVE:
         put_primitive(t, s->element, p);
         return;
-    case ILMAP_SIG_REPR_VALUE_TYPE:
-        if (d->enum_element && length >= shim_values_primitive_size(d->enum_element))
-            put_primitive(t, d->enum_element, p);
-        else if (d->enum_element)
+    case ILMAP_SIG_REPR_VALUE_TYPE: {
+        uint32_t en = enum_of(a, d);
+        if (en && length >= shim_values_primitive_size(en))
+            put_primitive(t, en, p);
+        else if (en)
             shim_text_puts(t, "{\"class\":\"?\"}");
         else
             put_struct(a, t, d, p, length, depth);
         return;
+    }
     case ILMAP_SIG_REPR_MANAGED_PTR: {
         /* The range holds the managed pointer; its target is read as the
          * pointed-to type says (not past that type's size). */
@@ -488,13 +492,30 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
 /* ---- Objects and structs by their fields ------------------------------ */
 
 /* The learned ClassID of a struct type, or 0. Lock-free. */
-static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
+static const shim_args_class *class_record(shim_args *a, ModuleID module, mdToken token)
 {
     for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
          c = c->next)
         if (c->module == module && c->token == token)
-            return c->cls;
-    return 0;
+            return c;
+    return NULL;
+}
+
+static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
+{
+    const shim_args_class *c = class_record(a, module, token);
+    return c ? c->cls : 0;
+}
+
+/* The underlying integer's ELEMENT_TYPE of d when it is an enum: of the
+ * module's own (from describe) or of another module's (learned with its
+ * ClassID); else 0. */
+static uint32_t enum_of(shim_args *a, const shim_args_desc *d)
+{
+    if (d->enum_element || d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE)
+        return d->enum_element;
+    const shim_args_class *c = class_record(a, d->module, d->slot.token);
+    return c ? c->enum_element : 0;
 }
 
 int shim_values_class_known(shim_args *a, const shim_args_desc *d)
@@ -685,9 +706,8 @@ static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, cons
     ICorProfilerInfo4 *info = a->info;
     ClassID cls = 0;
     ULONG total = 0, size = 0;
-    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE ||
-        (d->slot.token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u || !d->module) {
-        shim_text_puts(t, "{\"class\":\"?\"}"); /* another module's or a generic struct */
+    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE || !d->module) {
+        shim_text_puts(t, "{\"class\":\"?\"}"); /* a generic struct */
         return;
     }
     cls = class_of(a, d->module, d->slot.token);
@@ -848,13 +868,78 @@ void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_
     }
 }
 
+static void add_class(shim_args *a, shim_args_class *c)
+{
+    c->next = atomic_load_explicit(&a->classes, RELAXED);
+    while (!atomic_compare_exchange_weak_explicit(&a->classes, &c->next, c,
+                                                  memory_order_release, RELAXED)) {
+    }
+}
+
+/* A value type another module defines, named by a TypeRef of module
+ * (md): found by its full name among the loaded modules' TypeDefs (the
+ * runtime does not resolve TypeRefs for GetClassFromTokenAndTypeArgs,
+ * shim/FINDINGS.md seventh round), its ClassID asked for there, and if it
+ * is an enum, its underlying integer read from that module's metadata.
+ * Nested TypeRefs are not resolved. */
+static void learn_foreign(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken typeref)
+{
+    if (class_record(a, module, typeref))
+        return;
+    WCHAR name[512];
+    ULONG len = 0;
+    mdToken scope = 0;
+    if (FAILED(md->lpVtbl->GetTypeRefProps(md, typeref, &scope, name, 512, &len)) || !len ||
+        len > 512 || (scope & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u)
+        return;
+    name[len - 1] = 0;
+    ICorProfilerInfo4 *info = a->info;
+    for (shim_args_module *m = atomic_load_explicit(&a->modules, memory_order_acquire); m;
+         m = m->next) {
+        ModuleID owner = atomic_load_explicit(&m->module, RELAXED);
+        IMetaDataImport *other = owner ? shim_values_metadata(a, owner) : NULL;
+        if (!other)
+            continue;
+        mdTypeDef td = 0;
+        ClassID cls = 0;
+        if (other->lpVtbl->FindTypeDefByName(other, name, 0, &td) != S_OK ||
+            FAILED(info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)) ||
+            !cls) {
+            other->lpVtbl->Release(other);
+            continue;
+        }
+        shim_args_class *c = calloc(1, sizeof *c);
+        if (c) {
+            c->module = module;
+            c->token = typeref;
+            c->cls = cls;
+            c->enum_element = enum_element(other, td);
+            add_class(a, c);
+        }
+        other->lpVtbl->Release(other);
+        return;
+    }
+    shim_values_log_once(1u << 16, "a value type of another module not found among the loaded "
+                                   "modules; such values reported as {\"class\":\"?\"}");
+}
+
 /* Learns the ClassID of a struct type of md (a TypeDef of module) and,
  * for structs and classes, of the struct types of their instance fields,
  * to MAX_OBJECT_DEPTH levels. */
 void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
                             int value_type, int depth)
 {
-    if (depth > MAX_OBJECT_DEPTH || (token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+    if (depth > MAX_OBJECT_DEPTH)
+        return;
+    if ((token & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u) {
+        /* Another module's type: only value types need a ClassID (and
+         * their fields' struct types are that module's business: their
+         * ClassIDs come from the loaded class's own layout). */
+        if (value_type)
+            learn_foreign(a, md, module, token);
+        return;
+    }
+    if ((token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
         return;
     if (value_type) {
         if (class_of(a, module, token) || enum_element(md, token))

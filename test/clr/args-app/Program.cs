@@ -40,6 +40,45 @@ namespace ArgsTest
         public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
         public static string Arr(params string[] elems) =>
             "[\"arr\",[" + string.Join(",", elems) + "]]";
+        // A value of another module's type as the shim must write it: an
+        // enum as its underlying integer, a struct by every instance field
+        // (read through reflection, private ones included).
+        public static string Reflect(object v)
+        {
+            if (v == null)
+                return Null();
+            var type = v.GetType();
+            if (type.IsEnum)
+                return Enum.GetUnderlyingType(type) == typeof(ulong) ? UWide(Convert.ToUInt64(v))
+                    : Enum.GetUnderlyingType(type) == typeof(long) ? Wide(Convert.ToInt64(v))
+                    : I(Convert.ToInt64(v));
+            switch (v)
+            {
+                case bool b: return B(b);
+                case char c: return C(c);
+                case sbyte x: return I(x);
+                case byte x: return I(x);
+                case short x: return I(x);
+                case ushort x: return I(x);
+                case int x: return I(x);
+                case uint x: return U(x);
+                case long x: return Wide(x);
+                case ulong x: return UWide(x);
+                case float x: return F(x);
+                case double x: return D(x);
+                case string x: return S(x);
+            }
+            var kv = new List<string>();
+            foreach (var f in type.GetFields(System.Reflection.BindingFlags.Instance |
+                                             System.Reflection.BindingFlags.Public |
+                                             System.Reflection.BindingFlags.NonPublic))
+            {
+                kv.Add(f.Name);
+                kv.Add(Reflect(f.GetValue(v)));
+            }
+            return O(type.FullName, kv.ToArray());
+        }
+
         // A multi-dimensional array: its lengths, its elements row-major.
         public static string Md(int[] lengths, params string[] elems) =>
             "[\"md\",[[" + string.Join(",", lengths) + "],[" + string.Join(",", elems) + "]]]";
@@ -295,6 +334,27 @@ namespace ArgsTest
             return p.Length + m.Length + l.Length + o.Length;
         }
 
+        // Enums and structs of CoreLib (TypeRefs in this module's metadata).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Foreign(DayOfWeek d, DateTimeKind k, TimeSpan ts, Guid g, DateTime dt,
+                                  ConsoleKey key, DayOfWeek[] days, TimeSpan[] spans, ref TimeSpan r)
+        {
+            return (int)d + (int)k + (int)ts.Ticks + g.GetHashCode() + dt.Day + (int)key + days.Length +
+                   spans.Length + r.Days;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static TimeSpan MakeSpan(long ticks)
+        {
+            return new TimeSpan(ticks);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static DayOfWeek Tomorrow(DayOfWeek d)
+        {
+            return (DayOfWeek)(((int)d + 1) % 7);
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static Point[] MakePoints(int n)
         {
@@ -524,6 +584,22 @@ namespace ArgsTest
                                             "C", Expect.Wide(0), "S", Expect.Null())),
                         Expect.Arr(Expect.O("ArgsTest.Outer", "M", EMixed(os[0].M), "B", Expect.I(255))),
                         Expect.Ref(EPoint(new Point { X = 10, Y = 20 })));
+            var guid = new Guid("00112233-4455-6677-8899-aabbccddeeff");
+            var dt = new DateTime(2026, 11, 24, 8, 0, 0, DateTimeKind.Utc);
+            var rs = TimeSpan.FromDays(-3);
+            var spans = new[] { TimeSpan.MaxValue, TimeSpan.Zero, TimeSpan.FromMilliseconds(-1.5) };
+            n = More.Foreign(DayOfWeek.Saturday, DateTimeKind.Local, TimeSpan.MinValue, guid, dt, ConsoleKey.Escape,
+                             new[] { DayOfWeek.Sunday, DayOfWeek.Friday }, spans, ref rs);
+            Expect.Call(M + "Foreign", null, Expect.I(n), Expect.Reflect(DayOfWeek.Saturday),
+                        Expect.Reflect(DateTimeKind.Local), Expect.Reflect(TimeSpan.MinValue),
+                        Expect.Reflect(guid), Expect.Reflect(dt), Expect.Reflect(ConsoleKey.Escape),
+                        Expect.Arr(Expect.Reflect(DayOfWeek.Sunday), Expect.Reflect(DayOfWeek.Friday)),
+                        Expect.Arr(Expect.Reflect(spans[0]), Expect.Reflect(spans[1]), Expect.Reflect(spans[2])),
+                        Expect.Ref(Expect.Reflect(TimeSpan.FromDays(-3))));
+            Expect.Call(M + "MakeSpan", null, Expect.Reflect(More.MakeSpan(long.MinValue + 1)),
+                        Expect.Wide(long.MinValue + 1));
+            Expect.Call(M + "Tomorrow", null, Expect.Reflect(More.Tomorrow(DayOfWeek.Saturday)),
+                        Expect.Reflect(DayOfWeek.Saturday));
             More.MakePoints(3);
             Expect.Call(M + "MakePoints", null,
                         Expect.Arr(EPoint(new Point { X = 0, Y = 0 }), EPoint(new Point { X = 1, Y = -1 }),
