@@ -130,7 +130,12 @@ typedef struct ICorProfilerInfo9Vtbl {
     /* ICorProfilerInfo2 */
     clr_slot DoStackSnapshot;                                               /* 36 */
     clr_slot SetEnterLeaveFunctionHooks2;                                   /* 37 */
-    clr_slot GetFunctionInfo2;                                              /* 38 */
+    /* The function's exact class and method type arguments; with a frame
+     * (from an enter/leave hook) even for shared generic code. */
+    HRESULT(CLR_STDCALL *GetFunctionInfo2)(PI, FunctionID, COR_PRF_FRAME_INFO frame,
+                                           ClassID *cls, ModuleID *module, mdToken *token,
+                                           ULONG32 cap, ULONG32 *total,
+                                           ClassID type_args[]);            /* 38 */
     clr_slot GetStringLayout;                                               /* 39 */
     /* The instance fields the class declares itself (not its parents'):
      * each field's token and offset; and the class's size. */
@@ -277,6 +282,7 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCurrentThreadID, 13);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo2, 38);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadContext, 32);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadAppDomain, 48);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRVAStaticAddress, 49);

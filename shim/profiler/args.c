@@ -132,8 +132,14 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
         shim_log("args: out of memory; %s not hooked", t->name);
         goto refuse;
     }
-    for (size_t i = 0; i < total; i++)
+    for (size_t i = 0; i < total; i++) {
         shim_values_describe(md, module, &t->slots[i], &t->values[i]);
+        uint32_t kind = 0, index = 0;
+        for (size_t k = 0; k < t->values[i].levels; k++)
+            if (t->values[i].level[k].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+                shim_values_var_of(&t->values[i].level[k].slot, &kind, &index))
+                t->generic = 1;
+    }
     if (t->value_this) {
         /* `this` of a struct is a managed pointer to the declaring type's
          * value, which the signature does not name: the pointed-to level
@@ -214,10 +220,19 @@ void shim_args_module_unloaded(shim_args *a, ModuleID module)
 /* ---- The hooks ------------------------------------------------------- */
 
 /* An open call on this thread: what enter read, waiting for leave. */
+/* The exact instantiation of a call of generic code: the type arguments
+ * of its class (VAR i) and of the method (MVAR i), from the frame. */
+#define MAX_GENERIC_ARGS 16u
+typedef struct generic_args {
+    ClassID of_class[MAX_GENERIC_ARGS], of_method[MAX_GENERIC_ARGS];
+    ULONG32 classes, methods;
+} generic_args;
+
 typedef struct pending {
     const shim_args_target *target;
     uint64_t call;
     shim_text head; /* the line up to the return value; NULL s: not reported */
+    generic_args generics;
 } pending;
 
 static _Thread_local pending stack[STACK_DEPTH];
@@ -232,8 +247,8 @@ static void pending_drop(pending *p)
 /* `this` of a struct: the struct the managed pointer in the range points
  * to, by its fields; by its class name alone when its ClassID is not
  * known (a generic struct). */
-static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *out,
-                           UINT_PTR at, ULONG length)
+static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *out, UINT_PTR at,
+                           ULONG length)
 {
     const shim_args_desc *d = &t->values[0].level[1];
     uintptr_t target = 0;
@@ -245,9 +260,69 @@ static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *o
         shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);
 }
 
+/* The type arguments of this call (the frame tells shared code's). */
+static void read_generics(shim_args *a, FunctionID function, COR_PRF_FRAME_INFO frame,
+                          generic_args *g)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    memset(g, 0, sizeof *g);
+    if (FAILED(info->lpVtbl->GetFunctionInfo2(info, function, frame, &cls, &module, &token,
+                                              MAX_GENERIC_ARGS, &g->methods, g->of_method)))
+        g->methods = 0;
+    if (g->methods > MAX_GENERIC_ARGS)
+        g->methods = MAX_GENERIC_ARGS;
+    if (!cls || FAILED(info->lpVtbl->GetClassIDInfo2(
+                    info, cls, NULL, NULL, NULL, MAX_GENERIC_ARGS, &g->classes, g->of_class)))
+        g->classes = 0;
+    if (g->classes > MAX_GENERIC_ARGS)
+        g->classes = MAX_GENERIC_ARGS;
+}
+
+/* The call's type argument for a slot that is a generic parameter. */
+static int type_argument(const ilmap_sig_slot *s, const generic_args *g, ClassID *cls)
+{
+    uint32_t kind = 0, index = 0;
+    if (!shim_values_var_of(s, &kind, &index))
+        return 0;
+    ULONG32 n = kind == ILMAP_SIG_ELEMENT_VAR ? g->classes : g->methods;
+    const ClassID *args = kind == ILMAP_SIG_ELEMENT_VAR ? g->of_class : g->of_method;
+    if (index >= n || !args[index])
+        return 0;
+    *cls = args[index];
+    return 1;
+}
+
+/* Slot i's value from its range: a generic parameter as the call's type
+ * argument says, any other as its signature says. */
+static void put_slot(shim_args *a, const shim_args_target *t, size_t i, const generic_args *g,
+                     UINT_PTR at, ULONG length, shim_text *out)
+{
+    const shim_args_value *v = &t->values[i];
+    const ilmap_sig_slot *s = &v->level[0].slot;
+    ClassID cls = 0;
+    if (s->repr == ILMAP_SIG_REPR_UNRESOLVED && type_argument(s, g, &cls)) {
+        shim_values_put_typed(a, out, cls, (const void *)at, length, 1);
+        return;
+    }
+    /* An array of a generic parameter (T[], T[,]). */
+    if (v->levels == 2 && s->repr == ILMAP_SIG_REPR_OBJECT_ID &&
+        (s->element == ILMAP_SIG_ELEMENT_SZARRAY || s->element == ILMAP_SIG_ELEMENT_ARRAY) &&
+        v->level[1].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+        type_argument(&v->level[1].slot, g, &cls) && at && length >= sizeof(ObjectID)) {
+        ObjectID obj = 0;
+        memcpy(&obj, (const void *)at, sizeof obj);
+        shim_values_put_typed_array(a, out, obj, v->level[0].rank, cls, 1);
+        return;
+    }
+    shim_values_put_range(a, out, v, at, length);
+}
+
 /* `this` and the arguments, read at enter. */
 static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID function,
-                           COR_PRF_ELT_INFO elt, shim_text *out)
+                           COR_PRF_ELT_INFO elt, shim_text *out, generic_args *g)
 {
     ICorProfilerInfo4 *info = a->info;
     COR_PRF_FRAME_INFO frame = 0;
@@ -277,6 +352,8 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
             "reported as {\"class\":\"?\"}",
             t->name, (unsigned)hr, ai ? (unsigned)ai->numRanges : 0u,
             params + (size_t)t->has_this);
+    if (ok && t->generic)
+        read_generics(a, function, frame, g);
     size_t slot = 0;
     if (t->has_this) {
         shim_text_puts(out, ",\"this\":");
@@ -294,8 +371,8 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         if (i)
             shim_text_puts(out, ",");
         if (ok)
-            shim_values_put_range(a, out, &t->values[slot], ai->ranges[slot].startAddress,
-                                  ai->ranges[slot].length);
+            put_slot(a, t, slot, g, ai->ranges[slot].startAddress, ai->ranges[slot].length,
+                     out);
         else
             shim_text_puts(out, "{\"class\":\"?\"}");
     }
@@ -324,7 +401,7 @@ void shim_args_enter(shim_args *a, shim_args_target *t, FunctionID function,
         return;
     shim_text_printf(&p->head, "{\"type\":\"args\",\"method\":\"%s\",\"call\":%" PRIu64,
                      t->name, p->call);
-    read_arguments(a, t, function, elt, &p->head);
+    read_arguments(a, t, function, elt, &p->head, &p->generics);
     if (p->head.failed) {
         shim_values_log_once(1u << 3, "out of memory; calls not reported");
         pending_drop(p);
@@ -377,8 +454,8 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
                                  t->name, (unsigned)hr);
             shim_text_puts(&p->head, "{\"class\":\"?\"}");
         } else {
-            shim_values_put_range(a, &p->head, &t->values[t->slot_count - 1],
-                                  range.startAddress, range.length);
+            put_slot(a, t, t->slot_count - 1, &p->generics, range.startAddress, range.length,
+                     &p->head);
         }
     }
     shim_text_puts(&p->head, "}");

@@ -83,6 +83,7 @@ typedef struct shim_args_target {
     shim_args_value *values; /* one per slot */
     size_t slot_count;
     int has_this, value_this;
+    int generic; /* a value typed by a generic parameter: read the call's type arguments */
     atomic_uint_least64_t calls;
     atomic_int prepared; /* shim_args_prepare ran */
     struct shim_args_target *next;

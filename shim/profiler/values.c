@@ -25,6 +25,8 @@
 #define MAX_STRING_CHARS 4096u
 /* Arrays longer than this are reported by length. */
 #define MAX_ARRAY_ELEMENTS 1024u
+/* Type arguments read per generic class or method. */
+#define MAX_TYPE_ARGS 16u
 /* The largest array rank the runtime allows. */
 #define MAX_RANK 32u
 /* Objects and structs nested deeper than this are reported by class. */
@@ -324,6 +326,43 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
 
 static ClassID class_of(shim_args *a, ModuleID module, mdToken token);
 static uint32_t enum_of(shim_args *a, const shim_args_desc *d);
+static uint32_t enum_element(IMetaDataImport *md, mdToken td);
+static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *base,
+                       size_t avail, int depth);
+
+/* The ELEMENT_TYPE of CoreLib's primitive structs, by full name; 0 for
+ * any other name. */
+static uint32_t primitive_of_name(const char *name)
+{
+    static const struct {
+        const char *name;
+        uint32_t element;
+    } table[] = {
+        {"System.Boolean", ILMAP_SIG_ELEMENT_BOOLEAN}, {"System.Char", ILMAP_SIG_ELEMENT_CHAR},
+        {"System.SByte", ILMAP_SIG_ELEMENT_I1},        {"System.Byte", ILMAP_SIG_ELEMENT_U1},
+        {"System.Int16", ILMAP_SIG_ELEMENT_I2},        {"System.UInt16", ILMAP_SIG_ELEMENT_U2},
+        {"System.Int32", ILMAP_SIG_ELEMENT_I4},        {"System.UInt32", ILMAP_SIG_ELEMENT_U4},
+        {"System.Int64", ILMAP_SIG_ELEMENT_I8},        {"System.UInt64", ILMAP_SIG_ELEMENT_U8},
+        {"System.IntPtr", ILMAP_SIG_ELEMENT_I},        {"System.UIntPtr", ILMAP_SIG_ELEMENT_U},
+        {"System.Single", ILMAP_SIG_ELEMENT_R4},       {"System.Double", ILMAP_SIG_ELEMENT_R8},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (strcmp(name, table[i].name) == 0)
+            return table[i].element;
+    return 0;
+}
+
+int shim_values_var_of(const ilmap_sig_slot *s, uint32_t *kind, uint32_t *index)
+{
+    ilmap_sig_node node;
+    if (!s || !kind || !index || s->node == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
+        (node.element != ILMAP_SIG_ELEMENT_VAR && node.element != ILMAP_SIG_ELEMENT_MVAR))
+        return 0;
+    *kind = node.element;
+    *index = node.number;
+    return 1;
+}
 
 /* How many bytes a value of d takes in memory (an array element, a byref's
  * target): primitives and enums their size, references an ObjectID, a
@@ -353,15 +392,16 @@ static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, cons
                        size_t length, int depth);
 
 /* The elements of an array object whose element type is elem[0] (elem[1..
- * levels): its element's, for arrays of arrays), row-major: a JSON array
+ * levels): its element's, for arrays of arrays), or the runtime class
+ * typed when not 0 (a generic parameter's), row-major: a JSON array
  * for a one-dimension array (rank 0: SZARRAY), {"rank":R,"lengths":[...],
  * "elements":[...]} for an ARRAY of rank R. Every element is read inside
  * the object (GetObjectSize2). */
 static void put_array(shim_args *a, shim_text *t, ObjectID obj, uint32_t rank,
-                      const shim_args_desc *elem, size_t levels, int depth)
+                      const shim_args_desc *elem, size_t levels, ClassID typed, int depth)
 {
     ICorProfilerInfo4 *info = a->info;
-    size_t esize = desc_size(a, elem);
+    size_t esize = typed ? shim_values_typed_size(a, typed) : desc_size(a, elem);
     uint32_t dims = rank ? rank : 1;
     if (!esize || dims > MAX_RANK) {
         put_object_class(a, t, obj);
@@ -417,7 +457,10 @@ static void put_array(shim_args *a, shim_text *t, ObjectID obj, uint32_t rank,
     for (uint64_t i = 0; i < n; i++) {
         if (i)
             shim_text_puts(t, ",");
-        shim_values_put(a, t, elem, levels, data + (size_t)i * esize, esize, depth);
+        if (typed)
+            shim_values_put_typed(a, t, typed, data + (size_t)i * esize, esize, depth);
+        else
+            shim_values_put(a, t, elem, levels, data + (size_t)i * esize, esize, depth);
     }
     shim_text_puts(t, rank ? "]}" : "]");
 }
@@ -442,7 +485,7 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
                   s->element == ILMAP_SIG_ELEMENT_ARRAY) &&
                  levels > 1)
             put_array(a, t, obj, s->element == ILMAP_SIG_ELEMENT_ARRAY ? d->rank : 0, d + 1,
-                      levels - 1, depth);
+                      levels - 1, 0, depth);
         else
             shim_values_put_object(a, t, obj, depth);
         return;
@@ -587,6 +630,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         shim_values_log_once(1u << 8, "no layout or metadata for a class; its fields left out");
         return;
     }
+    ClassID type_args[MAX_TYPE_ARGS];
+    ULONG32 ntype_args = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL, MAX_TYPE_ARGS,
+                                             &ntype_args, type_args)))
+        ntype_args = 0;
+    uint32_t kind = 0, index = 0;
     for (ULONG i = 0; i < got && i < total; i++) {
         WCHAR wname[256];
         ULONG len = 0, sig_size = 0, value_len = 0;
@@ -612,6 +661,13 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
             ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
             ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
             shim_text_puts(t, "{\"class\":\"?\"}");
+        } else if (slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+                   shim_values_var_of(&slot, &kind, &index) && kind == ILMAP_SIG_ELEMENT_VAR &&
+                   index < ntype_args) {
+            /* A field typed by the class's own type parameter: the
+             * instantiation's type argument says what it is. */
+            shim_values_put_typed(a, t, type_args[index], base + fields[i].ulOffset,
+                                  avail - fields[i].ulOffset, depth + 1);
         } else {
             shim_values_describe(md, module, &slot, &v);
             shim_values_put(a, t, v.level, v.levels, base + fields[i].ulOffset,
@@ -620,6 +676,104 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         ilmap_sig_free(fs);
     }
     md->lpVtbl->Release(md);
+}
+
+/* How a value of runtime class cls lies in memory: a reference (an
+ * ObjectID; also arrays and other classes without a TypeDef), a primitive
+ * or enum (*element: its ELEMENT_TYPE), or a struct (*size: its class
+ * size). */
+enum typed_kind { TYPED_REFERENCE, TYPED_PRIMITIVE, TYPED_STRUCT, TYPED_UNKNOWN };
+
+static enum typed_kind typed_kind(shim_args *a, ClassID cls, uint32_t *element, size_t *size)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID parent = 0;
+    ULONG32 n = 0;
+    char name[512] = "", base[512] = "";
+    *element = 0;
+    *size = sizeof(ObjectID);
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, 0, &n, NULL)) ||
+        !module || !td)
+        return TYPED_REFERENCE;
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (md)
+        shim_type_full_name(md, td, name, sizeof name);
+    ModuleID pm = 0;
+    mdTypeDef ptd = 0;
+    if (parent && SUCCEEDED(info->lpVtbl->GetClassIDInfo(info, parent, &pm, &ptd)) && pm) {
+        IMetaDataImport *pmd = shim_values_metadata(a, pm);
+        if (pmd) {
+            shim_type_full_name(pmd, ptd, base, sizeof base);
+            pmd->lpVtbl->Release(pmd);
+        }
+    }
+    int is_enum = strcmp(base, "System.Enum") == 0;
+    enum typed_kind kind = TYPED_REFERENCE;
+    if (is_enum ||
+        (strcmp(base, "System.ValueType") == 0 && strcmp(name, "System.Enum") != 0)) {
+        *element = primitive_of_name(name);
+        if (!*element && is_enum && md)
+            *element = enum_element(md, td);
+        ULONG total = 0, csize = 0;
+        if (*element) {
+            kind = TYPED_PRIMITIVE;
+            *size = shim_values_primitive_size(*element);
+        } else if (SUCCEEDED(
+                       info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &csize))) {
+            kind = TYPED_STRUCT;
+            *size = csize;
+        } else {
+            kind = TYPED_UNKNOWN;
+            *size = 0;
+        }
+    }
+    if (md)
+        md->lpVtbl->Release(md);
+    return kind;
+}
+
+void shim_values_put_typed_array(shim_args *a, shim_text *t, ObjectID obj, uint32_t rank,
+                                 ClassID elem, int depth)
+{
+    if (!obj)
+        shim_text_puts(t, "null");
+    else
+        put_array(a, t, obj, rank, NULL, 0, elem, depth);
+}
+
+void shim_values_put_typed(shim_args *a, shim_text *t, ClassID cls, const void *p,
+                           size_t length, int depth)
+{
+    uint32_t element = 0;
+    size_t size = 0;
+    enum typed_kind kind = cls && p ? typed_kind(a, cls, &element, &size) : TYPED_UNKNOWN;
+    if (kind == TYPED_UNKNOWN || !size || size > length) {
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    if (kind == TYPED_PRIMITIVE) {
+        put_primitive(t, element, p);
+    } else if (kind == TYPED_STRUCT) {
+        put_fields(a, t, cls, (const uint8_t *)p, size, depth);
+    } else {
+        ObjectID obj = 0;
+        memcpy(&obj, p, sizeof obj);
+        if (obj)
+            shim_values_put_object(a, t, obj, depth);
+        else
+            shim_text_puts(t, "null");
+    }
+}
+
+size_t shim_values_typed_size(shim_args *a, ClassID cls)
+{
+    uint32_t element = 0;
+    size_t size = 0;
+    if (!a || !cls || typed_kind(a, cls, &element, &size) == TYPED_UNKNOWN)
+        return 0;
+    return size;
 }
 
 /* {"class":"Ns.Type","fields":{...}} of a value of class cls whose fields
@@ -903,7 +1057,8 @@ static void learn_foreign(shim_args *a, IMetaDataImport *md, ModuleID module, md
         mdTypeDef td = 0;
         ClassID cls = 0;
         if (other->lpVtbl->FindTypeDefByName(other, name, 0, &td) != S_OK ||
-            FAILED(info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)) ||
+            FAILED(
+                info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)) ||
             !cls) {
             other->lpVtbl->Release(other);
             continue;

@@ -82,6 +82,24 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
 void shim_values_put_range(shim_args *a, shim_text *t, const shim_args_value *v, UINT_PTR at,
                            ULONG length);
 
+/* A value whose type is the runtime class cls (a generic parameter's
+ * type argument) from at most length bytes at p. */
+void shim_values_put_typed(shim_args *a, shim_text *t, ClassID cls, const void *p,
+                           size_t length, int depth);
+
+/* How many bytes a value of runtime class cls takes in an array or a
+ * field (an ObjectID for a reference type); 0 when unknown. */
+size_t shim_values_typed_size(shim_args *a, ClassID cls);
+
+/* The array object obj (rank 0: one dimension) whose elements are of
+ * runtime class elem, as shim_values_put writes arrays. */
+void shim_values_put_typed_array(shim_args *a, shim_text *t, ObjectID obj, uint32_t rank,
+                                 ClassID elem, int depth);
+
+/* Is the slot a generic parameter (its node VAR or MVAR)? Its element
+ * and index in *kind, *index. */
+int shim_values_var_of(const ilmap_sig_slot *s, uint32_t *kind, uint32_t *index);
+
 /* An object by its runtime class (strings as strings, boxes as their
  * value type's fields). */
 void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth);

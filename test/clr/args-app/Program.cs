@@ -365,6 +365,38 @@ namespace ArgsTest
         }
     }
 
+    // Generic code over value and reference types: a class's type
+    // parameter, a method's, both; shared code for reference types.
+    class Holder<T>
+    {
+        public T Item;
+        public int Count;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public T Swap(T next)
+        {
+            T old = Item;
+            Item = next;
+            Count++;
+            return old;
+        }
+    }
+
+    static class Generic
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static U Echo<U>(U u, int k)
+        {
+            return k >= 0 ? u : default;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Both<A, B>(A a, B b, A[] many)
+        {
+            return a + "/" + b + "/" + (many == null ? 0 : many.Length);
+        }
+    }
+
     class Node
     {
         public int Id;
@@ -525,11 +557,52 @@ namespace ArgsTest
                         Expect.Arr(Expect.O("System.Int32", "m_value", Expect.I(1)), Expect.S("s"),
                                    Expect.Null()));
             ArrayCalls();
+            GenericCalls();
 
             ObjectCalls();
         }
 
         static string EPoint(Point p) => Expect.O("ArgsTest.Point", "X", Expect.I(p.X), "Y", Expect.I(p.Y));
+
+        static void GenericCalls()
+        {
+            const string G = "ArgsTest.Generic::";
+            foreach (int v in new[] { int.MinValue, 7 })
+                Expect.Call(G + "Echo", null, Expect.I(Generic.Echo(v, 1)), Expect.I(v), Expect.I(1));
+            Expect.Call(G + "Echo", null, Expect.S(Generic.Echo("caf\u00e9", 2)), Expect.S("caf\u00e9"),
+                        Expect.I(2));
+            Expect.Call(G + "Echo", null, Expect.Null(), Expect.S(null), Expect.I(3));
+            Generic.Echo<string>(null, 3);
+            var pt = new Point { X = -5, Y = 6 };
+            Expect.Call(G + "Echo", null, EPoint(Generic.Echo(pt, 4)), EPoint(pt), Expect.I(4));
+            Expect.Call(G + "Echo", null, Expect.Wide(Generic.Echo(long.MaxValue, 5)),
+                        Expect.Wide(long.MaxValue), Expect.I(5));
+            Expect.Call(G + "Echo", null, Expect.I((byte)Generic.Echo(Color.Blue, 6)), Expect.I(200),
+                        Expect.I(6));
+            Expect.Call(G + "Echo", null, Expect.D(Generic.Echo(-0.0, 7)), Expect.D(-0.0), Expect.I(7));
+            var node = new Node { Id = 3, Name = "n" };
+            Expect.Call(G + "Echo", null, Expect.O("ArgsTest.Node", "Id", Expect.I(3), "Name", Expect.S("n"),
+                                                   "Next", Expect.Null()),
+                        Expect.O("ArgsTest.Node", "Id", Expect.I(3), "Name", Expect.S("n"), "Next", Expect.Null()),
+                        Expect.I(8));
+            Generic.Echo(node, 8);
+            string both = Generic.Both(42, "s", new[] { 1, 2 });
+            Expect.Call(G + "Both", null, Expect.S(both), Expect.I(42), Expect.S("s"),
+                        Expect.Arr(Expect.I(1), Expect.I(2)));
+            both = Generic.Both("t", pt, null);
+            Expect.Call(G + "Both", null, Expect.S(both), Expect.S("t"), EPoint(pt), Expect.Null());
+
+            const string H = "ArgsTest.Holder`1::";
+            var hi = new Holder<int> { Item = 1 };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", Expect.I(1), "Count", Expect.I(0)),
+                        Expect.I(hi.Swap(-2)), Expect.I(-2));
+            var hs = new Holder<string> { Item = "a" };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", Expect.S("a"), "Count", Expect.I(0)),
+                        Expect.S(hs.Swap("b")), Expect.S("b"));
+            var hp = new Holder<Point> { Item = pt };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", EPoint(pt), "Count", Expect.I(0)),
+                        EPoint(hp.Swap(new Point { X = 1, Y = 1 })), EPoint(new Point { X = 1, Y = 1 }));
+        }
 
         static void ArrayCalls()
         {
