@@ -390,6 +390,7 @@ static size_t desc_size(shim_args *a, const shim_args_desc *d)
 
 static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, const void *p,
                        size_t length, int depth);
+static void put_class_head(shim_args *a, shim_text *t, ClassID cls);
 
 /* The elements of an array object whose element type is elem[0] (elem[1..
  * levels): its element's, for arrays of arrays), or the runtime class
@@ -516,6 +517,28 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
             shim_text_puts(t, "{\"class\":\"?\"}");
         else
             shim_values_put(a, t, d + 1, levels - 1, (const void *)target, size, depth);
+        shim_text_puts(t, "}");
+        return;
+    }
+    case ILMAP_SIG_REPR_TYPEDBYREF: {
+        /* A managed pointer, then the pointed-to value's type handle. */
+        uintptr_t target;
+        ClassID type;
+        if (length < sizeof target + sizeof type) {
+            shim_text_puts(t, "{\"class\":\"?\"}");
+            return;
+        }
+        memcpy(&target, p, sizeof target);
+        memcpy(&type, (const uint8_t *)p + sizeof target, sizeof type);
+        size_t size = type ? shim_values_typed_size(a, type) : 0;
+        put_class_head(a, t, type);
+        shim_text_puts(t, ",\"ref\":");
+        if (!target)
+            shim_text_puts(t, "null");
+        else if (!size)
+            shim_text_puts(t, "{\"class\":\"?\"}");
+        else
+            shim_values_put_typed(a, t, type, (const void *)target, size, depth);
         shim_text_puts(t, "}");
         return;
     }

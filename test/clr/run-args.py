@@ -63,6 +63,10 @@ def same(tagged, got):
                 and got["rank"] == len(lengths) and got["lengths"] == lengths
                 and type(got["elements"]) is list and len(got["elements"]) == len(elems)
                 and all(same(w, g) for w, g in zip(elems, got["elements"])))
+    if kind == "tref":  # {"class":"Ns.Type","ref":V}
+        cls, value = text
+        return (type(got) is dict and set(got) == {"class", "ref"} and got["class"] == cls
+                and same(value, got["ref"]))
     if kind == "blob":  # a value type without fields but with a size
         cls, data = text
         return got == {"class": cls, "bytes": data}

@@ -79,6 +79,10 @@ namespace ArgsTest
             return O(type.FullName, kv.ToArray());
         }
 
+        // A typed reference: the referenced value's class and the value.
+        public static string TRef(string cls, string value) =>
+            "[\"tref\",[\"" + cls + "\"," + value + "]]";
+
         // A multi-dimensional array: its lengths, its elements row-major.
         public static string Md(int[] lengths, params string[] elems) =>
             "[\"md\",[[" + string.Join(",", lengths) + "],[" + string.Join(",", elems) + "]]]";
@@ -353,6 +357,13 @@ namespace ArgsTest
         public static DayOfWeek Tomorrow(DayOfWeek d)
         {
             return (DayOfWeek)(((int)d + 1) % 7);
+        }
+
+        // Typed references (TYPEDBYREF).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Typed(TypedReference a, TypedReference b, TypedReference c)
+        {
+            return __reftype(a) == typeof(int) ? __refvalue(a, int) : -1;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -673,6 +684,12 @@ namespace ArgsTest
                         Expect.Wide(long.MinValue + 1));
             Expect.Call(M + "Tomorrow", null, Expect.Reflect(More.Tomorrow(DayOfWeek.Saturday)),
                         Expect.Reflect(DayOfWeek.Saturday));
+            int ti = -77;
+            string ts = "typed \u00e9";
+            var tp = new Point { X = 8, Y = -9 };
+            n = More.Typed(__makeref(ti), __makeref(ts), __makeref(tp));
+            Expect.Call(M + "Typed", null, Expect.I(n), Expect.TRef("System.Int32", Expect.I(-77)),
+                        Expect.TRef("System.String", Expect.S(ts)), Expect.TRef("ArgsTest.Point", EPoint(tp)));
             More.MakePoints(3);
             Expect.Call(M + "MakePoints", null,
                         Expect.Arr(EPoint(new Point { X = 0, Y = 0 }), EPoint(new Point { X = 1, Y = -1 }),
