@@ -24,8 +24,10 @@
 /* RVA blobs longer than this are reported by size. */
 #define MAX_BLOB_BYTES 4096u
 
-static void statics_free(shim_statics *s)
+void shim_statics_free(shim_statics *s)
 {
+    if (!s)
+        return;
     for (size_t i = 0; i < s->count; i++) {
         free(s->names[i]);
         free(s->modules[i]);
@@ -95,7 +97,7 @@ int shim_statics_init(shim_statics *s, const char *spec)
         if (n && add_name(s, p, n)) {
             shim_log("statics: out of memory reading ILMAP_SHIM_STATICS; no static-field "
                      "reports");
-            statics_free(s);
+            shim_statics_free(s);
             return 1;
         }
         p = end;
@@ -235,6 +237,10 @@ static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md
     }
     if (e)
         md->lpVtbl->CloseEnum(md, e);
+    /* Room for MAX_STATIC_FIELDS was taken; keep what was used. */
+    shim_statics_field *fit = realloc(fields, (n ? n : 1) * sizeof *fields);
+    if (fit)
+        fields = fit;
     c->fields = fields;
     c->field_count = n;
     c->token = td;

@@ -76,6 +76,10 @@ typedef struct shim_statics {
  * nothing is listed (or memory ran out: logged). */
 int shim_statics_init(shim_statics *s, const char *spec);
 
+/* Frees what shim_statics_init allocated (the list, not registered
+ * classes, which live as long as the process: hooks may read them). */
+void shim_statics_free(shim_statics *s);
+
 /* ModuleLoadFinished: registers the listed classes the module defines,
  * with their static fields. */
 void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, ModuleID module,
