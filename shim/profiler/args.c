@@ -68,7 +68,7 @@ void shim_args_prepare(shim_args *a, shim_args_target *t)
     if (!md)
         return;
     for (size_t i = 0; i < t->slot_count; i++)
-        shim_values_learn_value(a, md, &t->values[i], 1);
+        shim_values_learn_value(a, md, &t->values[i], 1, 1);
     md->lpVtbl->Release(md);
 }
 

@@ -99,6 +99,12 @@ typedef struct shim_args_class {
     /* An enum's underlying ELEMENT_TYPE (its value__ field's, read in the
      * defining module's metadata); else 0. */
     uint32_t enum_element;
+    /* A generic value type's instantiation, named by a GENERICINST node
+     * of a signature that lives as long as the process (a hooked
+     * method's): that signature and node (token is the generic type's);
+     * NULL for a plain type. */
+    const ilmap_sig *sig;
+    uint32_t node;
     struct shim_args_class *next;
 } shim_args_class;
 

@@ -331,7 +331,7 @@ static void learn_class(shim_statics_class *c, shim_args *a, ModuleID module)
                      "0x%X",
                      c->name, f->name, ilmap_sig_static_str(f->kind), (unsigned)hr,
                      (unsigned)k);
-        shim_values_learn_value(a, md, &f->value, 1);
+        shim_values_learn_value(a, md, &f->value, 1, 1);
     }
     if (md)
         md->lpVtbl->Release(md);

@@ -325,6 +325,7 @@ static void put_primitive(shim_text *t, uint32_t element, const void *p)
 }
 
 static ClassID class_of(shim_args *a, ModuleID module, mdToken token);
+static ClassID struct_class(shim_args *a, const shim_args_desc *d);
 static uint32_t enum_of(shim_args *a, const shim_args_desc *d);
 static uint32_t enum_element(IMetaDataImport *md, mdToken td);
 static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *base,
@@ -379,9 +380,7 @@ static size_t desc_size(shim_args *a, const shim_args_desc *d)
     uint32_t en = enum_of(a, d);
     if (en)
         return shim_values_primitive_size(en);
-    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE)
-        return 0;
-    ClassID cls = class_of(a, d->module, d->slot.token);
+    ClassID cls = struct_class(a, d);
     ULONG total = 0, size = 0;
     if (!cls || FAILED(a->info->lpVtbl->GetClassLayout(a->info, cls, NULL, 0, &total, &size)))
         return 0;
@@ -562,9 +561,31 @@ static const shim_args_class *class_record(shim_args *a, ModuleID module, mdToke
 {
     for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
          c = c->next)
-        if (c->module == module && c->token == token)
+        if (c->module == module && c->token == token && !c->sig)
             return c;
     return NULL;
+}
+
+/* The learned ClassID of the generic value type instantiated at node of
+ * sig, or 0. Lock-free. */
+static ClassID instance_of(shim_args *a, const ilmap_sig *sig, uint32_t node)
+{
+    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->sig && c->sig == sig && c->node == node)
+            return c->cls;
+    return 0;
+}
+
+/* The ClassID a struct desc names: a plain struct's, or a generic
+ * instantiation's learned for its signature node. */
+static ClassID struct_class(shim_args *a, const shim_args_desc *d)
+{
+    if (d->slot.element == ILMAP_SIG_ELEMENT_GENERICINST)
+        return instance_of(a, d->slot.sig, d->slot.node);
+    if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
+        return class_of(a, d->module, d->slot.token);
+    return 0;
 }
 
 static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
@@ -586,8 +607,7 @@ static uint32_t enum_of(shim_args *a, const shim_args_desc *d)
 
 int shim_values_class_known(shim_args *a, const shim_args_desc *d)
 {
-    return a && d && d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE &&
-           class_of(a, d->module, d->slot.token) != 0;
+    return a && d && struct_class(a, d) != 0;
 }
 
 /* The module's metadata (release it), or NULL. */
@@ -883,11 +903,7 @@ static void put_struct(shim_args *a, shim_text *t, const shim_args_desc *d, cons
     ICorProfilerInfo4 *info = a->info;
     ClassID cls = 0;
     ULONG total = 0, size = 0;
-    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE || !d->module) {
-        shim_text_puts(t, "{\"class\":\"?\"}"); /* a generic struct */
-        return;
-    }
-    cls = class_of(a, d->module, d->slot.token);
+    cls = struct_class(a, d);
     if (!cls) {
         shim_values_log_once(1u << 11,
                              "a struct type whose ClassID was not learned at the mapper (a "
@@ -1031,13 +1047,19 @@ void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_
     }
 }
 
+static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                           const ilmap_sig_slot *s);
+
 void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
-                             int depth)
+                             int depth, int lasting)
 {
     if (!a || !md || !v)
         return;
     for (size_t i = 0; i < v->levels && i < SHIM_ARGS_LEVELS; i++) {
         const shim_args_desc *d = &v->level[i];
+        if (lasting && d->slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+            d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+            learn_instance(a, md, d->module, &d->slot);
         if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
             d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
             shim_values_learn_type(a, md, d->module, d->slot.token,
@@ -1053,52 +1075,177 @@ static void add_class(shim_args *a, shim_args_class *c)
     }
 }
 
+/* The first loaded module that defines a top-level TypeDef of that full
+ * name (UTF-16), and its metadata (release it). */
+static IMetaDataImport *find_typedef(shim_args *a, const WCHAR *name, ModuleID *owner,
+                                     mdTypeDef *td)
+{
+    for (shim_args_module *m = atomic_load_explicit(&a->modules, memory_order_acquire); m;
+         m = m->next) {
+        ModuleID module = atomic_load_explicit(&m->module, RELAXED);
+        IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
+        if (!md)
+            continue;
+        if (md->lpVtbl->FindTypeDefByName(md, name, 0, td) == S_OK) {
+            *owner = module;
+            return md;
+        }
+        md->lpVtbl->Release(md);
+    }
+    return NULL;
+}
+
+/* The defining module, TypeDef and metadata (release it) of a type token
+ * of module: its own TypeDef, or a top-level TypeRef found by full name
+ * among the loaded modules (the runtime does not resolve TypeRefs given
+ * to GetClassFromTokenAndTypeArgs, shim/FINDINGS.md seventh round). */
+static IMetaDataImport *defining(shim_args *a, IMetaDataImport *md, ModuleID module,
+                                 mdToken token, ModuleID *owner, mdTypeDef *td)
+{
+    if ((token & CLR_MD_TOKEN_TYPE_MASK) == 0x02000000u) {
+        md->lpVtbl->AddRef(md);
+        *owner = module;
+        *td = token;
+        return md;
+    }
+    WCHAR name[512];
+    ULONG len = 0;
+    mdToken scope = 0;
+    if ((token & CLR_MD_TOKEN_TYPE_MASK) != 0x01000000u ||
+        FAILED(md->lpVtbl->GetTypeRefProps(md, token, &scope, name, 512, &len)) || !len ||
+        len > 512 || (scope & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u)
+        return NULL;
+    name[len - 1] = 0;
+    return find_typedef(a, name, owner, td);
+}
+
 /* A value type another module defines, named by a TypeRef of module
- * (md): found by its full name among the loaded modules' TypeDefs (the
- * runtime does not resolve TypeRefs for GetClassFromTokenAndTypeArgs,
- * shim/FINDINGS.md seventh round), its ClassID asked for there, and if it
- * is an enum, its underlying integer read from that module's metadata.
- * Nested TypeRefs are not resolved. */
+ * (md): its ClassID asked for in the defining module, and if it is an
+ * enum, its underlying integer read from that module's metadata. Nested
+ * TypeRefs are not resolved. */
 static void learn_foreign(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken typeref)
 {
     if (class_record(a, module, typeref))
         return;
-    WCHAR name[512];
-    ULONG len = 0;
-    mdToken scope = 0;
-    if (FAILED(md->lpVtbl->GetTypeRefProps(md, typeref, &scope, name, 512, &len)) || !len ||
-        len > 512 || (scope & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u)
-        return;
-    name[len - 1] = 0;
     ICorProfilerInfo4 *info = a->info;
-    for (shim_args_module *m = atomic_load_explicit(&a->modules, memory_order_acquire); m;
-         m = m->next) {
-        ModuleID owner = atomic_load_explicit(&m->module, RELAXED);
-        IMetaDataImport *other = owner ? shim_values_metadata(a, owner) : NULL;
-        if (!other)
-            continue;
-        mdTypeDef td = 0;
-        ClassID cls = 0;
-        if (other->lpVtbl->FindTypeDefByName(other, name, 0, &td) != S_OK ||
-            FAILED(
-                info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)) ||
-            !cls) {
+    ModuleID owner = 0;
+    mdTypeDef td = 0;
+    ClassID cls = 0;
+    IMetaDataImport *other = defining(a, md, module, typeref, &owner, &td);
+    if (!other ||
+        FAILED(info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)) ||
+        !cls) {
+        if (other)
             other->lpVtbl->Release(other);
-            continue;
-        }
-        shim_args_class *c = calloc(1, sizeof *c);
-        if (c) {
-            c->module = module;
-            c->token = typeref;
-            c->cls = cls;
-            c->enum_element = enum_element(other, td);
-            add_class(a, c);
-        }
-        other->lpVtbl->Release(other);
+        shim_values_log_once(1u << 16, "a value type of another module not found among the "
+                                       "loaded modules; such values reported as "
+                                       "{\"class\":\"?\"}");
         return;
     }
-    shim_values_log_once(1u << 16, "a value type of another module not found among the loaded "
-                                   "modules; such values reported as {\"class\":\"?\"}");
+    shim_args_class *c = calloc(1, sizeof *c);
+    if (c) {
+        c->module = module;
+        c->token = typeref;
+        c->cls = cls;
+        c->enum_element = enum_element(other, td);
+        add_class(a, c);
+    }
+    other->lpVtbl->Release(other);
+}
+
+/* CoreLib's full name of a primitive, string or object element. */
+static const char *corelib_name(uint32_t element)
+{
+    switch (element) {
+    case ILMAP_SIG_ELEMENT_BOOLEAN: return "System.Boolean";
+    case ILMAP_SIG_ELEMENT_CHAR: return "System.Char";
+    case ILMAP_SIG_ELEMENT_I1: return "System.SByte";
+    case ILMAP_SIG_ELEMENT_U1: return "System.Byte";
+    case ILMAP_SIG_ELEMENT_I2: return "System.Int16";
+    case ILMAP_SIG_ELEMENT_U2: return "System.UInt16";
+    case ILMAP_SIG_ELEMENT_I4: return "System.Int32";
+    case ILMAP_SIG_ELEMENT_U4: return "System.UInt32";
+    case ILMAP_SIG_ELEMENT_I8: return "System.Int64";
+    case ILMAP_SIG_ELEMENT_U8: return "System.UInt64";
+    case ILMAP_SIG_ELEMENT_I: return "System.IntPtr";
+    case ILMAP_SIG_ELEMENT_U: return "System.UIntPtr";
+    case ILMAP_SIG_ELEMENT_R4: return "System.Single";
+    case ILMAP_SIG_ELEMENT_R8: return "System.Double";
+    case ILMAP_SIG_ELEMENT_STRING: return "System.String";
+    case ILMAP_SIG_ELEMENT_OBJECT: return "System.Object";
+    default: return NULL;
+    }
+}
+
+/* The ClassID of a non-generic type a type argument names (a primitive,
+ * string or object by CoreLib's name; a class or struct token); 0 when
+ * it cannot be had. */
+static ClassID type_argument_class(shim_args *a, IMetaDataImport *md, ModuleID module,
+                                   const ilmap_sig_slot *s)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ModuleID owner = 0;
+    mdTypeDef td = 0;
+    IMetaDataImport *other = NULL;
+    const char *name = corelib_name(s->element);
+    if (name) {
+        WCHAR wname[64];
+        if (shim_utf8_to_utf16(name, wname, sizeof wname / sizeof *wname) == 0)
+            other = find_typedef(a, wname, &owner, &td);
+    } else if (s->element == ILMAP_SIG_ELEMENT_VALUETYPE || s->element == ILMAP_SIG_ELEMENT_CLASS) {
+        other = defining(a, md, module, s->token, &owner, &td);
+    }
+    if (!other)
+        return 0;
+    other->lpVtbl->Release(other);
+    ClassID cls = 0;
+    if (FAILED(info->lpVtbl->GetClassFromTokenAndTypeArgs(info, owner, td, 0, NULL, &cls)))
+        return 0;
+    return cls;
+}
+
+/* A generic value type instantiated with non-generic type arguments
+ * (KeyValuePair<int, string>) at a GENERICINST slot of a hooked method's
+ * signature: its ClassID, from the generic type's defining module and
+ * the type arguments' ClassIDs. */
+static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                           const ilmap_sig_slot *s)
+{
+    ilmap_sig_node node, generic;
+    if (instance_of(a, s->sig, s->node) || s->node == ILMAP_SIG_NO_NODE ||
+        ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
+        node.element != ILMAP_SIG_ELEMENT_GENERICINST || node.number > MAX_TYPE_ARGS ||
+        ilmap_sig_get_node(s->sig, node.inner, &generic) != ILMAP_OK)
+        return;
+    ClassID args[MAX_TYPE_ARGS];
+    for (uint32_t i = 0; i < node.number; i++) {
+        uint32_t arg = 0;
+        ilmap_sig_slot as;
+        if (ilmap_sig_get_generic_arg(s->sig, s->node, i, &arg) != ILMAP_OK ||
+            ilmap_sig_classify_type(s->sig, arg, NULL, 0, &as) != ILMAP_OK ||
+            !(args[i] = type_argument_class(a, md, module, &as)))
+            return;
+    }
+    ModuleID owner = 0;
+    mdTypeDef td = 0;
+    ClassID cls = 0;
+    IMetaDataImport *other = defining(a, md, module, generic.token, &owner, &td);
+    if (!other)
+        return;
+    other->lpVtbl->Release(other);
+    if (FAILED(a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, owner, td, node.number,
+                                                             args, &cls)) ||
+        !cls)
+        return;
+    shim_args_class *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->module = module;
+    c->token = generic.token;
+    c->cls = cls;
+    c->sig = s->sig;
+    c->node = s->node;
+    add_class(a, c);
 }
 
 /* Learns the ClassID of a struct type of md (a TypeDef of module) and,
@@ -1159,7 +1306,7 @@ void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, 
                 ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
                 ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK) {
                 shim_values_describe(md, module, &slot, &fv);
-                shim_values_learn_value(a, md, &fv, depth + 1);
+                shim_values_learn_value(a, md, &fv, depth + 1, 0);
             }
             ilmap_sig_free(fs);
         }

@@ -64,9 +64,11 @@ void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, 
                             int value_type, int depth);
 
 /* shim_values_learn_type for every level of v that is a struct or a
- * class of its module. */
+ * class; with lasting (v's signature lives as long as the process: a
+ * hooked method's), also the instantiations of generic structs it names
+ * with non-generic type arguments. */
 void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
-                             int depth);
+                             int depth, int lasting);
 
 /* Is d a struct of its module whose ClassID was learned (so that its
  * fields can be read in the hooks)? */

@@ -69,6 +69,7 @@ namespace ArgsTest
                 case string x: return S(x);
             }
             var kv = new List<string>();
+            string name = type.IsGenericType ? type.GetGenericTypeDefinition().FullName : type.FullName;
             foreach (var f in type.GetFields(System.Reflection.BindingFlags.Instance |
                                              System.Reflection.BindingFlags.Public |
                                              System.Reflection.BindingFlags.NonPublic))
@@ -76,8 +77,12 @@ namespace ArgsTest
                 kv.Add(f.Name);
                 kv.Add(Reflect(f.GetValue(v)));
             }
-            return O(type.FullName, kv.ToArray());
+            return O(name, kv.ToArray());
         }
+
+        // A Nullable<T> by its two fields (boxing would lose them).
+        public static string Reflect(int? v) =>
+            O("System.Nullable`1", "hasValue", B(v.HasValue), "value", I(v.GetValueOrDefault()));
 
         // A typed reference: the referenced value's class and the value.
         public static string TRef(string cls, string value) =>
@@ -358,6 +363,17 @@ namespace ArgsTest
         {
             return (DayOfWeek)(((int)d + 1) % 7);
         }
+
+        // Generic structs instantiated over value and reference types.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Instances(KeyValuePair<int, string> kv, KeyValuePair<string, Point>[] pairs,
+                                    ValueTuple<long, Color> t, int? maybe, int? none)
+        {
+            return kv.Key + pairs.Length + (int)t.Item1 + (maybe ?? 0) + (none ?? 0);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static KeyValuePair<string, int> MakePair(string k, int v) => new KeyValuePair<string, int>(k, v);
 
         // Typed references (TYPEDBYREF).
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -684,6 +700,16 @@ namespace ArgsTest
                         Expect.Wide(long.MinValue + 1));
             Expect.Call(M + "Tomorrow", null, Expect.Reflect(More.Tomorrow(DayOfWeek.Saturday)),
                         Expect.Reflect(DayOfWeek.Saturday));
+            var kv = new KeyValuePair<int, string>(-4, "four");
+            var pairs = new[] { new KeyValuePair<string, Point>("p", new Point { X = 1, Y = 2 }),
+                                new KeyValuePair<string, Point>(null, default) };
+            var tup = (long.MinValue, Color.Green);
+            n = More.Instances(kv, pairs, tup, 12, null);
+            Expect.Call(M + "Instances", null, Expect.I(n), Expect.Reflect(kv),
+                        Expect.Arr(Expect.Reflect(pairs[0]), Expect.Reflect(pairs[1])), Expect.Reflect(tup),
+                        Expect.Reflect((int?)12), Expect.Reflect(default(Nullable<int>)));
+            Expect.Call(M + "MakePair", null, Expect.Reflect(More.MakePair("k\u00e9", int.MaxValue)),
+                        Expect.S("k\u00e9"), Expect.I(int.MaxValue));
             int ti = -77;
             string ts = "typed \u00e9";
             var tp = new Point { X = 8, Y = -9 };
