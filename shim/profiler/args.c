@@ -15,6 +15,7 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
+#include "profiler/classes.h"
 #include "profiler/log.h"
 #include "profiler/resolve.h"
 #include "profiler/statics.h"
@@ -68,7 +69,7 @@ void shim_args_prepare(shim_args *a, shim_args_target *t)
     if (!md)
         return;
     for (size_t i = 0; i < t->slot_count; i++)
-        shim_values_learn_value(a, md, &t->values[i], 1, 1);
+        shim_classes_learn_value(a, md, &t->values[i], 1, 1);
     md->lpVtbl->Release(md);
 }
 
@@ -112,7 +113,7 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
     ilmap_sig_info si;
     ilmap_sig_get_info(t->sig, 0, &si);
     t->has_this = (si.callconv & ILMAP_SIG_HASTHIS) != 0;
-    t->value_this = t->has_this && shim_values_is_value_type(md, cls);
+    t->value_this = t->has_this && shim_classes_is_value_type(md, cls);
     size_t total = 0;
     unsigned flags = t->value_this ? ILMAP_SIG_THIS_VALUE_TYPE : 0;
     st = ilmap_sig_classify(t->sig, NULL, flags, 0, &total, NULL);
@@ -158,7 +159,7 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
         goto refuse;
     }
     for (size_t i = 0; i < total; i++)
-        if (shim_values_vector_slot(md, &t->slots[i])) {
+        if (shim_classes_vector_slot(md, &t->slots[i])) {
             shim_log("args: %s passes a vector value type, which the runtime's slow-path "
                      "hooks would damage (shim/FINDINGS.md); not hooked",
                      t->name);
@@ -254,7 +255,7 @@ static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *o
     uintptr_t target = 0;
     if (at && length >= sizeof target)
         memcpy(&target, (const void *)at, sizeof target);
-    if (!target || !shim_values_class_known(a, d))
+    if (!target || !shim_classes_known(a, d))
         shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
     else
         shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);

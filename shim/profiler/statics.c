@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "com/flags.h"
+#include "profiler/classes.h"
 #include "profiler/log.h"
 #include "profiler/resolve.h"
 #include "profiler/text.h"
@@ -331,7 +332,7 @@ static void learn_class(shim_statics_class *c, shim_args *a, ModuleID module)
                      "0x%X",
                      c->name, f->name, ilmap_sig_static_str(f->kind), (unsigned)hr,
                      (unsigned)k);
-        shim_values_learn_value(a, md, &f->value, 1, 1);
+        shim_classes_learn_value(a, md, &f->value, 1, 1);
     }
     if (md)
         md->lpVtbl->Release(md);

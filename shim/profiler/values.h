@@ -19,6 +19,12 @@
 #include "profiler/args.h"
 #include "profiler/log.h"
 
+/* Objects and structs nested deeper than this are written by class only
+ * (the top-level value is depth 1). */
+#define SHIM_VALUES_MAX_DEPTH 3
+/* Type arguments read per generic class or method. */
+#define SHIM_VALUES_MAX_TYPE_ARGS 16u
+
 /* Growable text; on allocation failure `failed` is set and later puts do
  * nothing. Zero-initialise; free(s) when done. */
 typedef struct shim_text {
@@ -41,13 +47,6 @@ IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module);
 /* The full name of a TypeDef or TypeRef token of md ("?" when unknown). */
 void shim_values_type_name(IMetaDataImport *md, mdToken tok, char *out, size_t cap);
 
-/* Is the TypeDef a value type (extends System.ValueType or System.Enum)? */
-int shim_values_is_value_type(IMetaDataImport *md, mdTypeDef td);
-
-/* Is the slot a value type of System.Runtime.Intrinsics or
- * System.Numerics (which the slow-path hooks would damage)? */
-int shim_values_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s);
-
 /* The size of a primitive element type; 0 for any other. */
 size_t shim_values_primitive_size(uint32_t element);
 
@@ -56,23 +55,6 @@ size_t shim_values_primitive_size(uint32_t element);
  * SHIM_ARGS_LEVELS levels). */
 void shim_values_describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
                           shim_args_value *v);
-
-/* Outside the hooks (the FunctionIDMapper): learns the ClassID of a
- * struct TypeDef of module and of the struct types of its fields, to the
- * nesting depth, for the hooks. */
-void shim_values_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
-                            int value_type, int depth);
-
-/* shim_values_learn_type for every level of v that is a struct or a
- * class; with lasting (v's signature lives as long as the process: a
- * hooked method's), also the instantiations of generic structs it names
- * with non-generic type arguments. */
-void shim_values_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
-                             int depth, int lasting);
-
-/* Is d a struct of its module whose ClassID was learned (so that its
- * fields can be read in the hooks)? */
-int shim_values_class_known(shim_args *a, const shim_args_desc *d);
 
 /* One value described by d[0] (d[1..levels): what it points to or holds,
  * as in shim_args_value) from length bytes at p; depth 1 for a top-level
