@@ -246,19 +246,30 @@ static void pending_drop(pending *p)
 }
 
 /* `this` of a struct: the struct the managed pointer in the range points
- * to, by its fields; by its class name alone when its ClassID is not
- * known (a generic struct). */
-static void put_value_this(shim_args *a, const shim_args_target *t, shim_text *out, UINT_PTR at,
-                           ULONG length)
+ * to, by its fields: by the declaring type's ClassID learned at the
+ * mapper, or for a generic struct by the exact class the frame names
+ * (GetFunctionInfo2); by its class name alone when neither is known. */
+static void put_value_this(shim_args *a, const shim_args_target *t, FunctionID function,
+                           COR_PRF_FRAME_INFO frame, shim_text *out, UINT_PTR at, ULONG length)
 {
     const shim_args_desc *d = &t->values[0].level[1];
     uintptr_t target = 0;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    ULONG32 n = 0;
+    size_t size = 0;
     if (at && length >= sizeof target)
         memcpy(&target, (const void *)at, sizeof target);
-    if (!target || !shim_classes_known(a, d))
-        shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
-    else
+    if (target && shim_classes_known(a, d))
         shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);
+    else if (target &&
+             SUCCEEDED(a->info->lpVtbl->GetFunctionInfo2(a->info, function, frame, &cls, &module,
+                                                         &token, 0, &n, NULL)) &&
+             cls && (size = shim_values_typed_size(a, cls)) != 0)
+        shim_values_put_typed(a, out, cls, (const void *)target, size, 1);
+    else
+        shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
 }
 
 /* The type arguments of this call (the frame tells shared code's). */
@@ -361,7 +372,8 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
         if (!ok)
             shim_text_puts(out, "{\"class\":\"?\"}");
         else if (t->value_this)
-            put_value_this(a, t, out, ai->ranges[0].startAddress, ai->ranges[0].length);
+            put_value_this(a, t, function, frame, out, ai->ranges[0].startAddress,
+                           ai->ranges[0].length);
         else
             shim_values_put_range(a, out, &t->values[0], ai->ranges[0].startAddress,
                                   ai->ranges[0].length);

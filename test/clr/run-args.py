@@ -26,7 +26,7 @@ CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 PROGRAM = "IlmapArgsTest"
 SELECTORS = ("ArgsTest.Prims::*;ArgsTest.Box::Add;ArgsTest.Point::Sum;"
              "ArgsTest.Many::Counted;ArgsTest.Counter::Next;ArgsTest.More::*;"
-             "ArgsTest.Generic::*;ArgsTest.Holder`1::Swap")
+             "ArgsTest.Generic::*;ArgsTest.Holder`1::Swap;ArgsTest.Slot`1::Hit")
 MANY = "ArgsTest.Many::Counted"
 MANY_CALLS = 2000
 

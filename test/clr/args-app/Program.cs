@@ -409,6 +409,19 @@ namespace ArgsTest
         }
     }
 
+    // A generic struct's instance method: `this` is the instantiation.
+    struct Slot<T>
+    {
+        public T Value;
+        public int Hits;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Hit(T probe)
+        {
+            return ++Hits + (probe == null ? 0 : 1);
+        }
+    }
+
     static class Generic
     {
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -618,6 +631,13 @@ namespace ArgsTest
                         Expect.Arr(Expect.I(1), Expect.I(2)));
             both = Generic.Both("t", pt, null);
             Expect.Call(G + "Both", null, Expect.S(both), Expect.S("t"), EPoint(pt), Expect.Null());
+
+            var si = new Slot<int> { Value = 9, Hits = 1 };
+            Expect.Call("ArgsTest.Slot`1::Hit", Expect.O("ArgsTest.Slot`1", "Value", Expect.I(9), "Hits", Expect.I(1)),
+                        Expect.I(si.Hit(3)), Expect.I(3));
+            var ss = new Slot<string> { Value = "v", Hits = 0 };
+            Expect.Call("ArgsTest.Slot`1::Hit", Expect.O("ArgsTest.Slot`1", "Value", Expect.S("v"), "Hits", Expect.I(0)),
+                        Expect.I(ss.Hit(null)), Expect.Null());
 
             const string H = "ArgsTest.Holder`1::";
             var hi = new Holder<int> { Item = 1 };
