@@ -51,6 +51,11 @@ namespace ArgsTest
         public static object Boxed;
         public static int[] Numbers;
         public static string[] Words;
+        public static DayOfWeek Day;
+        public static TimeSpan Span;
+        public static KeyValuePair<int, string> Pair;
+        public static int[,] Grid;
+        public static Point[] Points;
         // Its initializer is an RVA blob of <PrivateImplementationDetails>.
         public static readonly int[] Primes = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29 };
     }
@@ -209,7 +214,15 @@ namespace ArgsTest
                     : Expect.O("System.Int32", "m_value", Expect.I((int)Statics.Boxed))),
                 "Numbers", Field("appdomain", Ints(Statics.Numbers)),
                 "Words", Field("appdomain", Strings(Statics.Words)),
-                "Primes", Field("appdomain", Ints(Statics.Primes))));
+                "Primes", Field("appdomain", Ints(Statics.Primes)),
+                "Day", Field("appdomain", Expect.Reflect(Statics.Day)),
+                "Span", Field("appdomain", Expect.Reflect(Statics.Span)),
+                "Pair", Field("appdomain", Expect.Reflect(Statics.Pair)),
+                "Grid", Field("appdomain", Statics.Grid == null ? Expect.Null()
+                    : Expect.Md(new[] { 2, 2 }, Expect.I(Statics.Grid[0, 0]), Expect.I(Statics.Grid[0, 1]),
+                                Expect.I(Statics.Grid[1, 0]), Expect.I(Statics.Grid[1, 1]))),
+                "Points", Field("appdomain", Statics.Points == null ? Expect.Null()
+                    : Expect.Arr(Array.ConvertAll(Statics.Points, PointOf)))));
             s.Append(',').Append(fresh
                 ? Class("ArgsTest.PerThread", "Id", Untouched(Expect.I(0)), "Wide", Untouched(Expect.Wide(0)),
                         "Ratio", Untouched(Expect.D(0.0)), "Name", Untouched(Expect.Null()),
@@ -273,6 +286,11 @@ namespace ArgsTest
             Statics.Boxed = 42;
             Statics.Numbers = new[] { 1, -1, int.MaxValue };
             Statics.Words = new[] { "a", null, "\u00fc" };
+            Statics.Day = DayOfWeek.Thursday;
+            Statics.Span = TimeSpan.FromTicks(-12345);
+            Statics.Pair = new KeyValuePair<int, string>(int.MinValue, "pair");
+            Statics.Grid = new int[2, 2] { { 1, 2 }, { 3, -4 } };
+            Statics.Points = new[] { new Point { X = 1, Y = -1 } };
             PerContext.Count = 5;
             PerContext.Label = "main";
             SetThreadValues(0);
