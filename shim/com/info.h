@@ -91,7 +91,10 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot GetFunctionFromToken;                                          /* 8 */
     clr_slot GetHandleFromThread;                                           /* 9 */
     clr_slot GetObjectSize;                                                 /* 10 */
-    clr_slot IsArrayClass;                                                  /* 11 */
+    /* S_OK for an array class (its element type, element class, rank),
+     * S_FALSE for any other. */
+    HRESULT(CLR_STDCALL *IsArrayClass)(PI, ClassID, int32_t *element, ClassID *element_class,
+                                       ULONG *rank);                        /* 11 */
     clr_slot GetThreadInfo;                                                 /* 12 */
     HRESULT(CLR_STDCALL *GetCurrentThreadID)(PI, ThreadID *thread);         /* 13 */
     HRESULT(CLR_STDCALL *GetClassIDInfo)(PI, ClassID, ModuleID *module,
@@ -281,6 +284,7 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, IsArrayClass, 11);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCurrentThreadID, 13);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo2, 38);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadContext, 32);

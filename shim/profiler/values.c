@@ -661,7 +661,7 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
 }
 
 /* How a value of runtime class cls lies in memory: a reference (an
- * ObjectID; also arrays and other classes without a TypeDef), a primitive
+ * ObjectID; arrays too), a primitive
  * or enum (*element: its ELEMENT_TYPE), or a struct (*size: its class
  * size). */
 enum typed_kind { TYPED_REFERENCE, TYPED_PRIMITIVE, TYPED_STRUCT, TYPED_UNKNOWN };
@@ -676,9 +676,18 @@ static enum typed_kind typed_kind(shim_args *a, ClassID cls, uint32_t *element, 
     char name[512] = "", base[512] = "";
     *element = 0;
     *size = sizeof(ObjectID);
-    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, 0, &n, NULL)) ||
-        !module || !td)
+    int32_t array_element = 0;
+    ClassID array_class = 0;
+    ULONG rank = 0;
+    if (info->lpVtbl->IsArrayClass(info, cls, &array_element, &array_class, &rank) == S_OK)
         return TYPED_REFERENCE;
+    /* Pointers and other type descriptors without a TypeDef: unknown,
+     * never read as an ObjectID. */
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, 0, &n, NULL)) ||
+        !module || !td) {
+        *size = 0;
+        return TYPED_UNKNOWN;
+    }
     IMetaDataImport *md = shim_values_metadata(a, module);
     if (md)
         shim_type_full_name(md, td, name, sizeof name);
@@ -794,11 +803,23 @@ static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *b
 void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
 {
     ICorProfilerInfo4 *info = a->info;
-    ClassID cls = 0;
+    ClassID cls = 0, element = 0;
     ModuleID module = 0;
     mdTypeDef td = 0;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) ||
-        FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
+    int32_t element_type = 0;
+    ULONG rank = 0;
+    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls))) {
+        put_object_class(a, t, obj);
+        return;
+    }
+    /* An array by its runtime class: its elements as that class's element
+     * type says (rank 1 written as a one-dimension array). */
+    if (info->lpVtbl->IsArrayClass(info, cls, &element_type, &element, &rank) == S_OK &&
+        element && rank >= 1) {
+        shim_values_put_typed_array(a, t, obj, rank > 1 ? (uint32_t)rank : 0, element, depth);
+        return;
+    }
+    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
         put_object_class(a, t, obj);
         return;
     }

@@ -626,6 +626,19 @@ namespace ArgsTest
                         Expect.O("ArgsTest.Node", "Id", Expect.I(3), "Name", Expect.S("n"), "Next", Expect.Null()),
                         Expect.I(8));
             Generic.Echo(node, 8);
+            // Arrays as type arguments and as objects: by their runtime class.
+            Expect.Call(G + "Echo", null, Expect.Arr(Expect.I(1), Expect.I(-2)),
+                        Expect.Arr(Expect.I(1), Expect.I(-2)), Expect.I(9));
+            Generic.Echo(new[] { 1, -2 }, 9);
+            var grid = new string[1, 2] { { "g", null } };
+            Expect.Call(G + "Echo", null, Expect.Md(new[] { 1, 2 }, Expect.S("g"), Expect.Null()),
+                        Expect.Md(new[] { 1, 2 }, Expect.S("g"), Expect.Null()), Expect.I(10));
+            Generic.Echo(grid, 10);
+            object boxedArrays = new object[] { new[] { 7L }, new Point[] { pt } };
+            Expect.Call(G + "Echo", null,
+                        Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))),
+                        Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))), Expect.I(11));
+            Generic.Echo(boxedArrays, 11);
             string both = Generic.Both(42, "s", new[] { 1, 2 });
             Expect.Call(G + "Both", null, Expect.S(both), Expect.I(42), Expect.S("s"),
                         Expect.Arr(Expect.I(1), Expect.I(2)));
