@@ -73,6 +73,36 @@ void shim_args_prepare(shim_args *a, shim_args_target *t)
     md->lpVtbl->Release(md);
 }
 
+void shim_args_prepare_body(shim_args *a, shim_args_target *t, FunctionID function)
+{
+    if (!a || !t || !function)
+        return;
+    ModuleID module = atomic_load_explicit(&t->module, RELAXED);
+    IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
+    if (!md)
+        return;
+    ClassID of_class[SHIM_VALUES_MAX_TYPE_ARGS], of_method[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 classes = 0, methods = 0;
+    ClassID cls = 0;
+    ModuleID m = 0;
+    mdToken token = 0;
+    ICorProfilerInfo4 *info = a->info;
+    if (FAILED(info->lpVtbl->GetFunctionInfo2(info, function, 0, &cls, &m, &token,
+                                              SHIM_VALUES_MAX_TYPE_ARGS, &methods, of_method)))
+        methods = 0;
+    if (!cls ||
+        FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
+                                             SHIM_VALUES_MAX_TYPE_ARGS, &classes, of_class)))
+        classes = 0;
+    shim_classes_context context = {
+        function, of_class, of_method,
+        classes < SHIM_VALUES_MAX_TYPE_ARGS ? classes : SHIM_VALUES_MAX_TYPE_ARGS,
+        methods < SHIM_VALUES_MAX_TYPE_ARGS ? methods : SHIM_VALUES_MAX_TYPE_ARGS};
+    for (size_t i = 0; i < t->slot_count; i++)
+        shim_classes_learn_body(a, md, &t->values[i], &context);
+    md->lpVtbl->Release(md);
+}
+
 static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const shim_found *f)
 {
     if (shim_args_find(a, module, f->token))
@@ -264,8 +294,8 @@ static void put_value_this(shim_args *a, const shim_args_target *t, FunctionID f
     if (target && shim_classes_known(a, d))
         shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);
     else if (target &&
-             SUCCEEDED(a->info->lpVtbl->GetFunctionInfo2(a->info, function, frame, &cls, &module,
-                                                         &token, 0, &n, NULL)) &&
+             SUCCEEDED(a->info->lpVtbl->GetFunctionInfo2(a->info, function, frame, &cls,
+                                                         &module, &token, 0, &n, NULL)) &&
              cls && (size = shim_values_typed_size(a, cls)) != 0)
         shim_values_put_typed(a, out, cls, (const void *)target, size, 1);
     else
@@ -414,7 +444,9 @@ void shim_args_enter(shim_args *a, shim_args_target *t, FunctionID function,
         return;
     shim_text_printf(&p->head, "{\"type\":\"args\",\"method\":\"%s\",\"call\":%" PRIu64,
                      t->name, p->call);
+    shim_classes_set_call(function);
     read_arguments(a, t, function, elt, &p->head, &p->generics);
+    shim_classes_set_call(0);
     if (p->head.failed) {
         shim_values_log_once(1u << 3, "out of memory; calls not reported");
         pending_drop(p);
@@ -467,8 +499,10 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
                                  t->name, (unsigned)hr);
             shim_text_puts(&p->head, "{\"class\":\"?\"}");
         } else {
+            shim_classes_set_call(function);
             put_slot(a, t, t->slot_count - 1, &p->generics, range.startAddress, range.length,
                      &p->head);
+            shim_classes_set_call(0);
         }
     }
     shim_text_puts(&p->head, "}");

@@ -105,6 +105,10 @@ typedef struct shim_args_class {
      * NULL for a plain type. */
     const ilmap_sig *sig;
     uint32_t node;
+    /* An instantiation over the generic parameters of a hooked method's
+     * body: that body's FunctionID (its mapper call gave the type
+     * arguments); 0 when it does not depend on one. */
+    FunctionID function;
     struct shim_args_class *next;
 } shim_args_class;
 
@@ -153,6 +157,11 @@ shim_args_target *shim_args_find(shim_args *a, ModuleID module, mdMethodDef toke
  * struct types its values (and their fields, to the nesting depth) have,
  * which the hooks cannot ask for. Once per target. */
 void shim_args_prepare(shim_args *a, shim_args_target *t);
+
+/* From the FunctionIDMapper, for each body (FunctionID) of t: learns the
+ * instantiations of generic structs t's values name over the body's own
+ * generic parameters (the body's type arguments from GetFunctionInfo2). */
+void shim_args_prepare_body(shim_args *a, shim_args_target *t, FunctionID function);
 
 /* The slow-path hooks (elt.c hands them to the runtime); function is the
  * FunctionID, target what shim_args_find answered for it. */

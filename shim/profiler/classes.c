@@ -32,11 +32,18 @@ static const shim_args_class *class_record(shim_args *a, ModuleID module, mdToke
 
 /* The learned ClassID of the generic value type instantiated at node of
  * sig, or 0. Lock-free. */
-static ClassID instance_of(shim_args *a, const ilmap_sig *sig, uint32_t node)
+/* The hooked body whose values this thread writes now (shim_classes_set_call). */
+static _Thread_local FunctionID current_call;
+
+void shim_classes_set_call(FunctionID function) { current_call = function; }
+
+static ClassID instance_of(shim_args *a, const ilmap_sig *sig, uint32_t node,
+                           FunctionID function)
 {
     for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
          c = c->next)
-        if (c->sig && c->sig == sig && c->node == node)
+        if (c->sig && c->sig == sig && c->node == node &&
+            (!c->function || c->function == function))
             return c->cls;
     return 0;
 }
@@ -46,7 +53,7 @@ static ClassID instance_of(shim_args *a, const ilmap_sig *sig, uint32_t node)
 ClassID shim_classes_struct(shim_args *a, const shim_args_desc *d)
 {
     if (d->slot.element == ILMAP_SIG_ELEMENT_GENERICINST)
-        return instance_of(a, d->slot.sig, d->slot.node);
+        return instance_of(a, d->slot.sig, d->slot.node, current_call);
     if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
         return shim_classes_of(a, d->module, d->slot.token);
     return 0;
@@ -162,7 +169,7 @@ uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td)
 }
 
 static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
-                           const ilmap_sig_slot *s);
+                           const ilmap_sig_slot *s, const shim_classes_context *context);
 
 void shim_classes_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
                               int depth, int lasting)
@@ -173,7 +180,7 @@ void shim_classes_learn_value(shim_args *a, IMetaDataImport *md, const shim_args
         const shim_args_desc *d = &v->level[i];
         if (lasting && d->slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
             d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
-            learn_instance(a, md, d->module, &d->slot);
+            learn_instance(a, md, d->module, &d->slot, NULL);
         if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
             d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
             shim_classes_learn_type(a, md, d->module, d->slot.token,
@@ -341,10 +348,12 @@ static ClassID type_argument_class(shim_args *a, IMetaDataImport *md, ModuleID m
  * signature: its ClassID, from the generic type's defining module and
  * the type arguments' ClassIDs. */
 static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
-                           const ilmap_sig_slot *s)
+                           const ilmap_sig_slot *s, const shim_classes_context *context)
 {
     ilmap_sig_node node, generic;
-    if (instance_of(a, s->sig, s->node) || s->node == ILMAP_SIG_NO_NODE ||
+    FunctionID function = context ? context->function : 0;
+    int per_body = 0;
+    if (instance_of(a, s->sig, s->node, function) || s->node == ILMAP_SIG_NO_NODE ||
         ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
         node.element != ILMAP_SIG_ELEMENT_GENERICINST ||
         node.number > SHIM_VALUES_MAX_TYPE_ARGS ||
@@ -354,10 +363,25 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
     for (uint32_t i = 0; i < node.number; i++) {
         uint32_t arg = 0;
         ilmap_sig_slot as;
+        uint32_t kind = 0, index = 0;
         if (ilmap_sig_get_generic_arg(s->sig, s->node, i, &arg) != ILMAP_OK ||
-            ilmap_sig_classify_type(s->sig, arg, NULL, 0, &as) != ILMAP_OK ||
-            !(args[i] = type_argument_class(a, md, module, &as)))
+            ilmap_sig_classify_type(s->sig, arg, NULL, 0, &as) != ILMAP_OK)
             return;
+        if (as.repr == ILMAP_SIG_REPR_UNRESOLVED && shim_values_var_of(&as, &kind, &index)) {
+            /* The body's own type argument (its mapper call said which). */
+            const ClassID *given = !context                        ? NULL
+                                   : kind == ILMAP_SIG_ELEMENT_VAR ? context->of_class
+                                                                   : context->of_method;
+            uint32_t count = !context                        ? 0
+                             : kind == ILMAP_SIG_ELEMENT_VAR ? context->classes
+                                                             : context->methods;
+            if (!given || index >= count || !given[index])
+                return;
+            args[i] = given[index];
+            per_body = 1;
+        } else if (!(args[i] = type_argument_class(a, md, module, &as))) {
+            return;
+        }
     }
     ModuleID owner = 0;
     mdTypeDef td = 0;
@@ -378,7 +402,21 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
     c->cls = cls;
     c->sig = s->sig;
     c->node = s->node;
+    c->function = per_body ? function : 0;
     add_class(a, c);
+}
+
+void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                             const shim_classes_context *context)
+{
+    if (!a || !md || !v || !context)
+        return;
+    for (size_t i = 0; i < v->levels && i < SHIM_ARGS_LEVELS; i++) {
+        const shim_args_desc *d = &v->level[i];
+        if (d->slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+            d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+            learn_instance(a, md, d->module, &d->slot, context);
+    }
 }
 
 /* Learns the ClassID of a struct type of md (a TypeDef of module) and,

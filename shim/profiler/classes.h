@@ -62,4 +62,24 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
 void shim_classes_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
                               int depth, int lasting);
 
+/* A hooked body's generic context: its FunctionID and the type arguments
+ * of its class (VAR i) and its method (MVAR i), as GetFunctionInfo2
+ * answers at the mapper (shared code: the canonical ones). */
+typedef struct shim_classes_context {
+    FunctionID function;
+    const ClassID *of_class, *of_method;
+    uint32_t classes, methods;
+} shim_classes_context;
+
+/* At the mapper, for one body of a hooked method: the instantiations of
+ * generic structs v names over the body's own generic parameters
+ * (KeyValuePair<T,int>), kept for that body. */
+void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                             const shim_classes_context *context);
+
+/* The body whose values this thread is writing (the hooks set it before
+ * reading a call's values), for shim_classes_struct's per-body
+ * instantiations; 0: none. */
+void shim_classes_set_call(FunctionID function);
+
 #endif

@@ -154,8 +154,10 @@ static int filter(void *context, ilmap_function_id function)
         return 0;
     }
     shim_args_target *t = e->args ? shim_args_find(e->args, module, token) : NULL;
-    if (t)
+    if (t) {
         shim_args_prepare(e->args, t);
+        shim_args_prepare_body(e->args, t, function);
+    }
     int hook = e->args ? t != NULL : shim_elt_watched(e, module);
     if (hook)
         bump(&e->filter_hooked);

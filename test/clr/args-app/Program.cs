@@ -430,6 +430,13 @@ namespace ArgsTest
             return k >= 0 ? u : default;
         }
 
+        // A generic struct over the method's own type parameter.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static KeyValuePair<int, V> Flip<V>(KeyValuePair<V, int> kv)
+        {
+            return new KeyValuePair<int, V>(kv.Value, kv.Key);
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static string Both<A, B>(A a, B b, A[] many)
         {
@@ -639,6 +646,15 @@ namespace ArgsTest
                         Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))),
                         Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))), Expect.I(11));
             Generic.Echo(boxedArrays, 11);
+            foreach (var (k, v) in new[] { ("x", 1), (null, -1) })
+            {
+                var kvs = new KeyValuePair<string, int>(k, v);
+                Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvs)), Expect.Reflect(kvs));
+            }
+            var kvp = new KeyValuePair<Point, int>(pt, 3);
+            Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvp)), Expect.Reflect(kvp));
+            var kvd = new KeyValuePair<double, int>(-0.0, int.MinValue);
+            Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvd)), Expect.Reflect(kvd));
             string both = Generic.Both(42, "s", new[] { 1, 2 });
             Expect.Call(G + "Both", null, Expect.S(both), Expect.I(42), Expect.S("s"),
                         Expect.Arr(Expect.I(1), Expect.I(2)));
