@@ -239,6 +239,12 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
      * other, because the event mask chooses one path for every hook. */
     p->args_enabled = shim_args_init(&p->args, getenv("ILMAP_SHIM_ARGS"),
                                      shim_env_u32("ILMAP_SHIM_ARGS_MAX", 0)) == 0;
+    p->statics_enabled = shim_statics_init(&p->statics, getenv("ILMAP_SHIM_STATICS")) == 0;
+    if (p->statics_enabled && !p->args_enabled) {
+        shim_log("ILMAP_SHIM_STATICS is set without ILMAP_SHIM_ARGS: static fields are reported "
+                 "at the leaves of argument reports; none");
+        p->statics_enabled = 0;
+    }
     if (p->args_enabled && p->elt_enabled) {
         shim_log("ILMAP_SHIM_ARGS is set: ILMAP_SHIM_ELT ignored (one kind of hook per process)");
         p->elt_enabled = 0;
@@ -269,6 +275,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
         p->args.info = p->info;
         p->args.emit = emit_args_line;
         p->args.emit_ctx = p;
+        p->args.statics = p->statics_enabled ? &p->statics : NULL;
         p->elt.args = &p->args;
         if (shim_elt_start(&p->elt, p->info, shim_env_u32("ILMAP_SHIM_ELT_MAX", 0))) {
             shim_log("continuing without argument reports");

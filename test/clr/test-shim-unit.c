@@ -31,6 +31,7 @@
 #include "profiler/profiler.h"
 #include "profiler/resolve.h"
 #include "profiler/selection.h"
+#include "profiler/statics.h"
 #include "profiler/text.h"
 #include "profiler/version_store.h"
 
@@ -188,6 +189,30 @@ static void selection(void)
 }
 
 /* Native offsets run across the hot and cold ranges end to end. */
+/* ILMAP_SHIM_STATICS as doc/shim.md#environment describes it: full type
+ * names separated by ';', blanks around them dropped, "[Module]Ns.Type"
+ * for one module; malformed qualifiers skipped. */
+static void statics_list(void)
+{
+    shim_statics st;
+    CHECK(shim_statics_init(&st, NULL) != 0 && st.count == 0);
+    CHECK(shim_statics_init(&st, "") != 0 && st.count == 0);
+    CHECK(shim_statics_init(&st, " ; ;\t") != 0 && st.count == 0);
+    CHECK(shim_statics_init(NULL, "A.B") != 0);
+    CHECK(shim_statics_init(&st, " A.B ;[App]<PrivateImplementationDetails>;;Ns.Outer+In ; "
+                                 "[]X;[Broken;[M]") == 0);
+    CHECK(st.count == 3);
+    if (st.count == 3) {
+        CHECK(strcmp(st.names[0], "A.B") == 0 && st.modules[0] == NULL);
+        CHECK(strcmp(st.names[1], "<PrivateImplementationDetails>") == 0 && st.modules[1] &&
+              strcmp(st.modules[1], "App") == 0);
+        CHECK(strcmp(st.names[2], "Ns.Outer+In") == 0 && st.modules[2] == NULL);
+    }
+    shim_statics_free(&st);
+    CHECK(st.count == 0 && st.names == NULL);
+    shim_statics_free(NULL);
+}
+
 static void code_address(void)
 {
     const COR_PRF_CODE_INFO ranges[] = {{0x1000, 16}, {0x9000, 8}};
@@ -1673,6 +1698,7 @@ int main(void)
     failing_runtime(); /* first: its children must not inherit a profiler */
     vtable_complete();
     selection();
+    statics_list();
     namespaces();
     utf16();
     code_address();
