@@ -39,16 +39,6 @@ static inline uint32_t translate_one(const struct ilmap_direction *d, uint32_t x
     return dac ? direction_translate_dac(d, x) : direction_translate(d, x);
 }
 
-/* Where the interval after iv ends: the key after its upper key, capped
- * at the end of the searched inputs. */
-static inline uint32_t next_bound(const struct ilmap_direction *d, const flavour *fl,
-                                  const interval *iv)
-{
-    uint32_t r = iv->rank + 1u, limit = fl->base + fl->width;
-    uint32_t k = r < d->index.nkeys ? rank_index_key(&d->index, r) : limit;
-    return k < limit ? k : limit;
-}
-
 /* Inside the interval: its value; else the single lookup. No interval
  * update, so consecutive lookups stay independent (they overlap in the
  * CPU), which is what random queries need. */
@@ -147,55 +137,81 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
     return UINT32_MAX;
 }
 
+/* Two intervals in a row, the remembered one and the next: queries x with
+ * x - lo < span answer value below end, next from end on. A block inside
+ * them is answered by a select per query, whichever order its queries
+ * are in, with no branch on where each falls. */
+typedef struct pair {
+    uint32_t lo, span, end, value, next, rank;
+} pair;
+
+static inline uint32_t key_capped(const struct ilmap_direction *d, uint32_t r, uint32_t limit)
+{
+    uint32_t k = r < d->index.nkeys ? rank_index_key(&d->index, r) : limit;
+    return k < limit ? k : limit;
+}
+
+static inline void pair_at(const struct ilmap_direction *d, const flavour *fl, uint32_t rank,
+                           pair *p)
+{
+    uint32_t limit = fl->base + fl->width;
+    uint32_t lo = rank > 0 ? rank_index_key(&d->index, rank - 1) : 0;
+
+    p->lo = lo;
+    p->end = key_capped(d, rank, limit);
+    p->span = key_capped(d, rank + 1u, limit) - lo;
+    p->value = d->values[rank];
+    /* At rank nkeys the first interval reaches the limit: no query is
+     * at or past its end, and values[rank + 1] does not exist. */
+    p->next = rank < d->index.nkeys ? d->values[rank + 1u] : p->value;
+    p->rank = rank;
+}
+
 /*
  * A tree of more than BATCH_KERNEL_LAYERS layers (over 4,624 keys, more
  * than the cache holds near the core). Per block: inside the remembered
- * interval, one compare and a fill; ascending from it into the next one
- * at most (several queries per key), a select; ascending further (a
- * sorted run, about a query per key or sparser), a merge along the leaf
- * keys, whose reads are sequential; anything else, eight descents at
- * once with the misses overlapped. After an ascending block the interval
- * of its last query is remembered, from the rank found, where sorted
- * queries continue (a block of random queries ascends once in 40,320).
- * Returns how many queries it answered (whole blocks).
+ * pair of intervals, a select per query, and the pair moves on to the
+ * last query's interval (several queries per key: no branch on whether
+ * the block crossed a key); ascending past it (a sorted run, about a
+ * query per key or sparser), a merge along the leaf keys, whose reads are
+ * sequential; anything else, eight descents at once with the misses
+ * overlapped. After an ascending block the pair of its last query is
+ * remembered, from the rank found, where sorted queries continue (a block
+ * of random queries ascends once in 40,320). Returns how many queries it
+ * answered (whole blocks), and the last interval in *iv.
  */
 static inline size_t batch_large(const struct ilmap_direction *d, const flavour *fl,
                                  const uint32_t *in, uint32_t *out, size_t n, interval *iv,
                                  int dac)
 {
+    pair p = { 0, 0, 0, 0, 0, 0 };
     size_t i = 0;
 
     for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
-        if (block_inside(in + i, iv->lo, iv->span)) {
-            block_fill(out + i, iv->value);
+        if (block_inside(in + i, p.lo, p.span)) {
+            uint32_t last = in[i + DIRECTION_BLOCK - 1], end = p.end;
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+                out[i + k] = in[i + k] < end ? p.value : p.next;
+            pair_at(d, fl, p.rank + (last >= end), &p);
             continue;
         }
         unsigned descents = 0;
         for (uint32_t k = 1; k < DIRECTION_BLOCK; k++)
             descents += in[i + k] < in[i + k - 1];
-        if (descents == 0 && in[i] - iv->lo < iv->span &&
-            in[i + DIRECTION_BLOCK - 1] < next_bound(d, fl, iv)) {
-            /* Each query is this interval's value or the next one's, a
-             * select, no branch. A query at or past the interval's end is
-             * below the next bound, so the interval has a next (rank <
-             * nkeys, values[rank + 1]). The queries are read in the
-             * compare, before any answer is written (in place). */
-            uint32_t end = iv->lo + iv->span, value = iv->value;
-            uint32_t last = in[i + DIRECTION_BLOCK - 1];
-            uint32_t next = last >= end ? d->values[iv->rank + 1u] : 0;
-            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-                out[i + k] = in[i + k] < end ? value : next;
-            if (last >= end)
-                batch_interval_at(d, fl, iv->rank + 1u, iv);
+        interval at = { p.lo, p.end - p.lo, p.value, p.rank };
+        if (descents == 0 && in[i] >= p.lo && p.span != 0 &&
+            block_merge(d, fl, in + i, out + i, &at)) {
+            pair_at(d, fl, at.rank, &p);
             continue;
         }
-        if (descents == 0 && in[i] >= iv->lo && iv->span != 0 &&
-            block_merge(d, fl, in + i, out + i, iv))
-            continue;
         uint32_t last = block_lookup(d, fl, in + i, out + i, dac);
         if (descents == 0 && last != UINT32_MAX)
-            batch_interval_at(d, fl, last, iv);
+            pair_at(d, fl, last, &p);
     }
+    iv->lo = p.lo;
+    iv->span = p.end - p.lo;
+    iv->value = p.value;
+    iv->rank = p.rank;
     return i;
 }
 
