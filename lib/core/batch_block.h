@@ -34,22 +34,37 @@ struct batch_flavour {
     uint32_t width;
 };
 
-/* The interval of inputs with `rank` keys at or below them, capped at
- * the end of the flavour's searched inputs (the index's keys are read
- * from its leaf layer, in order). */
-static inline void batch_interval_at(const struct ilmap_direction *d,
-                                     const struct batch_flavour *fl, uint32_t rank,
-                                     struct batch_interval *iv)
+/* What the interval of a rank is read from, loaded once per batch (the
+ * stores of the answers could otherwise alias the map's fields). */
+struct batch_source {
+    const int32_t *leaves;  /* the index's leaf layer: the keys, biased */
+    const uint32_t *values; /* values[rank] */
+    uint32_t nkeys;
+    uint32_t limit;         /* the end of the flavour's searched inputs */
+};
+
+static inline struct batch_source batch_source_of(const struct ilmap_direction *d,
+                                                  const struct batch_flavour *fl)
 {
     const rank_index *index = &d->index;
-    uint32_t lo = rank > 0 ? rank_index_key(index, rank - 1) : 0;
-    uint32_t hi = fl->base + fl->width;
+    struct batch_source src = { index->nodes + index->layer_start[index->nlayers - 1],
+                                d->values, index->nkeys, fl->base + fl->width };
+    return src;
+}
 
-    if (rank < index->nkeys && rank_index_key(index, rank) < hi)
-        hi = rank_index_key(index, rank);
+/* The interval of inputs with `rank` keys at or below them, capped at
+ * the end of the flavour's searched inputs. */
+static inline void batch_interval_at(const struct batch_source *src, uint32_t rank,
+                                     struct batch_interval *iv)
+{
+    uint32_t lo = rank > 0 ? (uint32_t)src->leaves[rank - 1] ^ RANK_BIAS : 0;
+    uint32_t hi = src->limit;
+
+    if (rank < src->nkeys && ((uint32_t)src->leaves[rank] ^ RANK_BIAS) < hi)
+        hi = (uint32_t)src->leaves[rank] ^ RANK_BIAS;
     iv->lo = lo;
     iv->span = hi - lo;
-    iv->value = d->values[rank];
+    iv->value = src->values[rank];
     iv->rank = rank;
 }
 

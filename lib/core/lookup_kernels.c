@@ -90,8 +90,11 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
 /*
  * One node (at most 16 keys): the block's eight queries side by side in
  * vectors, compared with one key at a time. A key above a query adds -1
- * to its lane, from nkeys down: what is left is the count of keys <= x.
- * Only the real keys are compared (a map of 4 keys costs 4 steps).
+ * to its lane, from the number of keys compared down: what is left is the
+ * count of keys <= x. The keys are compared four at a time, as many
+ * groups as hold real keys (a map of 4 keys costs 4 steps); the padding
+ * slots after them are above every query (rank_index.h), so they count
+ * nothing.
  */
 static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
 {
@@ -110,15 +113,17 @@ static inline void rank8_body_portable_1(const struct ilmap_direction *d, const 
 static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
-    const uint32_t nkeys = d->index.nkeys;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
     const __m128i bias = _mm_set1_epi32((int)RANK_BIAS);
     __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)x), bias);
     __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + 4)), bias);
-    __m128i ca = _mm_set1_epi32((int)nkeys), cb = ca;
-    for (uint32_t j = 0; j < nkeys; j++) {
-        __m128i key = _mm_set1_epi32(node[j]);
-        ca = _mm_add_epi32(ca, _mm_cmpgt_epi32(key, a));
-        cb = _mm_add_epi32(cb, _mm_cmpgt_epi32(key, b));
+    __m128i ca = _mm_set1_epi32((int)groups * 4), cb = ca;
+    for (uint32_t j = 0; j < groups * 4; j += 4) {
+        for (uint32_t u = 0; u < 4; u++) {
+            __m128i key = _mm_set1_epi32(node[j + u]);
+            ca = _mm_add_epi32(ca, _mm_cmpgt_epi32(key, a));
+            cb = _mm_add_epi32(cb, _mm_cmpgt_epi32(key, b));
+        }
     }
     _mm_storeu_si128((__m128i *)(void *)rank, ca);
     _mm_storeu_si128((__m128i *)(void *)(rank + 4), cb);
@@ -128,12 +133,13 @@ NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_directi
                                                       const uint32_t *x, uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
-    const uint32_t nkeys = d->index.nkeys;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
     __m256i q = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)x),
                                  _mm256_set1_epi32((int)RANK_BIAS));
-    __m256i c = _mm256_set1_epi32((int)nkeys);
-    for (uint32_t j = 0; j < nkeys; j++)
-        c = _mm256_add_epi32(c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node[j]), q));
+    __m256i c = _mm256_set1_epi32((int)groups * 4);
+    for (uint32_t j = 0; j < groups * 4; j += 4)
+        for (uint32_t u = 0; u < 4; u++)
+            c = _mm256_add_epi32(c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node[j + u]), q));
     _mm256_storeu_si256((__m256i *)(void *)rank, c);
 }
 #endif
@@ -142,15 +148,17 @@ NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_directi
 static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
-    const uint32_t nkeys = d->index.nkeys;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
     const uint32x4_t bias = vdupq_n_u32(RANK_BIAS);
     int32x4_t a = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x), bias));
     int32x4_t b = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x + 4), bias));
-    uint32x4_t ca = vdupq_n_u32(nkeys), cb = ca;
-    for (uint32_t j = 0; j < nkeys; j++) {
-        int32x4_t key = vdupq_n_s32(node[j]);
-        ca = vaddq_u32(ca, vcgtq_s32(key, a));
-        cb = vaddq_u32(cb, vcgtq_s32(key, b));
+    uint32x4_t ca = vdupq_n_u32(groups * 4), cb = ca;
+    for (uint32_t j = 0; j < groups * 4; j += 4) {
+        for (uint32_t u = 0; u < 4; u++) {
+            int32x4_t key = vdupq_n_s32(node[j + u]);
+            ca = vaddq_u32(ca, vcgtq_s32(key, a));
+            cb = vaddq_u32(cb, vcgtq_s32(key, b));
+        }
     }
     vst1q_u32(rank, ca);
     vst1q_u32(rank + 4, cb);
@@ -173,21 +181,22 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
                                          const struct batch_flavour *fl, const uint32_t *in, \
                                          uint32_t *out, size_t n, struct batch_interval *iv) \
     {                                                                                     \
+        const struct batch_source src = batch_source_of(d, fl);                           \
+        const uint32_t base = fl->base, width = fl->width;                                \
         struct batch_interval v = *iv;                                                    \
-        const uint32_t *values = d->values;                                               \
         size_t i = 0;                                                                     \
         for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {                          \
             if (block_inside(in + i, v.lo, v.span)) {                                     \
                 block_fill(out + i, v.value);                                             \
                 continue;                                                                 \
             }                                                                             \
-            if (!block_inside(in + i, fl->base, fl->width))                               \
+            if (!block_inside(in + i, base, width))                                       \
                 break;                                                                    \
             uint32_t r[DIRECTION_BLOCK];                                                  \
             rank8_body_##ISA##_##H(d, in + i, r);                                         \
             for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)                                \
-                out[i + k] = values[r[k]];                                                \
-            batch_interval_at(d, fl, r[DIRECTION_BLOCK - 1], &v);                         \
+                out[i + k] = src.values[r[k]];                                            \
+            batch_interval_at(&src, r[DIRECTION_BLOCK - 1], &v);                          \
         }                                                                                 \
         *iv = v;                                                                          \
         return i;                                                                         \

@@ -102,7 +102,8 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
         r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
         out[k] = d->values[r];
     }
-    batch_interval_at(d, fl, r, iv);
+    const struct batch_source src = batch_source_of(d, fl);
+    batch_interval_at(&src, r, iv);
     return 1;
 }
 
