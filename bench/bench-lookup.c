@@ -627,7 +627,8 @@ static int check_best(const dataset *ds)
  * queries in random and in ascending order (the orders it is timed on). */
 static int check_dac_batch(const dataset *ds)
 {
-    uint32_t *in = xmalloc(RANDOM_QUERIES * sizeof *in), *out = xmalloc(RANDOM_QUERIES * sizeof *out);
+    uint32_t *in = xmalloc(RANDOM_QUERIES * sizeof *in);
+    uint32_t *out = xmalloc(RANDOM_QUERIES * sizeof *out);
     int ok = 1;
 
     memcpy(in, ds->new_queries, RANDOM_QUERIES * sizeof *in);

@@ -96,7 +96,8 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
  * slots after them are above every query (rank_index.h), so they count
  * nothing.
  */
-static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
+static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x,
+                                         uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t nkeys = d->index.nkeys;
@@ -110,7 +111,8 @@ static inline void rank8_body_portable_1(const struct ilmap_direction *d, const 
 }
 
 #ifdef RANK_HAVE_X86
-static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
+static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x,
+                                     uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t groups = (d->index.nkeys + 3u) / 4u;
@@ -145,7 +147,8 @@ NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_directi
 #endif
 
 #ifdef RANK_HAVE_NEON
-static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x, uint32_t *rank)
+static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x,
+                                     uint32_t *rank)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t groups = (d->index.nkeys + 3u) / 4u;
