@@ -291,6 +291,11 @@ static inline uint32_t ilmap_n2o(const lookup_job *j, uint32_t x)
     return ilmap_new_to_old(j->map, x);
 }
 
+static inline uint32_t ilmap_dac(const lookup_job *j, uint32_t x)
+{
+    return ilmap_new_to_old_dac(j->map, x);
+}
+
 static inline uint32_t linear_o2n(const lookup_job *j, uint32_t x)
 {
     return linear_translate(j->entries, j->n, x, 0);
@@ -363,6 +368,7 @@ LOOKUP_RUNNER(run_ilmap_n2o, ilmap_n2o)
 LOOKUP_RUNNER(run_linear_o2n, linear_o2n)
 LOOKUP_RUNNER(run_linear_n2o, linear_n2o)
 LOOKUP_RUNNER(run_bsearch_o2n, bsearch_o2n)
+LOOKUP_RUNNER(run_ilmap_dac, ilmap_dac)
 LOOKUP_RUNNER(run_bsearch_n2o, bsearch_n2o)
 LOOKUP_RUNNER(run_branchless_o2n, branchless_o2n)
 LOOKUP_RUNNER(run_eytzinger_o2n, eytzinger_o2n)
@@ -446,6 +452,32 @@ static uint64_t run_batch(void *arg, uint64_t units)
 
     for (uint64_t u = 0; u < units; u++)
         ilmap_old_to_new_batch(job->map, job->in, job->out, job->n);
+    uint64_t elapsed = bench_now_ns() - start;
+    bench_sink += job->out[job->n - 1];
+    return elapsed;
+}
+
+/* The new->old batches on the same queries, the DAC's and the in-process
+ * one. */
+static uint64_t run_dac_batch(void *arg, uint64_t units)
+{
+    const batch_job *job = arg;
+    uint64_t start = bench_now_ns();
+
+    for (uint64_t u = 0; u < units; u++)
+        ilmap_new_to_old_dac_batch(job->map, job->in, job->out, job->n);
+    uint64_t elapsed = bench_now_ns() - start;
+    bench_sink += job->out[job->n - 1];
+    return elapsed;
+}
+
+static uint64_t run_n2o_batch(void *arg, uint64_t units)
+{
+    const batch_job *job = arg;
+    uint64_t start = bench_now_ns();
+
+    for (uint64_t u = 0; u < units; u++)
+        ilmap_new_to_old_batch(job->map, job->in, job->out, job->n);
     uint64_t elapsed = bench_now_ns() - start;
     bench_sink += job->out[job->n - 1];
     return elapsed;
@@ -591,6 +623,34 @@ static int check_best(const dataset *ds)
     return 1;
 }
 
+/* The DAC batch against the DAC's single lookups, on the new->old
+ * queries in random and in ascending order (the orders it is timed on). */
+static int check_dac_batch(const dataset *ds)
+{
+    uint32_t *in = xmalloc(RANDOM_QUERIES * sizeof *in);
+    uint32_t *out = xmalloc(RANDOM_QUERIES * sizeof *out);
+    int ok = 1;
+
+    memcpy(in, ds->new_queries, RANDOM_QUERIES * sizeof *in);
+    for (int sorted = 0; sorted < 2 && ok; sorted++) {
+        if (sorted)
+            qsort(in, RANDOM_QUERIES, sizeof *in, compare_u32);
+        ilmap_new_to_old_dac_batch(ds->map, in, out, RANDOM_QUERIES);
+        for (size_t i = 0; i < RANDOM_QUERIES && ok; i++) {
+            uint32_t want = ilmap_new_to_old_dac(ds->map, in[i]);
+            if (out[i] != want) {
+                fprintf(stderr, "bench-lookup: n = %zu, new_to_old_dac_batch, %s query %zu (%u): "
+                                "%u, single lookup %u\n", ds->n, sorted ? "sorted" : "random", i,
+                        in[i], out[i], want);
+                ok = 0;
+            }
+        }
+    }
+    free(in);
+    free(out);
+    return ok;
+}
+
 /* All three implementations agree on every benchmark query (the linear
  * scan on as many as LINEAR_CHECK_WORK allows), the special values and
  * the map's edges, and the batch agrees with single lookups. */
@@ -614,7 +674,8 @@ static int check_dataset(const dataset *ds)
                 return 0;
     }
     return check_batch(ds, ds->sorted_queries, SORTED_QUERIES) &&
-           check_batch(ds, ds->old_queries, RANDOM_QUERIES) && check_best(ds);
+           check_batch(ds, ds->old_queries, RANDOM_QUERIES) && check_dac_batch(ds) &&
+           check_best(ds);
 }
 
 /* ------------------------------------------------------------------ */
@@ -762,6 +823,55 @@ static void section_batch(const bench_options *opt, tally *t, const dataset *all
     for (size_t s = 0; s < NSIZES; s++)
         sorted_batch_row(opt, t, &all[s], out);
     /* Random batches against single lookups: section_best(). */
+    free(out);
+}
+
+/* ---- The DAC flavour's batch ------------------------------------------- */
+
+static void dac_row(const bench_options *opt, const dataset *ds, uint32_t *sorted, uint32_t *out)
+{
+    lookup_job single = { ds->map, ds->entries, ds->n, ds->new_queries, RANDOM_QUERIES, NULL,
+                          NULL };
+    batch_job random = { ds->map, ds->new_queries, out, RANDOM_QUERIES };
+    batch_job ascending = { ds->map, sorted, out, RANDOM_QUERIES };
+    bench_case c[5] = {
+        { run_ilmap_dac, &single, 0, 0.0 },    { run_dac_batch, &random, 0, 0.0 },
+        { run_n2o_batch, &random, 0, 0.0 },    { run_dac_batch, &ascending, 0, 0.0 },
+        { run_n2o_batch, &ascending, 0, 0.0 },
+    };
+
+    memcpy(sorted, ds->new_queries, RANDOM_QUERIES * sizeof *sorted);
+    qsort(sorted, RANDOM_QUERIES, sizeof *sorted, compare_u32);
+    bench_measure(c, 5, &opt->budget);
+    for (size_t i = 1; i < 5; i++)
+        c[i].ns /= RANDOM_QUERIES;
+    if (opt->json) {
+        emit_json("new_to_old_dac_random", ds->n, "ilmap", c[0].ns);
+        emit_json("new_to_old_dac_random", ds->n, "ilmap_batch", c[1].ns);
+        emit_json("new_to_old_random", ds->n, "ilmap_batch", c[2].ns);
+        emit_json("new_to_old_dac_sorted", ds->n, "ilmap_batch", c[3].ns);
+        emit_json("new_to_old_sorted", ds->n, "ilmap_batch", c[4].ns);
+        return;
+    }
+    printf("%8zu %10.2f %10.2f %10.2f %10.3f %10.3f\n", ds->n, c[0].ns, c[1].ns, c[2].ns,
+           c[3].ns, c[4].ns);
+}
+
+static void section_dac(const bench_options *opt, const dataset *all)
+{
+    uint32_t *sorted = xmalloc(RANDOM_QUERIES * sizeof *sorted);
+    uint32_t *out = xmalloc(RANDOM_QUERIES * sizeof *out);
+
+    if (!opt->json)
+        printf("\nnew_to_old, the DAC flavour (ilmap_new_to_old_dac): ns per query, %u random "
+               "new offsets, then the same ascending\n"
+               "(no target; the in-process batch on the same queries for comparison)\n"
+               "%8s %10s %10s %10s %10s %10s\n",
+               RANDOM_QUERIES, "n", "dac single", "dac batch", "n2o batch", "dac sorted",
+               "n2o sorted");
+    for (size_t s = 0; s < NSIZES; s++)
+        dac_row(opt, &all[s], sorted, out);
+    free(sorted);
     free(out);
 }
 
@@ -979,6 +1089,7 @@ int main(int argc, char **argv)
     measure_call_overhead(&opt);
     section_batch(&opt, &t, all);
     section_best(&opt, &t, all);
+    section_dac(&opt, all);
     if (!opt.json)
         print_footer(&t, (double)(bench_now_ns() - start) / 1e9);
 

@@ -309,6 +309,12 @@ ILMAP_EXPORT void ilmap_old_to_new_batch(const ilmap *map, const uint32_t *in,
 ILMAP_EXPORT void ilmap_new_to_old_batch(const ilmap *map, const uint32_t *in,
                                          uint32_t *out, size_t n);
 
+/** The batch form of ilmap_new_to_old_dac() (the ICorDebug/DAC rules):
+ *  out[i] = ilmap_new_to_old_dac(map, in[i]) for i in [0, n); otherwise
+ *  as ilmap_old_to_new_batch(). */
+ILMAP_EXPORT void ilmap_new_to_old_dac_batch(const ilmap *map, const uint32_t *in,
+                                             uint32_t *out, size_t n);
+
 /** The number of entries the map was built from (0 for NULL).
  *  Thread-safe, lock-free, allocation-free. */
 ILMAP_EXPORT size_t ilmap_get_count(const ilmap *map);

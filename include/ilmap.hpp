@@ -300,6 +300,13 @@ public:
         ::ilmap_new_to_old_batch(m_, in.data(), out.data(), n);
         return n;
     }
+    std::size_t new_to_old_dac_batch(span<const std::uint32_t> in,
+                                     span<std::uint32_t> out) const noexcept
+    {
+        std::size_t n = in.size() < out.size() ? in.size() : out.size();
+        ::ilmap_new_to_old_dac_batch(m_, in.data(), out.data(), n);
+        return n;
+    }
     /** In place. */
     void old_to_new_batch(span<std::uint32_t> inout) const noexcept
     {
@@ -308,6 +315,10 @@ public:
     void new_to_old_batch(span<std::uint32_t> inout) const noexcept
     {
         ::ilmap_new_to_old_batch(m_, inout.data(), inout.data(), inout.size());
+    }
+    void new_to_old_dac_batch(span<std::uint32_t> inout) const noexcept
+    {
+        ::ilmap_new_to_old_dac_batch(m_, inout.data(), inout.data(), inout.size());
     }
 
     /* Getters. */

@@ -136,6 +136,9 @@ static void null_map_is_identity(void)
     memset(out, 0, sizeof out);
     ilmap_new_to_old_batch(NULL, in, out, 9);
     CHECK(memcmp(in, out, sizeof in) == 0);
+    memset(out, 0, sizeof out);
+    ilmap_new_to_old_dac_batch(NULL, in, out, 9);
+    CHECK(memcmp(in, out, sizeof in) == 0);
     CHECK(ilmap_get_count(NULL) == 0 && ilmap_get_memory_bytes(NULL) == 0 && ilmap_get_flags(NULL) == 0);
     ilmap_free(NULL);
 }
@@ -219,6 +222,8 @@ static void batches(void)
     ilmap_old_to_new_batch(map, NULL, buf, 5);
     ilmap_old_to_new_batch(map, buf, NULL, 5);
     ilmap_new_to_old_batch(map, NULL, NULL, 5);
+    ilmap_new_to_old_dac_batch(map, NULL, buf, 5);
+    ilmap_new_to_old_dac_batch(map, buf, NULL, 5);
     /* in place, longer than one block of 8, with specials in the middle */
     for (uint32_t i = 0; i < 20; i++)
         buf[i] = i;

@@ -140,12 +140,6 @@ static void add_around(query_set *s, uint32_t k)
     add(s, k + 1);
 }
 
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Specials, 0, the signed boundary, near the top, around keys, random. */
 static void make_queries(prng *rng, const ilmap_entry *e, size_t n, query_set *s, size_t around)
 {
@@ -190,59 +184,74 @@ static void report(uint64_t seed, unsigned iteration, const char *what, const il
                 e[i].new_offset);
 }
 
+/* The batch lookups, each against the single lookups' expected answers
+ * (the model), in every order a batch sees its queries in (the order
+ * decides its path, map_batch.c): as generated (random), ascending,
+ * descending, sorted runs of 5 to 40 (a method's samples, one batch of
+ * several runs), and ascending with every query four times (several per
+ * key: blocks inside one interval, or across one boundary). The orders
+ * permute indices into the query set, so each query's expected answer is
+ * computed once. Half of the calls run in place. */
+typedef void (*batch_fn)(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n);
+
+enum { ORDERS = 5, REPEAT = 4 };
+static const char *const order_names[ORDERS] = { "random", "ascending", "descending",
+                                                 "sorted runs", "ascending, repeated" };
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* perm[0..return) for one order; keyed holds 2 * qs->n items. */
+static size_t make_order(int order, unsigned iteration, const query_set *qs, uint64_t *keyed,
+                         uint32_t *perm)
+{
+    size_t n = qs->n, m = 0;
+    size_t run = order == 3 ? 5 + (size_t)(iteration % 36) : n;
+
+    for (size_t i = 0; i < n; i++)
+        keyed[i] = (uint64_t)qs->q[i] << 32 | i;
+    if (order != 0)
+        for (size_t at = 0; at < n; at += run)
+            qsort(keyed + at, n - at < run ? n - at : run, sizeof *keyed, compare_u64);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t idx = (uint32_t)keyed[order == 2 ? n - 1 - i : i];
+        for (int r = 0; r < (order == 4 ? REPEAT : 1); r++)
+            perm[m++] = idx;
+    }
+    return m;
+}
+
 static void check_batches(uint64_t seed, unsigned iteration, const ilmap *map,
                           const ilmap_entry *e, size_t n, unsigned flags, const query_set *qs,
-                          const expectations *want, uint32_t *scratch, uint32_t *sorted)
+                          const expectations *want, uint32_t *in, uint32_t *out, uint32_t *perm,
+                          uint64_t *keyed)
 {
-    /* as given (random order) */
-    ilmap_old_to_new_batch(map, qs->q, scratch, qs->n);
-    for (size_t i = 0; i < qs->n; i++) {
-        test_checks++;
-        if (scratch[i] != want->o2n[i])
-            report(seed, iteration, "old->new batch", e, n, flags, qs->q[i], scratch[i], want->o2n[i]);
-    }
-    /* sorted, in place */
-    memcpy(sorted, qs->q, qs->n * sizeof *sorted);
-    qsort(sorted, qs->n, sizeof *sorted, compare_u32);
-    memcpy(scratch, sorted, qs->n * sizeof *sorted);
-    ilmap_new_to_old_batch(map, scratch, scratch, qs->n);
-    for (size_t i = 0; i < qs->n; i++) {
-        uint32_t w = model_in_process(e, n, 1, sorted[i]);
-        test_checks++;
-        if (scratch[i] != w)
-            report(seed, iteration, "new->old sorted batch", e, n, flags, sorted[i], scratch[i], w);
-    }
-    /* The orders a batch picks its path by (map_batch.c), each against the
-     * model: descending; sorted runs of 5 to 40 (a method's samples, one
-     * batch of several runs); and sorted with every query four times
-     * (several per key: blocks inside one interval, or across one
-     * boundary). old->new on a copy in place. */
-    static const char *const orders[] = { "descending", "sorted runs", "sorted, repeated" };
-    for (int o = 0; o < 3; o++) {
-        size_t m = 0;
-        if (o == 0) {
-            for (size_t i = 0; i < qs->n; i++)
-                scratch[m++] = sorted[qs->n - 1 - i];
-        } else if (o == 1) {
-            size_t run = 5 + (size_t)(iteration % 36);
-            memcpy(scratch, qs->q, qs->n * sizeof *scratch);
-            for (size_t at = 0; at < qs->n; at += run)
-                qsort(scratch + at, qs->n - at < run ? qs->n - at : run, sizeof *scratch,
-                      compare_u32);
-            m = qs->n;
-        } else {
-            for (size_t i = 0; i < qs->n / 4; i++)
-                for (int r = 0; r < 4; r++)
-                    scratch[m++] = sorted[i];
-        }
-        uint32_t *copy = scratch + qs->cap; /* scratch holds 2 * cap */
-        memcpy(copy, scratch, m * sizeof *copy);
-        ilmap_old_to_new_batch(map, copy, copy, m);
-        for (size_t i = 0; i < m; i++) {
-            uint32_t w = model_in_process(e, n, 0, scratch[i]);
-            test_checks++;
-            if (copy[i] != w)
-                report(seed, iteration, orders[o], e, n, flags, scratch[i], copy[i], w);
+    static const batch_fn batches[3] = { ilmap_old_to_new_batch, ilmap_new_to_old_batch,
+                                         ilmap_new_to_old_dac_batch };
+    static const char *const names[3] = { "old->new batch", "new->old batch",
+                                          "new->old DAC batch" };
+    const uint32_t *wants[3] = { want->o2n, want->n2o, want->dac };
+    char what[64];
+
+    for (int order = 0; order < ORDERS; order++) {
+        size_t m = make_order(order, iteration, qs, keyed, perm);
+        for (int b = 0; b < 3; b++) {
+            int in_place = (order + b) % 2;
+            uint32_t *dst = in_place ? in : out;
+            for (size_t i = 0; i < m; i++)
+                in[i] = qs->q[perm[i]];
+            batches[b](map, in, dst, m);
+            snprintf(what, sizeof what, "%s, %s%s", names[b], order_names[order],
+                     in_place ? ", in place" : "");
+            for (size_t i = 0; i < m; i++) {
+                uint32_t w = wants[b][perm[i]];
+                test_checks++;
+                if (dst[i] != w)
+                    report(seed, iteration, what, e, n, flags, qs->q[perm[i]], dst[i], w);
+            }
         }
     }
 }
@@ -272,8 +281,11 @@ static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
     query_set qs = { NULL, 0, 10 + 6 * around + 2 * (around + 16) };
     qs.q = malloc(qs.cap * sizeof *qs.q);
     expectations want = { malloc(qs.cap * 4), malloc(qs.cap * 4), malloc(qs.cap * 4) };
-    uint32_t *scratch = malloc(qs.cap * 8), *sorted = malloc(qs.cap * 4);
-    if (!e || !qs.q || !want.o2n || !want.n2o || !want.dac || !scratch || !sorted)
+    /* batch input, output and order: every query up to REPEAT times */
+    uint32_t *in = malloc(qs.cap * REPEAT * 4), *out = malloc(qs.cap * REPEAT * 4);
+    uint32_t *perm = malloc(qs.cap * REPEAT * 4);
+    uint64_t *keyed = malloc(qs.cap * 8);
+    if (!e || !qs.q || !want.o2n || !want.n2o || !want.dac || !in || !out || !perm || !keyed)
         exit(TEST_EXIT_SETUP_FAILURE);
 
     if (lenient)
@@ -310,7 +322,7 @@ static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
                 report(seed, iteration, "new->old DAC", e, n, flags, x, got, want.dac[i]);
         }
         *queries += (long)qs.n * 3;
-        check_batches(seed, iteration, map, e, n, flags, &qs, &want, scratch, sorted);
+        check_batches(seed, iteration, map, e, n, flags, &qs, &want, in, out, perm, keyed);
         ilmap_free(map);
     }
     free(e);
@@ -318,8 +330,10 @@ static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
     free(want.o2n);
     free(want.n2o);
     free(want.dac);
-    free(scratch);
-    free(sorted);
+    free(in);
+    free(out);
+    free(perm);
+    free(keyed);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,6 @@
 #include "core/lookup_kernels.h"
 
+#include "core/batch_block.h"
 #include "index/node_count.h"
 #include "platform/prefetch.h"
 
@@ -60,8 +61,8 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
  * prefetch of the node it descends to, which the other seven queries'
  * work hides. One function per (instruction set, height) as above. */
 #define DEFINE_RANK8(ATTR, ISA, NODE_COUNT, H)                                            \
-    ATTR static void rank8_##ISA##_##H(const struct ilmap_direction *d, const uint32_t *x, \
-                                       uint32_t *rank)                                    \
+    ATTR static inline void rank8_body_##ISA##_##H(const struct ilmap_direction *d,       \
+                                                   const uint32_t *x, uint32_t *rank)     \
     {                                                                                     \
         const rank_index *index = &d->index;                                              \
         const int32_t *nodes = index->nodes;                                              \
@@ -86,13 +87,140 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
             rank[k] = q[k] * RANK_NODE_KEYS + NODE_COUNT(leaves + q[k] * RANK_NODE_KEYS, xb[k]); \
     }
 
+/*
+ * One node (at most 16 keys): the block's eight queries side by side in
+ * vectors, compared with one key at a time. A key above a query adds -1
+ * to its lane, from the number of keys compared down: what is left is the
+ * count of keys <= x. The keys are compared four at a time, as many
+ * groups as hold real keys (a map of 4 keys costs 4 steps); the padding
+ * slots after them are above every query (rank_index.h), so they count
+ * nothing.
+ */
+static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x,
+                                         uint32_t *rank)
+{
+    const int32_t *node = d->index.nodes;
+    const uint32_t nkeys = d->index.nkeys;
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
+        int32_t xb = (int32_t)(x[k] ^ RANK_BIAS);
+        uint32_t c = 0;
+        for (uint32_t j = 0; j < nkeys; j++)
+            c += node[j] <= xb;
+        rank[k] = c;
+    }
+}
+
+#ifdef RANK_HAVE_X86
+static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x,
+                                     uint32_t *rank)
+{
+    const int32_t *node = d->index.nodes;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
+    const __m128i bias = _mm_set1_epi32((int)RANK_BIAS);
+    __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)x), bias);
+    __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + 4)), bias);
+    __m128i ca = _mm_set1_epi32((int)groups * 4), cb = ca;
+    for (uint32_t j = 0; j < groups * 4; j += 4) {
+        for (uint32_t u = 0; u < 4; u++) {
+            __m128i key = _mm_set1_epi32(node[j + u]);
+            ca = _mm_add_epi32(ca, _mm_cmpgt_epi32(key, a));
+            cb = _mm_add_epi32(cb, _mm_cmpgt_epi32(key, b));
+        }
+    }
+    _mm_storeu_si128((__m128i *)(void *)rank, ca);
+    _mm_storeu_si128((__m128i *)(void *)(rank + 4), cb);
+}
+
+NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_direction *d,
+                                                      const uint32_t *x, uint32_t *rank)
+{
+    const int32_t *node = d->index.nodes;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
+    __m256i q = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)x),
+                                 _mm256_set1_epi32((int)RANK_BIAS));
+    __m256i c = _mm256_set1_epi32((int)groups * 4);
+    for (uint32_t j = 0; j < groups * 4; j += 4)
+        for (uint32_t u = 0; u < 4; u++)
+            c = _mm256_add_epi32(c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node[j + u]), q));
+    _mm256_storeu_si256((__m256i *)(void *)rank, c);
+}
+#endif
+
+#ifdef RANK_HAVE_NEON
+static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x,
+                                     uint32_t *rank)
+{
+    const int32_t *node = d->index.nodes;
+    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
+    const uint32x4_t bias = vdupq_n_u32(RANK_BIAS);
+    int32x4_t a = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x), bias));
+    int32x4_t b = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x + 4), bias));
+    uint32x4_t ca = vdupq_n_u32(groups * 4), cb = ca;
+    for (uint32_t j = 0; j < groups * 4; j += 4) {
+        for (uint32_t u = 0; u < 4; u++) {
+            int32x4_t key = vdupq_n_s32(node[j + u]);
+            ca = vaddq_u32(ca, vcgtq_s32(key, a));
+            cb = vaddq_u32(cb, vcgtq_s32(key, b));
+        }
+    }
+    vst1q_u32(rank, ca);
+    vst1q_u32(rank + 4, cb);
+}
+#endif
+
+/* The block search as a function (map.h: rank8), and the run of blocks
+ * (map.h: batch) with the search inline: a block inside the remembered
+ * interval is filled, a block holding an input the flavour does not
+ * search ends the run, any other is searched, and its last query's
+ * interval remembered (sorted queries continue there; for random ones it
+ * is as good a guess as any, and costs two key reads). */
+#define DEFINE_RANK8_KERNELS(ATTR, ISA, H)                                                \
+    ATTR static void rank8_##ISA##_##H(const struct ilmap_direction *d, const uint32_t *x, \
+                                       uint32_t *rank)                                    \
+    {                                                                                     \
+        rank8_body_##ISA##_##H(d, x, rank);                                               \
+    }                                                                                     \
+    ATTR static size_t batch_##ISA##_##H(const struct ilmap_direction *d,                 \
+                                         const struct batch_flavour *fl, const uint32_t *in, \
+                                         uint32_t *out, size_t n, struct batch_interval *iv) \
+    {                                                                                     \
+        const struct batch_source src = batch_source_of(d, fl);                           \
+        const uint32_t base = fl->base, width = fl->width;                                \
+        struct batch_interval v = *iv;                                                    \
+        size_t i = 0;                                                                     \
+        for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {                          \
+            if (block_inside(in + i, v.lo, v.span)) {                                     \
+                block_fill(out + i, v.value);                                             \
+                continue;                                                                 \
+            }                                                                             \
+            if (!block_inside(in + i, base, width))                                       \
+                break;                                                                    \
+            uint32_t r[DIRECTION_BLOCK];                                                  \
+            rank8_body_##ISA##_##H(d, in + i, r);                                         \
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)                                \
+                out[i + k] = src.values[r[k]];                                            \
+            batch_interval_at(&src, r[DIRECTION_BLOCK - 1], &v);                          \
+        }                                                                                 \
+        *iv = v;                                                                          \
+        return i;                                                                         \
+    }
+
 #define DEFINE_RANK8S(ATTR, ISA, NODE_COUNT)                                              \
     DEFINE_RANK8(ATTR, ISA, NODE_COUNT, 0)                                                \
-    DEFINE_RANK8(ATTR, ISA, NODE_COUNT, 1)                                                \
     DEFINE_RANK8(ATTR, ISA, NODE_COUNT, 2)                                                \
     DEFINE_RANK8(ATTR, ISA, NODE_COUNT, 3)                                                \
+    ATTR static void rank8_##ISA##_0(const struct ilmap_direction *d, const uint32_t *x,  \
+                                     uint32_t *rank)                                      \
+    {                                                                                     \
+        rank8_body_##ISA##_0(d, x, rank);                                                 \
+    }                                                                                     \
+    DEFINE_RANK8_KERNELS(ATTR, ISA, 1)                                                    \
+    DEFINE_RANK8_KERNELS(ATTR, ISA, 2)                                                    \
+    DEFINE_RANK8_KERNELS(ATTR, ISA, 3)                                                    \
     static const direction_rank8_fn rank8s_##ISA[4] = {                                   \
-        rank8_##ISA##_0, rank8_##ISA##_1, rank8_##ISA##_2, rank8_##ISA##_3 };
+        rank8_##ISA##_0, rank8_##ISA##_1, rank8_##ISA##_2, rank8_##ISA##_3 };             \
+    static const direction_batch_fn batches_##ISA[4] = {                                  \
+        NULL, batch_##ISA##_1, batch_##ISA##_2, batch_##ISA##_3 };
 
 DEFINE_RANK8S(NO_ATTR, portable, node_count_portable)
 #ifdef RANK_HAVE_X86
@@ -103,42 +231,41 @@ DEFINE_RANK8S(NODE_TARGET_AVX2, avx2, node_count_avx2)
 DEFINE_RANK8S(NO_ATTR, neon, node_count_neon)
 #endif
 
-direction_rank8_fn rank8_kernel_for(cpu_level level, uint32_t nlayers)
+/* One selection of the instruction set for both kernels. */
+direction_kernels direction_kernels_for(cpu_level level, uint32_t nlayers)
 {
-    const direction_rank8_fn *table = rank8s_portable;
+    const direction_lookup_fn *lookups = lookups_portable;
+    const direction_rank8_fn *rank8s = rank8s_portable;
+    const direction_batch_fn *batches = batches_portable;
+    direction_kernels k;
 
-    if (nlayers == 0)
-        return rank8_no_keys;
+    if (nlayers == 0) {
+        k.lookup = lookup_no_keys;
+        k.rank8 = rank8_no_keys;
+        k.batch = NULL;
+        return k;
+    }
 #ifdef RANK_HAVE_X86
-    if (level == CPU_AVX2)
-        table = rank8s_avx2;
-    else if (level == CPU_SSE2)
-        table = rank8s_sse2;
+    if (level == CPU_AVX2) {
+        lookups = lookups_avx2;
+        rank8s = rank8s_avx2;
+        batches = batches_avx2;
+    } else if (level == CPU_SSE2) {
+        lookups = lookups_sse2;
+        rank8s = rank8s_sse2;
+        batches = batches_sse2;
+    }
 #elif defined(RANK_HAVE_NEON)
-    if (level == CPU_NEON)
-        table = rank8s_neon;
+    if (level == CPU_NEON) {
+        lookups = lookups_neon;
+        rank8s = rank8s_neon;
+        batches = batches_neon;
+    }
 #else
     (void)level;
 #endif
-    return table[nlayers <= 3 ? nlayers : 0];
-}
-
-direction_lookup_fn lookup_kernel_for(cpu_level level, uint32_t nlayers)
-{
-    const direction_lookup_fn *table = lookups_portable;
-
-    if (nlayers == 0)
-        return lookup_no_keys;
-#ifdef RANK_HAVE_X86
-    if (level == CPU_AVX2)
-        table = lookups_avx2;
-    else if (level == CPU_SSE2)
-        table = lookups_sse2;
-#elif defined(RANK_HAVE_NEON)
-    if (level == CPU_NEON)
-        table = lookups_neon;
-#else
-    (void)level;
-#endif
-    return table[nlayers <= 3 ? nlayers : 0];
+    k.lookup = lookups[nlayers <= 3 ? nlayers : 0];
+    k.rank8 = rank8s[nlayers <= 3 ? nlayers : 0];
+    k.batch = batches[nlayers <= 3 ? nlayers : 0];
+    return k;
 }

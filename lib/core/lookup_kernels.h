@@ -6,11 +6,22 @@
 
 #include "core/map.h"
 
-direction_lookup_fn lookup_kernel_for(cpu_level level, uint32_t nlayers);
+/* The kernels of one direction, for its map's instruction set (chosen
+ * once, when the map is built) and its tree height:
+ *  - lookup: one query;
+ *  - rank8: a block of eight (map.h). A one-node tree compares the eight
+ *    queries side by side with each key; taller trees run the eight
+ *    descents interleaved layer by layer, each prefetching its node of the
+ *    next layer, so that in a large map their cache misses overlap
+ *    instead of following one another;
+ *  - batch: runs of blocks with that search inline (trees of at most
+ *    BATCH_KERNEL_LAYERS layers; NULL for taller ones). */
+typedef struct direction_kernels {
+    direction_lookup_fn lookup;
+    direction_rank8_fn rank8;
+    direction_batch_fn batch;
+} direction_kernels;
 
-/* The block form (map.h): the eight descents interleaved layer by layer,
- * each prefetching its node of the next layer, so that in a large map
- * their cache misses overlap instead of following one another. */
-direction_rank8_fn rank8_kernel_for(cpu_level level, uint32_t nlayers);
+direction_kernels direction_kernels_for(cpu_level level, uint32_t nlayers);
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef ILMAP_CORE_MAP_H
 #define ILMAP_CORE_MAP_H
 
+#include "common/search.h"
 #include "ilmap.h"
 #include "index/cpu.h"
 #include "index/node_count.h"
@@ -35,6 +36,19 @@ typedef uint32_t (*direction_lookup_fn)(const struct ilmap_direction *d, uint32_
 #define DIRECTION_BLOCK 8u
 typedef void (*direction_rank8_fn)(const struct ilmap_direction *d, const uint32_t *x,
                                    uint32_t *rank);
+/* A run of blocks (batch_block.h): from in[0..n), whole blocks of eight,
+ * each inside *iv filled with its value, the others searched as rank8
+ * does it (inline, no call per block) with *iv moved to the interval of
+ * the block's last query. Stops before the first block holding an input
+ * the flavour does not search; returns how many queries it answered (a
+ * multiple of 8). Trees of at most BATCH_KERNEL_LAYERS layers; NULL for
+ * taller ones. */
+struct batch_interval;
+struct batch_flavour;
+#define BATCH_KERNEL_LAYERS 3u
+typedef size_t (*direction_batch_fn)(const struct ilmap_direction *d,
+                                     const struct batch_flavour *fl, const uint32_t *in,
+                                     uint32_t *out, size_t n, struct batch_interval *iv);
 
 struct ilmap_direction {
     uint32_t first_key;         /* key[0]; 0 for an empty map */
@@ -42,6 +56,7 @@ struct ilmap_direction {
                                    compared inline; 0: call `lookup` */
     direction_lookup_fn lookup; /* values[count of keys <= x]; x < 0xFFFFFFFF */
     direction_rank8_fn rank8;   /* the search for a block of eight */
+    direction_batch_fn batch;   /* runs of blocks (small trees), or NULL */
     const uint32_t *values;     /* index.nkeys + 1 answers, values[0] = PROLOG */
     rank_index index;
     uint32_t low_count;         /* stops with keys <= key[0] (lenient) */
@@ -89,6 +104,26 @@ static inline uint32_t direction_translate(const struct ilmap_direction *d, uint
     if (d->inline_vectors)
         return d->values[node_count_neon(d->index.nodes, (int32_t)(x ^ RANK_BIAS))];
 #endif
+    return d->lookup(d, x);
+}
+
+/* The DAC's scan below the first key (no PROLOG rule): the first stop
+ * whose key exceeds x answers; stops at or under key[0] come first. */
+static inline uint32_t direction_dac_below_first_key(const struct ilmap_direction *d, uint32_t x)
+{
+    size_t lo = search_upper_u32(d->low_keys, sizeof *d->low_keys, d->low_count, x);
+    return lo < d->low_count ? d->low_values[lo] : d->values[1];
+}
+
+/* The DAC's rules (doc/il-maps.md#dac): inputs negative as signed 32-bit
+ * values, specials too, pass through; below the first key the scan
+ * without the PROLOG rule; otherwise the in-process search. */
+static inline uint32_t direction_translate_dac(const struct ilmap_direction *d, uint32_t x)
+{
+    if (x >= 0x80000000u)
+        return x;
+    if (x < d->first_key)
+        return direction_dac_below_first_key(d, x);
     return d->lookup(d, x);
 }
 

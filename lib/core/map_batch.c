@@ -2,125 +2,53 @@
  * Batch lookups. Every answer is the single lookup's; what makes a batch
  * fast is that each answer is valid on a whole interval of inputs (all
  * inputs between two consecutive keys share it), so the batch remembers
- * the last interval and answers every query inside it without a search.
- * Sorted or clustered queries then cost a compare per block of 8.
+ * the last interval and answers every query inside it without a search
+ * (batch_block.h). Sorted or clustered queries then cost a compare per
+ * block of 8.
  */
 #include <string.h>
 
-#include "core/map.h"
+#include "core/batch_block.h"
 
-#ifdef RANK_HAVE_X86
-#include <emmintrin.h>
-#elif defined(RANK_HAVE_NEON)
-#include <arm_neon.h>
+/* Each flavour gets its own copy of the batch, with no test of the
+ * flavour per query. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BATCH_INLINE static inline __attribute__((always_inline))
+#else
+#define BATCH_INLINE static inline
 #endif
 
-/* Queries x with x - lo < span (unsigned) all answer `value`: the
- * interval between the rank-th key and the next. */
-typedef struct interval {
-    uint32_t lo;
-    uint32_t span;
-    uint32_t value;
-    uint32_t rank; /* keys <= lo */
-} interval;
+typedef struct batch_interval interval;
+typedef struct batch_flavour flavour;
 
-/* The interval of inputs with `rank` keys at or below them, capped below
- * EPILOG (the index's keys are read from its leaf layer, in order). */
-static inline void interval_at(const struct ilmap_direction *d, uint32_t rank, interval *iv)
+/* The flavours: the in-process rules search every input below EPILOG;
+ * the DAC's, those from the first key to 0x7FFFFFFF. */
+static inline flavour flavour_of(const struct ilmap_direction *d, int dac)
 {
-    const rank_index *index = &d->index;
-    uint32_t lo = rank > 0 ? rank_index_key(index, rank - 1) : 0;
-    uint32_t hi = ILMAP_EPILOG;
-
-    if (rank < index->nkeys && rank_index_key(index, rank) < hi)
-        hi = rank_index_key(index, rank);
-    iv->lo = lo;
-    iv->span = hi - lo;
-    iv->value = d->values[rank];
-    iv->rank = rank;
+    flavour f = { 0, ILMAP_EPILOG };
+    if (dac) {
+        f.base = d->first_key;
+        f.width = d->first_key < 0x80000000u ? 0x80000000u - d->first_key : 0;
+    }
+    return f;
 }
 
-/* Where the interval after iv ends: the key after its upper key, capped
- * at EPILOG (no special input is below it). */
-static inline uint32_t next_bound(const struct ilmap_direction *d, const interval *iv)
+/* The single lookup of a flavour. */
+static inline uint32_t translate_one(const struct ilmap_direction *d, uint32_t x, int dac)
 {
-    uint32_t r = iv->rank + 1u;
-    uint32_t k = r < d->index.nkeys ? rank_index_key(&d->index, r) : ILMAP_EPILOG;
-    return k < ILMAP_EPILOG ? k : ILMAP_EPILOG;
+    return dac ? direction_translate_dac(d, x) : direction_translate(d, x);
 }
 
 /* Inside the interval: its value; else the single lookup. No interval
  * update, so consecutive lookups stay independent (they overlap in the
  * CPU), which is what random queries need. */
 static inline uint32_t translate_or_reuse(const struct ilmap_direction *d, uint32_t x,
-                                          const interval *iv)
+                                          const interval *iv, int dac)
 {
     if (x - iv->lo < iv->span)
         return iv->value;
-    return direction_translate(d, x);
+    return translate_one(d, x, dac);
 }
-
-#ifdef RANK_HAVE_X86
-/* Non-zero when all 8 queries at in lie in the interval. */
-static inline int block_inside(const uint32_t *in, const interval *iv)
-{
-    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
-    __m128i lo = _mm_set1_epi32((int)iv->lo);
-    __m128i span = _mm_xor_si128(_mm_set1_epi32((int)iv->span), bias);
-    __m128i a = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)in), lo);
-    __m128i b = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in + 4)), lo);
-    __m128i in_a = _mm_cmplt_epi32(_mm_xor_si128(a, bias), span);
-    __m128i in_b = _mm_cmplt_epi32(_mm_xor_si128(b, bias), span);
-    return _mm_movemask_epi8(_mm_and_si128(in_a, in_b)) == 0xFFFF;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    __m128i v = _mm_set1_epi32((int)value);
-    _mm_storeu_si128((__m128i *)(void *)out, v);
-    _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
-}
-#elif defined(RANK_HAVE_NEON)
-/* NEON has unsigned compares: no bias needed. */
-static inline int block_inside(const uint32_t *in, const interval *iv)
-{
-    uint32x4_t lo = vdupq_n_u32(iv->lo);
-    uint32x4_t span = vdupq_n_u32(iv->span);
-    uint32x4_t in_a = vcltq_u32(vsubq_u32(vld1q_u32(in), lo), span);
-    uint32x4_t in_b = vcltq_u32(vsubq_u32(vld1q_u32(in + 4), lo), span);
-    return vminvq_u32(vandq_u32(in_a, in_b)) == 0xFFFFFFFFu;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    uint32x4_t v = vdupq_n_u32(value);
-    vst1q_u32(out, v);
-    vst1q_u32(out + 4, v);
-}
-#else
-static inline int block_inside(const uint32_t *in, const interval *iv)
-{
-    uint32_t outside = 0;
-    for (int k = 0; k < 8; k++)
-        outside |= (uint32_t)(in[k] - iv->lo >= iv->span);
-    return !outside;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    for (int k = 0; k < 8; k++)
-        out[k] = value;
-}
-#endif
-
-/* The one-node counts the single lookups inline (map.h), per platform. */
-#ifdef RANK_HAVE_X86
-#define BATCH_INLINE_COUNT4 node_count4_sse2
-#define BATCH_INLINE_COUNT node_count_sse2
-#elif defined(RANK_HAVE_NEON)
-#define BATCH_INLINE_COUNT4 node_count4_neon
-#define BATCH_INLINE_COUNT node_count_neon
-#endif
 
 /* How many of the 8 biased keys at k are <= x (biased xb); they ascend. */
 #ifdef RANK_HAVE_X86
@@ -157,70 +85,139 @@ static inline uint32_t window_count8(const int32_t *k, int32_t xb)
  * more ahead, or the window would leave the layer). Returns 0 when a
  * query is special (the caller searches the block instead), else 1, with
  * iv at the last query's interval. */
-static inline int block_merge(const struct ilmap_direction *d, const uint32_t *in, uint32_t *out,
-                              interval *iv)
+static inline int block_merge(const struct ilmap_direction *d, const flavour *fl,
+                              const uint32_t *in, uint32_t *out, interval *iv)
 {
     const rank_index *index = &d->index;
     const int32_t *leaves = index->nodes + index->layer_start[index->nlayers - 1];
     uint32_t room = (index->nkeys + RANK_NODE_KEYS - 1u) / RANK_NODE_KEYS * RANK_NODE_KEYS;
     uint32_t r = iv->rank, x[DIRECTION_BLOCK];
 
-    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
-        x[k] = in[k];
-        if (x[k] >= ILMAP_EPILOG)
-            return 0;
-    }
+    if (!block_inside(in, fl->base, fl->width))
+        return 0;
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+        x[k] = in[k]; /* read all before the first answer is written (in place) */
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
         uint32_t c = r + 8u <= room ? window_count8(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
         r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
         out[k] = d->values[r];
     }
-    interval_at(d, r, iv);
+    const struct batch_source src = batch_source_of(d, fl);
+    batch_interval_at(&src, r, iv);
     return 1;
 }
 
-/* Eight lookups with no call per query: the small maps' node compared
- * inline, the others through the direction's block search (interleaved
- * descents). The special inputs (>= EPILOG) are searched as 0 and
- * answered by their rule. in and out may be the same. Returns the rank of
- * the last query, or UINT32_MAX when the block held a special input. */
-static inline uint32_t block_lookup(const struct ilmap_direction *d, const uint32_t *in,
-                                    uint32_t *out)
+/* Eight lookups with no call per query (the direction's block search:
+ * interleaved descents). The inputs the flavour does not search are
+ * searched as 0 and answered by its rule. in and out may be the
+ * same: every query is read before the first answer is written. Returns
+ * the rank of the last query, or UINT32_MAX when the block held an input
+ * not searched. */
+static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavour *fl,
+                                    const uint32_t *in, uint32_t *out, int dac)
 {
-    uint32_t x[DIRECTION_BLOCK], r[DIRECTION_BLOCK];
-    unsigned special = 0;
+    uint32_t r[DIRECTION_BLOCK];
 
-    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
-        x[k] = in[k];
-        special |= (unsigned)(x[k] >= ILMAP_EPILOG) << k;
-    }
-#ifdef BATCH_INLINE_COUNT
-    if (d->inline_vectors == 1 && !special) {
-        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = BATCH_INLINE_COUNT4(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
-    } else if (d->inline_vectors && !special) {
-        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            r[k] = BATCH_INLINE_COUNT(d->index.nodes, (int32_t)(x[k] ^ RANK_BIAS));
-    } else
-#endif
-    if (!special) {
+    if (block_inside(in, fl->base, fl->width)) {
         /* The caller's queries themselves: a copy just stored would be
          * read back by the kernel's wide loads, which store forwarding
          * does not serve (a stall per block). */
         d->rank8(d, in, r);
-    } else {
-        uint32_t safe[DIRECTION_BLOCK];
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            safe[k] = x[k] >= ILMAP_EPILOG ? 0 : x[k];
-        d->rank8(d, safe, r);
+            out[k] = d->values[r[k]];
+        return r[DIRECTION_BLOCK - 1];
     }
+    uint32_t x[DIRECTION_BLOCK], safe[DIRECTION_BLOCK];
+    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
+        x[k] = in[k];
+        safe[k] = x[k] - fl->base < fl->width ? x[k] : 0;
+    }
+    d->rank8(d, safe, r);
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-        out[k] = (special >> k) & 1u ? direction_translate_special(d, x[k]) : d->values[r[k]];
-    return special ? UINT32_MAX : r[DIRECTION_BLOCK - 1];
+        out[k] = x[k] - fl->base < fl->width ? d->values[r[k]] : translate_one(d, x[k], dac);
+    return UINT32_MAX;
 }
 
-static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
-                            const uint32_t *in, uint32_t *out, size_t n)
+/* Two intervals in a row, the remembered one and the next: queries x with
+ * x - lo < span answer value below end, next from end on. A block inside
+ * them is answered by a select per query, whichever order its queries
+ * are in, with no branch on where each falls. */
+typedef struct pair {
+    uint32_t lo, span, end, value, next, rank;
+} pair;
+
+static inline uint32_t key_capped(const struct ilmap_direction *d, uint32_t r, uint32_t limit)
+{
+    uint32_t k = r < d->index.nkeys ? rank_index_key(&d->index, r) : limit;
+    return k < limit ? k : limit;
+}
+
+static inline void pair_at(const struct ilmap_direction *d, const flavour *fl, uint32_t rank,
+                           pair *p)
+{
+    uint32_t limit = fl->base + fl->width;
+    uint32_t lo = rank > 0 ? rank_index_key(&d->index, rank - 1) : 0;
+
+    p->lo = lo;
+    p->end = key_capped(d, rank, limit);
+    p->span = key_capped(d, rank + 1u, limit) - lo;
+    p->value = d->values[rank];
+    /* At rank nkeys the first interval reaches the limit: no query is
+     * at or past its end, and values[rank + 1] does not exist. */
+    p->next = rank < d->index.nkeys ? d->values[rank + 1u] : p->value;
+    p->rank = rank;
+}
+
+/*
+ * A tree of more than BATCH_KERNEL_LAYERS layers (over 4,624 keys, more
+ * than the cache holds near the core). Per block: inside the remembered
+ * pair of intervals, a select per query, and the pair moves on to the
+ * last query's interval (several queries per key: no branch on whether
+ * the block crossed a key); ascending past it (a sorted run, about a
+ * query per key or sparser), a merge along the leaf keys, whose reads are
+ * sequential; anything else, eight descents at once with the misses
+ * overlapped. After an ascending block the pair of its last query is
+ * remembered, from the rank found, where sorted queries continue (a block
+ * of random queries ascends once in 40,320). Returns how many queries it
+ * answered (whole blocks), and the last interval in *iv.
+ */
+static inline size_t batch_large(const struct ilmap_direction *d, const flavour *fl,
+                                 const uint32_t *in, uint32_t *out, size_t n, interval *iv,
+                                 int dac)
+{
+    pair p = { 0, 0, 0, 0, 0, 0 };
+    size_t i = 0;
+
+    for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
+        if (block_inside(in + i, p.lo, p.span)) {
+            uint32_t last = in[i + DIRECTION_BLOCK - 1], end = p.end;
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
+                out[i + k] = in[i + k] < end ? p.value : p.next;
+            pair_at(d, fl, p.rank + (last >= end), &p);
+            continue;
+        }
+        unsigned descents = 0;
+        for (uint32_t k = 1; k < DIRECTION_BLOCK; k++)
+            descents += in[i + k] < in[i + k - 1];
+        interval at = { p.lo, p.end - p.lo, p.value, p.rank };
+        if (descents == 0 && in[i] >= p.lo && p.span != 0 &&
+            block_merge(d, fl, in + i, out + i, &at)) {
+            pair_at(d, fl, at.rank, &p);
+            continue;
+        }
+        uint32_t last = block_lookup(d, fl, in + i, out + i, dac);
+        if (descents == 0 && last != UINT32_MAX)
+            pair_at(d, fl, last, &p);
+    }
+    iv->lo = p.lo;
+    iv->span = p.end - p.lo;
+    iv->value = p.value;
+    iv->rank = p.rank;
+    return i;
+}
+
+BATCH_INLINE void translate_batch(const ilmap *map, const struct ilmap_direction *d,
+                                   const uint32_t *in, uint32_t *out, size_t n, int dac)
 {
     if (!in || !out || n == 0)
         return;
@@ -230,70 +227,45 @@ static void translate_batch(const ilmap *map, const struct ilmap_direction *d,
         return;
     }
 
+    const flavour fl = flavour_of(d, dac);
     interval iv = { 0, 0, 0, 0 };
     size_t i = 0;
 
-    /*
-     * Blocks of 8, whatever the order of the queries, with no pre-pass:
-     * a block inside the remembered interval (sorted or clustered queries,
-     * several per key) is one compare and a fill; any other block is
-     * eight lookups at once (block_lookup: no call per query, the misses
-     * of a large map overlapped), or, ascending from the remembered
-     * interval in a large map, a merge along its keys. After a block whose
-     * queries ascend, the interval of its last query is remembered, from
-     * the rank found, where sorted queries continue (a block of random
-     * queries ascends once in 40,320).
-     */
-    for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
-        if (block_inside(in + i, &iv)) {
-            block_fill(out + i, iv.value);
-            continue;
+    /* Blocks of 8, whatever the order of the queries, with no pre-pass
+     * (the order is seen block by block). A small tree's kernel runs
+     * until a block holds an input its flavour does not search, which is
+     * answered here. */
+    if (n < DIRECTION_BLOCK) {
+        for (; i < n; i++) /* no whole block, no interval yet */
+            out[i] = translate_one(d, in[i], dac);
+        return;
+    }
+    if (d->batch) {
+        for (;;) {
+            i += d->batch(d, &fl, in + i, out + i, n - i, &iv);
+            if (i + DIRECTION_BLOCK > n)
+                break;
+            block_lookup(d, &fl, in + i, out + i, dac);
+            i += DIRECTION_BLOCK;
         }
-        unsigned descents = 0;
-        for (uint32_t k = 1; k < DIRECTION_BLOCK; k++)
-            descents += in[i + k] < in[i + k - 1];
-        if (descents == 0 && in[i] - iv.lo < iv.span && d->index.nkeys > 0 &&
-            in[i + DIRECTION_BLOCK - 1] < next_bound(d, &iv)) {
-            /* Ascending, from the interval into the next one at most
-             * (several queries per key): each query is this interval's
-             * value or the next one's, a select, no branch. A query at or
-             * past the interval's end is below the next bound, so the
-             * interval has a next (rank < nkeys, values[rank + 1]). */
-            uint32_t end = iv.lo + iv.span, x[DIRECTION_BLOCK];
-            uint32_t next = in[i + DIRECTION_BLOCK - 1] >= end ? d->values[iv.rank + 1u] : 0;
-            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-                x[k] = in[i + k];
-            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-                out[i + k] = x[k] < end ? iv.value : next;
-            if (x[DIRECTION_BLOCK - 1] >= end)
-                interval_at(d, iv.rank + 1u, &iv);
-            continue;
-        }
-        /* Ascending from the remembered interval on (a sorted run, about
-         * a query per key or sparser) in a map too big for the cache to
-         * hold its nodes (three layers and more: over 272 keys): a merge
-         * along the keys, whose reads are sequential. In smaller maps the
-         * eight independent searches below are faster than the merge's
-         * chain of dependent steps. */
-        if (descents == 0 && d->index.nlayers >= 3 && in[i] >= iv.lo && iv.span != 0 &&
-            block_merge(d, in + i, out + i, &iv))
-            continue;
-        uint32_t last = block_lookup(d, in + i, out + i);
-        /* Ascending: the last query's interval (two keys read, no search)
-         * may hold the next block. */
-        if (descents == 0 && last != UINT32_MAX && d->index.nkeys > 0)
-            interval_at(d, last, &iv);
+    } else {
+        i = batch_large(d, &fl, in, out, n, &iv, dac);
     }
     for (; i < n; i++)
-        out[i] = translate_or_reuse(d, in[i], &iv);
+        out[i] = translate_or_reuse(d, in[i], &iv, dac);
 }
 
 void ilmap_old_to_new_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)
 {
-    translate_batch(map, map ? &map->old_to_new : NULL, in, out, n);
+    translate_batch(map, map ? &map->old_to_new : NULL, in, out, n, 0);
 }
 
 void ilmap_new_to_old_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)
 {
-    translate_batch(map, map ? &map->new_to_old : NULL, in, out, n);
+    translate_batch(map, map ? &map->new_to_old : NULL, in, out, n, 0);
+}
+
+void ilmap_new_to_old_dac_batch(const ilmap *map, const uint32_t *in, uint32_t *out, size_t n)
+{
+    translate_batch(map, map ? &map->new_to_old : NULL, in, out, n, 1);
 }

@@ -105,8 +105,10 @@ static void build_direction(struct ilmap_direction *d, const direction_source *s
     } else {
         d->values = value_storage; /* PROLOG, then the value column */
     }
-    d->lookup = lookup_kernel_for(level, d->index.nlayers);
-    d->rank8 = rank8_kernel_for(level, d->index.nlayers);
+    direction_kernels kernels = direction_kernels_for(level, d->index.nlayers);
+    d->lookup = kernels.lookup;
+    d->rank8 = kernels.rank8;
+    d->batch = kernels.batch;
     if (level != CPU_PORTABLE && d->index.nlayers == 1) /* SSE2, AVX2 or NEON */
         d->inline_vectors = d->index.nkeys <= 4 ? 1 : 4;
 }

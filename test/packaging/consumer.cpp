@@ -50,6 +50,10 @@ static void test_map()
     CHECK((out == std::vector<std::uint32_t>{ 0, 10, 10, 20 }));
     m.new_to_old_batch(out);
     CHECK((out == std::vector<std::uint32_t>{ 0, 5, 5, 9 }));
+    const std::array<std::uint32_t, 3> dac_in{ { 0, 15, 0x80000000u } };
+    std::vector<std::uint32_t> dac_out(3);
+    CHECK(m.new_to_old_dac_batch(dac_in, dac_out) == 3);
+    CHECK((dac_out == std::vector<std::uint32_t>{ 0, 5, 0x80000000u }));
 
     // Copy-out through the two-call buffer protocol.
     const std::vector<ilmap_entry> all = m.entries();

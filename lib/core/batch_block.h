@@ -1,0 +1,124 @@
+/*
+ * Blocks of eight queries, shared by the batch lookups (map_batch.c) and
+ * the batch kernels (lookup_kernels.c). Each answer is valid on a whole
+ * interval of inputs (all inputs between two consecutive keys share it),
+ * so a batch remembers the interval of its last search and answers a
+ * block inside it with one compare and a fill.
+ */
+#ifndef ILMAP_CORE_BATCH_BLOCK_H
+#define ILMAP_CORE_BATCH_BLOCK_H
+
+#include "core/map.h"
+
+#ifdef RANK_HAVE_X86
+#include <emmintrin.h>
+#elif defined(RANK_HAVE_NEON)
+#include <arm_neon.h>
+#endif
+
+/* Queries x with x - lo < span (unsigned) all answer `value`: the
+ * interval between the rank-th key and the next. */
+struct batch_interval {
+    uint32_t lo;
+    uint32_t span;
+    uint32_t value;
+    uint32_t rank; /* keys <= lo */
+};
+
+/* Which inputs a flavour answers by the search: x - base < width. The
+ * others are special: the in-process rules answer inputs >= EPILOG
+ * themselves (base 0, width EPILOG), the DAC's inputs >= 0x80000000 and
+ * those below the first key (base key[0]). */
+struct batch_flavour {
+    uint32_t base;
+    uint32_t width;
+};
+
+/* What the interval of a rank is read from, loaded once per batch (the
+ * stores of the answers could otherwise alias the map's fields). */
+struct batch_source {
+    const int32_t *leaves;  /* the index's leaf layer: the keys, biased */
+    const uint32_t *values; /* values[rank] */
+    uint32_t nkeys;
+    uint32_t limit;         /* the end of the flavour's searched inputs */
+};
+
+static inline struct batch_source batch_source_of(const struct ilmap_direction *d,
+                                                  const struct batch_flavour *fl)
+{
+    const rank_index *index = &d->index;
+    struct batch_source src = { index->nodes + index->layer_start[index->nlayers - 1],
+                                d->values, index->nkeys, fl->base + fl->width };
+    return src;
+}
+
+/* The interval of inputs with `rank` keys at or below them, capped at
+ * the end of the flavour's searched inputs. */
+static inline void batch_interval_at(const struct batch_source *src, uint32_t rank,
+                                     struct batch_interval *iv)
+{
+    uint32_t lo = rank > 0 ? (uint32_t)src->leaves[rank - 1] ^ RANK_BIAS : 0;
+    uint32_t hi = src->limit;
+
+    if (rank < src->nkeys && ((uint32_t)src->leaves[rank] ^ RANK_BIAS) < hi)
+        hi = (uint32_t)src->leaves[rank] ^ RANK_BIAS;
+    iv->lo = lo;
+    iv->span = hi - lo;
+    iv->value = src->values[rank];
+    iv->rank = rank;
+}
+
+#ifdef RANK_HAVE_X86
+/* Non-zero when all 8 queries at in have x - lo < span (unsigned). */
+static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
+{
+    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+    __m128i l = _mm_set1_epi32((int)lo);
+    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)span), bias);
+    __m128i a = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)in), l);
+    __m128i b = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in + 4)), l);
+    __m128i in_a = _mm_cmplt_epi32(_mm_xor_si128(a, bias), s);
+    __m128i in_b = _mm_cmplt_epi32(_mm_xor_si128(b, bias), s);
+    return _mm_movemask_epi8(_mm_and_si128(in_a, in_b)) == 0xFFFF;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    __m128i v = _mm_set1_epi32((int)value);
+    _mm_storeu_si128((__m128i *)(void *)out, v);
+    _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
+}
+#elif defined(RANK_HAVE_NEON)
+/* NEON has unsigned compares: no bias needed. */
+static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
+{
+    uint32x4_t l = vdupq_n_u32(lo);
+    uint32x4_t s = vdupq_n_u32(span);
+    uint32x4_t in_a = vcltq_u32(vsubq_u32(vld1q_u32(in), l), s);
+    uint32x4_t in_b = vcltq_u32(vsubq_u32(vld1q_u32(in + 4), l), s);
+    return vminvq_u32(vandq_u32(in_a, in_b)) == 0xFFFFFFFFu;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    uint32x4_t v = vdupq_n_u32(value);
+    vst1q_u32(out, v);
+    vst1q_u32(out + 4, v);
+}
+#else
+static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
+{
+    uint32_t outside = 0;
+    for (int k = 0; k < 8; k++)
+        outside |= (uint32_t)(in[k] - lo >= span);
+    return !outside;
+}
+
+static inline void block_fill(uint32_t *out, uint32_t value)
+{
+    for (int k = 0; k < 8; k++)
+        out[k] = value;
+}
+#endif
+
+#endif
