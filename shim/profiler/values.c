@@ -638,6 +638,7 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         ilmap_sig *fs = NULL;
         ilmap_sig_slot slot;
         shim_args_value v;
+        ClassID field_cls = 0;
         memset(&v, 0, sizeof v);
         if (!sig || fields[i].ulOffset >= avail ||
             ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
@@ -649,6 +650,13 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
             /* A field typed by the class's own type parameter: the
              * instantiation's type argument says what it is. */
             shim_values_put_typed(a, t, type_args[index], base + fields[i].ulOffset,
+                                  avail - fields[i].ulOffset, depth + 1);
+        } else if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+                   slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+                   (field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0) {
+            /* A generic struct field (KeyValuePair<int, string>): its
+             * instantiation's ClassID learned at the mapper. */
+            shim_values_put_typed(a, t, field_cls, base + fields[i].ulOffset,
                                   avail - fields[i].ulOffset, depth + 1);
         } else {
             shim_values_describe(md, module, &slot, &v);

@@ -375,6 +375,13 @@ namespace ArgsTest
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static KeyValuePair<string, int> MakePair(string k, int v) => new KeyValuePair<string, int>(k, v);
 
+        // Generic structs as fields of a class and of a struct.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int GenericFields(PairHolder h, OptBox o)
+        {
+            return h.Kv.Key + h.Tail + (o.N ?? 0) + o.P.Value + o.B;
+        }
+
         // Typed references (TYPEDBYREF).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Typed(TypedReference a, TypedReference b, TypedReference c)
@@ -394,6 +401,20 @@ namespace ArgsTest
 
     // Generic code over value and reference types: a class's type
     // parameter, a method's, both; shared code for reference types.
+    // A class and a struct with generic struct instantiations as fields.
+    class PairHolder
+    {
+        public KeyValuePair<int, string> Kv;
+        public int Tail;
+    }
+
+    struct OptBox
+    {
+        public int? N;
+        public KeyValuePair<string, int> P;
+        public byte B;
+    }
+
     class Holder<T>
     {
         public T Item;
@@ -759,6 +780,16 @@ namespace ArgsTest
                         Expect.Reflect((int?)12), Expect.Reflect(default(Nullable<int>)));
             Expect.Call(M + "MakePair", null, Expect.Reflect(More.MakePair("k\u00e9", int.MaxValue)),
                         Expect.S("k\u00e9"), Expect.I(int.MaxValue));
+            var ph = new PairHolder { Kv = new KeyValuePair<int, string>(int.MinValue, "kv \u00e9"), Tail = 5 };
+            var ob = new OptBox { N = -12, P = new KeyValuePair<string, int>("p", int.MaxValue), B = 255 };
+            var ob0 = new OptBox { N = null, P = default, B = 1 };
+            foreach (var o in new[] { ob, ob0 })
+            {
+                n = More.GenericFields(ph, o);
+                Expect.Call(M + "GenericFields", null, Expect.I(n), Expect.Reflect(ph),
+                            Expect.O("ArgsTest.OptBox", "N", Expect.Reflect(o.N), "P", Expect.Reflect(o.P),
+                                     "B", Expect.I(o.B)));
+            }
             int ti = -77;
             string ts = "typed \u00e9";
             var tp = new Point { X = 8, Y = -9 };
