@@ -337,6 +337,18 @@ static int type_argument(const ilmap_sig_slot *s, const generic_args *g, ClassID
     return 1;
 }
 
+/* Is a level of v below its first two a generic parameter (the element
+ * of an array's elements, T in T[][])? */
+static int deeper_generic(const shim_args_value *v)
+{
+    uint32_t kind = 0, index = 0;
+    for (size_t k = 2; k < v->levels && k < SHIM_ARGS_LEVELS; k++)
+        if (v->level[k].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+            shim_values_var_of(&v->level[k].slot, &kind, &index))
+            return 1;
+    return 0;
+}
+
 /* Slot i's value from its range: a generic parameter as the call's type
  * argument says, any other as its signature says. */
 static void put_slot(shim_args *a, const shim_args_target *t, size_t i, const generic_args *g,
@@ -357,6 +369,38 @@ static void put_slot(shim_args *a, const shim_args_target *t, size_t i, const ge
         ObjectID obj = 0;
         memcpy(&obj, (const void *)at, sizeof obj);
         shim_values_put_typed_array(a, out, obj, v->level[0].rank, cls, 1);
+        return;
+    }
+    /* A byref to a generic parameter (ref T, in T, out T): the target
+     * read as the call's type argument says, not past its size. */
+    if (v->levels == 2 && s->repr == ILMAP_SIG_REPR_MANAGED_PTR &&
+        v->level[1].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+        type_argument(&v->level[1].slot, g, &cls) && at && length >= sizeof(uintptr_t)) {
+        uintptr_t target = 0;
+        memcpy(&target, (const void *)at, sizeof target);
+        size_t size = shim_values_typed_size(a, cls);
+        shim_text_puts(out, "{\"ref\":");
+        if (!target)
+            shim_text_puts(out, "null");
+        else if (!size)
+            shim_text_puts(out, "{\"class\":\"?\"}");
+        else
+            shim_values_put_typed(a, out, cls, (const void *)target, size, 1);
+        shim_text_puts(out, "}");
+        return;
+    }
+    /* An array nested deeper over a generic parameter (T[][], T[][,]):
+     * by the array object's runtime class, level by level (IsArrayClass
+     * names each level's element class). */
+    if (v->levels > 2 && deeper_generic(v) && s->repr == ILMAP_SIG_REPR_OBJECT_ID &&
+        (s->element == ILMAP_SIG_ELEMENT_SZARRAY || s->element == ILMAP_SIG_ELEMENT_ARRAY) &&
+        at && length >= sizeof(ObjectID)) {
+        ObjectID obj = 0;
+        memcpy(&obj, (const void *)at, sizeof obj);
+        if (obj)
+            shim_values_put_object(a, out, obj, 1);
+        else
+            shim_text_puts(out, "null");
         return;
     }
     shim_values_put_range(a, out, v, at, length);

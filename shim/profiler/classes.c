@@ -5,7 +5,7 @@
  * hooks, learned at the FunctionIDMapper and looked up lock-free in the
  * hooks: the method's module's structs, other modules' value types (found
  * by name) and generic struct instantiations named by a hooked method's
- * signature. See classes.h.
+ * signature or by an instance field of a learned type. See classes.h.
  */
 #include "profiler/classes.h"
 
@@ -343,22 +343,22 @@ static ClassID type_argument_class(shim_args *a, IMetaDataImport *md, ModuleID m
     return cls;
 }
 
-/* A generic value type instantiated with non-generic type arguments
- * (KeyValuePair<int, string>) at a GENERICINST slot of a hooked method's
- * signature: its ClassID, from the generic type's defining module and
- * the type arguments' ClassIDs. */
-static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
-                           const ilmap_sig_slot *s, const shim_classes_context *context)
+/* The ClassID of the generic value type instantiated at the GENERICINST
+ * slot s (KeyValuePair<int, string>), from the generic type's defining
+ * module and the type arguments' ClassIDs; a type argument that is a
+ * generic parameter is taken from context (the hooked body's), and
+ * *per_body says one was. 0 when it cannot be had. */
+static ClassID instance_class(shim_args *a, IMetaDataImport *md, ModuleID module,
+                              const ilmap_sig_slot *s, const shim_classes_context *context,
+                              int *per_body)
 {
     ilmap_sig_node node, generic;
-    FunctionID function = context ? context->function : 0;
-    int per_body = 0;
-    if (instance_of(a, s->sig, s->node, function) || s->node == ILMAP_SIG_NO_NODE ||
-        ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
+    *per_body = 0;
+    if (s->node == ILMAP_SIG_NO_NODE || ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
         node.element != ILMAP_SIG_ELEMENT_GENERICINST ||
         node.number > SHIM_VALUES_MAX_TYPE_ARGS ||
         ilmap_sig_get_node(s->sig, node.inner, &generic) != ILMAP_OK)
-        return;
+        return 0;
     ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
     for (uint32_t i = 0; i < node.number; i++) {
         uint32_t arg = 0;
@@ -366,7 +366,7 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
         uint32_t kind = 0, index = 0;
         if (ilmap_sig_get_generic_arg(s->sig, s->node, i, &arg) != ILMAP_OK ||
             ilmap_sig_classify_type(s->sig, arg, NULL, 0, &as) != ILMAP_OK)
-            return;
+            return 0;
         if (as.repr == ILMAP_SIG_REPR_UNRESOLVED && shim_values_var_of(&as, &kind, &index)) {
             /* The body's own type argument (its mapper call said which). */
             const ClassID *given = !context                        ? NULL
@@ -376,11 +376,11 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
                              : kind == ILMAP_SIG_ELEMENT_VAR ? context->classes
                                                              : context->methods;
             if (!given || index >= count || !given[index])
-                return;
+                return 0;
             args[i] = given[index];
-            per_body = 1;
+            *per_body = 1;
         } else if (!(args[i] = type_argument_class(a, md, module, &as))) {
-            return;
+            return 0;
         }
     }
     ModuleID owner = 0;
@@ -388,11 +388,35 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
     ClassID cls = 0;
     IMetaDataImport *other = defining(a, md, module, generic.token, &owner, &td);
     if (!other)
-        return;
+        return 0;
     other->lpVtbl->Release(other);
-    if (FAILED(a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, owner, td, node.number,
-                                                             args, &cls)) ||
-        !cls)
+    HRESULT hr = a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, owner, td, node.number,
+                                                               args, &cls);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 17,
+                             "GetClassFromTokenAndTypeArgs 0x%08X for a generic struct "
+                             "instantiation; such values reported as {\"class\":\"?\"}",
+                             (unsigned)hr);
+        return 0;
+    }
+    return cls;
+}
+
+/* A generic value type instantiated at a GENERICINST slot of a hooked
+ * method's signature (a signature that lives as long as the process):
+ * its ClassID kept for that signature node (and body, when it depends on
+ * the body's type arguments). */
+static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                           const ilmap_sig_slot *s, const shim_classes_context *context)
+{
+    FunctionID function = context ? context->function : 0;
+    int per_body = 0;
+    if (instance_of(a, s->sig, s->node, function))
+        return;
+    ClassID cls = instance_class(a, md, module, s, context, &per_body);
+    ilmap_sig_node generic, node;
+    if (!cls || ilmap_sig_get_node(s->sig, s->node, &node) != ILMAP_OK ||
+        ilmap_sig_get_node(s->sig, node.inner, &generic) != ILMAP_OK)
         return;
     shim_args_class *c = calloc(1, sizeof *c);
     if (!c)
@@ -404,6 +428,37 @@ static void learn_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
     c->node = s->node;
     c->function = per_body ? function : 0;
     add_class(a, c);
+}
+
+/* An instance field of a type of module whose type is a generic value
+ * type instantiated over non-generic type arguments (a KeyValuePair<int,
+ * string> field): its ClassID kept for the field's token, which the
+ * value writer finds by the field (its decoded signature does not live
+ * on). Over generic parameters (a Holder<T>'s KeyValuePair<T,int>): not
+ * learned. */
+static void learn_field_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                                 mdFieldDef field, const ilmap_sig_slot *s)
+{
+    int per_body = 0;
+    if (shim_classes_field(a, module, field))
+        return;
+    ClassID cls = instance_class(a, md, module, s, NULL, &per_body);
+    if (!cls)
+        return;
+    shim_args_class *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->module = module;
+    c->token = field;
+    c->cls = cls;
+    add_class(a, c);
+}
+
+ClassID shim_classes_field(shim_args *a, ModuleID module, mdFieldDef field)
+{
+    return a && (field & CLR_MD_TOKEN_TYPE_MASK) == 0x04000000u
+               ? shim_classes_of(a, module, field)
+               : 0;
 }
 
 void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
@@ -476,6 +531,9 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
                 sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
                 ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
                 ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK) {
+                if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+                    slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
+                    learn_field_instance(a, md, module, fields[i], &slot);
                 shim_values_describe(md, module, &slot, &fv);
                 shim_classes_learn_value(a, md, &fv, depth + 1, 0);
             }

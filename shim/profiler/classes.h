@@ -8,9 +8,10 @@
  * (shim_classes_of, _struct, _enum). Three kinds are learned: structs of
  * the method's module (TypeDefs), value types of other modules (TypeRefs,
  * found by full name among the loaded modules' TypeDefs: the runtime does
- * not resolve TypeRefs, FINDINGS seventh round), and generic struct
+ * not resolve TypeRefs, FINDINGS seventh round), generic struct
  * instantiations a hooked method's signature names with non-generic type
- * arguments.
+ * arguments (or over its body's own parameters), and those the instance
+ * fields of the learned types have (kept per field).
  */
 #ifndef SHIM_PROFILER_CLASSES_H
 #define SHIM_PROFILER_CLASSES_H
@@ -36,6 +37,11 @@ uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td);
 /* Lookups (lock-free; any thread, the hooks included). The learned
  * ClassID of a plain type (module, TypeDef or TypeRef), or 0. */
 ClassID shim_classes_of(shim_args *a, ModuleID module, mdToken token);
+
+/* The learned ClassID of the generic struct instantiation an instance
+ * field (module, FieldDef) of a learned type has (a KeyValuePair<int,
+ * string> field), or 0. */
+ClassID shim_classes_field(shim_args *a, ModuleID module, mdFieldDef field);
 
 /* The ClassID a struct description names: a plain struct's, or a generic
  * instantiation's learned for its signature node; 0 when not learned. */

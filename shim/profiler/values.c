@@ -578,6 +578,22 @@ static void put_class_head(shim_args *a, shim_text *t, ClassID cls)
     shim_text_printf(t, "{\"class\":\"%.500s\"", safe);
 }
 
+/* Is v an array (of arrays ...) whose innermost element is a generic
+ * parameter (T[], T[,][])? */
+static int array_over_var(const shim_args_value *v)
+{
+    uint32_t kind = 0, index = 0;
+    const ilmap_sig_slot *s = &v->level[0].slot;
+    if (s->repr != ILMAP_SIG_REPR_OBJECT_ID ||
+        (s->element != ILMAP_SIG_ELEMENT_SZARRAY && s->element != ILMAP_SIG_ELEMENT_ARRAY))
+        return 0;
+    for (size_t k = 1; k < v->levels && k < SHIM_ARGS_LEVELS; k++)
+        if (v->level[k].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+            shim_values_var_of(&v->level[k].slot, &kind, &index))
+            return 1;
+    return 0;
+}
+
 /* The instance fields cls declares itself, as "name":V pairs, read at
  * base + each field's offset (never at or past avail). */
 static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *base,
@@ -638,6 +654,7 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         ilmap_sig *fs = NULL;
         ilmap_sig_slot slot;
         shim_args_value v;
+        ClassID field_cls = 0;
         memset(&v, 0, sizeof v);
         if (!sig || fields[i].ulOffset >= avail ||
             ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
@@ -650,10 +667,28 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
              * instantiation's type argument says what it is. */
             shim_values_put_typed(a, t, type_args[index], base + fields[i].ulOffset,
                                   avail - fields[i].ulOffset, depth + 1);
+        } else if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+                   slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+                   (field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0) {
+            /* A generic struct field (KeyValuePair<int, string>): its
+             * instantiation's ClassID learned at the mapper. */
+            shim_values_put_typed(a, t, field_cls, base + fields[i].ulOffset,
+                                  avail - fields[i].ulOffset, depth + 1);
         } else {
             shim_values_describe(md, module, &slot, &v);
-            shim_values_put(a, t, v.level, v.levels, base + fields[i].ulOffset,
-                            avail - fields[i].ulOffset, depth + 1);
+            if (array_over_var(&v) && avail - fields[i].ulOffset >= sizeof(ObjectID)) {
+                /* An array of the class's type parameter (T[], T[][]):
+                 * by the array object's runtime class. */
+                ObjectID obj = 0;
+                memcpy(&obj, base + fields[i].ulOffset, sizeof obj);
+                if (obj)
+                    shim_values_put_object(a, t, obj, depth + 1);
+                else
+                    shim_text_puts(t, "null");
+            } else {
+                shim_values_put(a, t, v.level, v.levels, base + fields[i].ulOffset,
+                                avail - fields[i].ulOffset, depth + 1);
+            }
         }
         ilmap_sig_free(fs);
     }

@@ -375,6 +375,13 @@ namespace ArgsTest
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static KeyValuePair<string, int> MakePair(string k, int v) => new KeyValuePair<string, int>(k, v);
 
+        // Generic structs as fields of a class and of a struct.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int GenericFields(PairHolder h, OptBox o)
+        {
+            return h.Kv.Key + h.Tail + (o.N ?? 0) + o.P.Value + o.B;
+        }
+
         // Typed references (TYPEDBYREF).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Typed(TypedReference a, TypedReference b, TypedReference c)
@@ -394,6 +401,20 @@ namespace ArgsTest
 
     // Generic code over value and reference types: a class's type
     // parameter, a method's, both; shared code for reference types.
+    // A class and a struct with generic struct instantiations as fields.
+    class PairHolder
+    {
+        public KeyValuePair<int, string> Kv;
+        public int Tail;
+    }
+
+    struct OptBox
+    {
+        public int? N;
+        public KeyValuePair<string, int> P;
+        public byte B;
+    }
+
     class Holder<T>
     {
         public T Item;
@@ -407,6 +428,14 @@ namespace ArgsTest
             Count++;
             return old;
         }
+    }
+
+    // Fields that are arrays of the class's type parameter.
+    class Bag<T>
+    {
+        public T[] Items;
+        public T[][] Rows;
+        public T[,] Grid;
     }
 
     // A generic struct's instance method: `this` is the instantiation.
@@ -435,6 +464,22 @@ namespace ArgsTest
         public static KeyValuePair<int, V> Flip<V>(KeyValuePair<V, int> kv)
         {
             return new KeyValuePair<int, V>(kv.Value, kv.Key);
+        }
+
+        // Byrefs to a generic parameter.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Refer<R>(ref R r, in R i, R[] box)
+        {
+            r = i;
+            return box == null ? 0 : box.Length;
+        }
+
+        // Generic parameters deeper than one array: arrays of arrays of W,
+        // an array of a generic class over W.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static W[][] Deeper<W>(W[][] jag, Holder<W>[] holders, W[][][] three, Bag<W> bag)
+        {
+            return jag == null || jag.Length == 0 ? null : jag;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -655,6 +700,47 @@ namespace ArgsTest
             Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvp)), Expect.Reflect(kvp));
             var kvd = new KeyValuePair<double, int>(-0.0, int.MinValue);
             Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvd)), Expect.Reflect(kvd));
+            {
+                long rl = long.MinValue;
+                Expect.Call(G + "Refer", null, Expect.I(0), Expect.Ref(Expect.Wide(long.MinValue)),
+                            Expect.Ref(Expect.Wide(9)), Expect.Null());
+                Generic.Refer(ref rl, 9L, null);
+                string rs = "r\u00e9";
+                Expect.Call(G + "Refer", null, Expect.I(1), Expect.Ref(Expect.S("r\u00e9")), Expect.Ref(Expect.Null()),
+                            Expect.Arr(Expect.S("b")));
+                Generic.Refer(ref rs, null, new[] { "b" });
+                Point rp = pt;
+                Expect.Call(G + "Refer", null, Expect.I(0), Expect.Ref(EPoint(pt)), Expect.Ref(EPoint(default)),
+                            Expect.Arr());
+                Generic.Refer(ref rp, default(Point), new Point[0]);
+            }
+            var jag = new[] { new[] { int.MinValue, 2 }, null, new int[0] };
+            var hold = new[] { new Holder<int> { Item = -3, Count = 1 }, null };
+            var three = new[] { new[] { new[] { 7 }, null }, null };
+            Expect.Call(G + "Deeper", null,
+                        Expect.Arr(Expect.Arr(Expect.I(int.MinValue), Expect.I(2)), Expect.Null(), Expect.Arr()),
+                        Expect.Arr(Expect.Arr(Expect.I(int.MinValue), Expect.I(2)), Expect.Null(), Expect.Arr()),
+                        Expect.Arr(Expect.O("ArgsTest.Holder`1", "Item", Expect.I(-3), "Count", Expect.I(1)),
+                                   Expect.Null()),
+                        Expect.Arr(Expect.Arr(Expect.Arr(Expect.I(7)), Expect.Null()), Expect.Null()),
+                        Expect.O("ArgsTest.Bag`1", "Items", Expect.Arr(Expect.I(4), Expect.I(-4)),
+                                 "Rows", Expect.Arr(Expect.Arr(Expect.I(5)), Expect.Null()),
+                                 "Grid", Expect.Md(new[] { 1, 2 }, Expect.I(6), Expect.I(-6))));
+            Generic.Deeper(jag, hold, three, new Bag<int> { Items = new[] { 4, -4 }, Rows = new[] { new[] { 5 }, null },
+                                                            Grid = new[,] { { 6, -6 } } });
+            var sjag = new[] { new[] { "w\u00e9", null } };
+            var shold = new[] { new Holder<string> { Item = "h", Count = 2 } };
+            Expect.Call(G + "Deeper", null, Expect.Arr(Expect.Arr(Expect.S("w\u00e9"), Expect.Null())),
+                        Expect.Arr(Expect.Arr(Expect.S("w\u00e9"), Expect.Null())),
+                        Expect.Arr(Expect.O("ArgsTest.Holder`1", "Item", Expect.S("h"), "Count", Expect.I(2))),
+                        Expect.Null(),
+                        Expect.O("ArgsTest.Bag`1", "Items", Expect.Arr(Expect.S("i"), Expect.Null()),
+                                 "Rows", Expect.Null(), "Grid", Expect.Md(new[] { 0, 0 })));
+            Generic.Deeper(sjag, shold, null, new Bag<string> { Items = new[] { "i", null }, Grid = new string[0, 0] });
+            var pjag = new[] { new[] { pt } };
+            Expect.Call(G + "Deeper", null, Expect.Arr(Expect.Arr(EPoint(pt))), Expect.Arr(Expect.Arr(EPoint(pt))),
+                        Expect.Arr(), Expect.Arr(Expect.Arr(Expect.Arr(EPoint(pt)))), Expect.Null());
+            Generic.Deeper(pjag, new Holder<Point>[0], new[] { new[] { new[] { pt } } }, null);
             string both = Generic.Both(42, "s", new[] { 1, 2 });
             Expect.Call(G + "Both", null, Expect.S(both), Expect.I(42), Expect.S("s"),
                         Expect.Arr(Expect.I(1), Expect.I(2)));
@@ -759,6 +845,16 @@ namespace ArgsTest
                         Expect.Reflect((int?)12), Expect.Reflect(default(Nullable<int>)));
             Expect.Call(M + "MakePair", null, Expect.Reflect(More.MakePair("k\u00e9", int.MaxValue)),
                         Expect.S("k\u00e9"), Expect.I(int.MaxValue));
+            var ph = new PairHolder { Kv = new KeyValuePair<int, string>(int.MinValue, "kv \u00e9"), Tail = 5 };
+            var ob = new OptBox { N = -12, P = new KeyValuePair<string, int>("p", int.MaxValue), B = 255 };
+            var ob0 = new OptBox { N = null, P = default, B = 1 };
+            foreach (var o in new[] { ob, ob0 })
+            {
+                n = More.GenericFields(ph, o);
+                Expect.Call(M + "GenericFields", null, Expect.I(n), Expect.Reflect(ph),
+                            Expect.O("ArgsTest.OptBox", "N", Expect.Reflect(o.N), "P", Expect.Reflect(o.P),
+                                     "B", Expect.I(o.B)));
+            }
             int ti = -77;
             string ts = "typed \u00e9";
             var tp = new Point { X = 8, Y = -9 };

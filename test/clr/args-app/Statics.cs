@@ -54,6 +54,7 @@ namespace ArgsTest
         public static DayOfWeek Day;
         public static TimeSpan Span;
         public static KeyValuePair<int, string> Pair;
+        public static OptBox Opt; // generic structs as fields of a struct static
         public static int[,] Grid;
         public static Point[] Points;
         // Its initializer is an RVA blob of <PrivateImplementationDetails>.
@@ -218,6 +219,8 @@ namespace ArgsTest
                 "Day", Field("appdomain", Expect.Reflect(Statics.Day)),
                 "Span", Field("appdomain", Expect.Reflect(Statics.Span)),
                 "Pair", Field("appdomain", Expect.Reflect(Statics.Pair)),
+                "Opt", Field("appdomain", Expect.O("ArgsTest.OptBox", "N", Expect.Reflect(Statics.Opt.N),
+                                                    "P", Expect.Reflect(Statics.Opt.P), "B", Expect.I(Statics.Opt.B))),
                 "Grid", Field("appdomain", Statics.Grid == null ? Expect.Null()
                     : Expect.Md(new[] { 2, 2 }, Expect.I(Statics.Grid[0, 0]), Expect.I(Statics.Grid[0, 1]),
                                 Expect.I(Statics.Grid[1, 0]), Expect.I(Statics.Grid[1, 1]))),
@@ -289,6 +292,7 @@ namespace ArgsTest
             Statics.Day = DayOfWeek.Thursday;
             Statics.Span = TimeSpan.FromTicks(-12345);
             Statics.Pair = new KeyValuePair<int, string>(int.MinValue, "pair");
+            Statics.Opt = new OptBox { N = int.MinValue, P = new KeyValuePair<string, int>("opt \u00e9", -1), B = 7 };
             Statics.Grid = new int[2, 2] { { 1, 2 }, { 3, -4 } };
             Statics.Points = new[] { new Point { X = 1, Y = -1 } };
             PerContext.Count = 5;
