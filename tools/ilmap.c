@@ -153,7 +153,7 @@ static int parse_text(const char *path, const uint8_t *b, size_t n, loaded *l)
 static int load(const char *path, loaded *l)
 {
     memset(l, 0, sizeof *l);
-    size_t n;
+    size_t n = 0;
     l->bytes = read_file(path, &n);
     if (!l->bytes && errno == ENOMEM)
         return fail(EXIT_INTERNAL, "cannot read %s: %s", path, strerror(errno));
