@@ -118,9 +118,9 @@ contains "10 16 -1" "010 is ten"
 { printf '0 0\n# '; head -c 5000 /dev/zero | tr '\0' x; printf '\n7 9\n'; } > "$dir/long.txt"
 expect 0 "a long comment line" -- "$tool" show "$dir/long.txt"
 contains "7 9 1" "after a long line"
-printf '0 0\n5 1\0000\n' > "$dir/nul.txt"
-expect 1 "a NUL byte" -- "$tool" show "$dir/nul.txt"
-contains "nul.txt:2:" "names the line"
+printf '0 0\n5 1\0000\n' > "$dir/has-zero-byte.txt"
+expect 1 "a NUL byte" -- "$tool" show "$dir/has-zero-byte.txt"
+contains "has-zero-byte.txt:2:" "names the line"
 expect 2 "octal-looking offset argument is decimal" -- "$tool" translate "$dir/seed.txt" --old 0x
 expect 0 "translate 010" -- "$tool" translate "$dir/seed.txt" --old 010
 [ "$out" = 20 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: old 010 -> $out"; }
