@@ -1,54 +1,58 @@
 /*
- * A bucket table in front of a rank index: "how many keys are <= x" in
- * O(1) where keys are spread out, falling back to the rank index's
- * O(log n) where they crowd. Native offsets and IL offsets of one method
- * are both spread over a small range, so nearly every lookup stays in
- * the table.
+ * A bucket table in front of an ascending uint32_t array: "how many keys
+ * are <= x" in O(1) where keys are spread out, O(log n) where they crowd.
+ * Native offsets and IL offsets of one method are both spread over a
+ * small range, so nearly every lookup is answered by one bucket.
  *
- * Bucket b covers [b << shift, (b + 1) << shift) and first[b] counts the
- * keys below it; there are about as many buckets as keys. A bucket of at
- * most BUCKET_SCAN keys is finished by comparing them all, without a
- * branch: the keys after the bucket's (the next buckets', then
- * BUCKET_SCAN padding keys 0xFFFFFFFF) exceed every x in it.
+ * Bucket b covers [b << shift, (b + 1) << shift) and first[b] is the
+ * position of its first key (keys below it: first[b] - first[0]). There
+ * is about one bucket per four to eight keys, so the table costs at most
+ * a byte per key. A bucket of at most NATIVE_SCAN keys is finished by
+ * counting, without a branch, over a window of NATIVE_SCAN keys that
+ * holds it; a fuller one by the library's binary search.
  */
 #ifndef ILMAP_NATIVE_BUCKETS_H
 #define ILMAP_NATIVE_BUCKETS_H
 
 #include <stdint.h>
 
-#include "index/rank_index.h"
+#include "common/search.h"
 
-#define BUCKET_SCAN 4u
+#define NATIVE_SCAN 16u
 
-typedef struct buckets {
-    const uint32_t *keys;  /* nkeys ascending, then BUCKET_SCAN padding */
-    const uint32_t *first; /* nbuckets + 1 */
-    uint32_t nkeys;
-    uint32_t nbuckets;
-    uint32_t shift;
-} buckets;
-
-/* The table's shape for keys[0, n) (ascending, all < 0xFFFFFFFF). */
+/* The table's shape for keys[0, n) (ascending, all < 0xFFFFFFFF):
+ * *nbuckets buckets of 1 << *shift values. */
 void buckets_plan(const uint32_t *keys, uint32_t n, uint32_t *nbuckets, uint32_t *shift);
 
-/* Fills key_store (n + BUCKET_SCAN slots) and first_store (nbuckets + 1)
- * and points b at them. */
-void buckets_init(buckets *b, const uint32_t *keys, uint32_t n, uint32_t nbuckets,
-                  uint32_t shift, uint32_t *key_store, uint32_t *first_store);
+/* first[0, nbuckets] for keys[0, n), which sit at position base of the
+ * array the lookups search. */
+void buckets_fill(const uint32_t *keys, uint32_t n, uint32_t base, uint32_t nbuckets,
+                  uint32_t shift, uint32_t *first);
 
-/* How many keys are <= x, for x < 0xFFFFFFFF; tree indexes the same
- * keys. */
-static inline uint32_t buckets_count_le(const buckets *b, const rank_index *tree, uint32_t x)
+/*
+ * How many keys are <= x, as the position after them: lo + the count in
+ * bucket x's range [lo, hi). array[0, len) holds the keys (len >=
+ * NATIVE_SCAN); its values before lo that the window reaches are skipped,
+ * and those after hi must exceed x (the next buckets' keys, or values
+ * the caller knows to be larger).
+ * end is the position past the last key, for x beyond the table.
+ */
+static inline uint32_t buckets_rank(const uint32_t *array, uint32_t len, const uint32_t *first,
+                                    uint32_t nbuckets, uint32_t shift, uint32_t end, uint32_t x)
 {
-    uint64_t i = (uint64_t)x >> b->shift;
+    uint64_t b = (uint64_t)x >> shift;
 
-    if (i >= b->nbuckets)
-        return b->nkeys; /* every key lies below the last bucket's end */
-    uint32_t lo = b->first[i], hi = b->first[i + 1];
-    if (hi - lo > BUCKET_SCAN)
-        return rank_index_count_le(tree, x);
-    const uint32_t *k = b->keys + lo;
-    return lo + (k[0] <= x) + (k[1] <= x) + (k[2] <= x) + (k[3] <= x);
+    if (b >= nbuckets)
+        return end;
+    uint32_t lo = first[b], hi = first[b + 1];
+    if (hi - lo > NATIVE_SCAN || len < NATIVE_SCAN)
+        return lo + (uint32_t)search_upper_u32(array + lo, sizeof *array, hi - lo, x);
+    uint32_t w = lo < len - NATIVE_SCAN ? lo : len - NATIVE_SCAN;
+    const uint32_t *k = array + w;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < NATIVE_SCAN; j++)
+        n += (w + j >= lo) & (k[j] <= x);
+    return lo + n;
 }
 
 #endif

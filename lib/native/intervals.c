@@ -9,7 +9,6 @@
  * union-find keeps that near-linear after the O(n log n) sort.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "native/intervals.h"
 #include "common/search.h"
@@ -63,7 +62,7 @@ uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uin
  * x >= start from interval pos(start) + 1 on and x < end up to interval
  * pos(end) included. */
 void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_t *bp,
-                            uint32_t nbreaks, uint32_t *claim, uint32_t *next)
+                     uint32_t nbreaks, uint32_t *claim, uint32_t *next)
 {
     uint32_t nintervals = nbreaks + 1;
 
@@ -88,44 +87,3 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
         }
     }
 }
-
-/* upto[k]: the specials among entries 0..k, i.e. the runtime's `which`
- * when entry k matches. */
-void intervals_answers(const native_table *t, const uint32_t *claim, uint32_t nintervals,
-                         uint32_t *upto, struct native_answer *answers)
-{
-    uint32_t specials = 0;
-
-    for (uint32_t k = 0; k < t->count; k++) {
-        specials += native_is_special(t->records[k].il_offset);
-        upto[k] = specials;
-    }
-    for (uint32_t i = 0; i < nintervals; i++) {
-        struct native_answer *a = &answers[i];
-        uint32_t k = claim[i];
-
-        memset(a, 0, sizeof *a);
-        a->entry = k;
-        if (k == NATIVE_NONE) {
-            a->result = ILMAP_MAPPING_NO_INFO;
-            a->which = specials; /* the scan visited every entry */
-            continue;
-        }
-        const ilmap_native_record *r = &t->records[k];
-        a->start = r->native_start;
-        a->which = upto[k];
-        switch (r->il_offset) {
-        case ILMAP_PROLOG: a->result = ILMAP_MAPPING_PROLOG; break;
-        case ILMAP_NO_MAPPING: a->result = ILMAP_MAPPING_UNMAPPED_ADDRESS; break;
-        case ILMAP_EPILOG:
-            a->result = ILMAP_MAPPING_EPILOG;
-            a->il = t->last_il;
-            break;
-        default:
-            a->result = ILMAP_MAPPING_APPROXIMATE;
-            a->il = r->il_offset;
-            break;
-        }
-    }
-}
-

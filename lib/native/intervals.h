@@ -1,5 +1,5 @@
-/* The elementary intervals of the native axis and the runtime's answer
- * for each (intervals.c). */
+/* The elementary intervals of the native axis and the entry the runtime
+ * answers for each (intervals.c). */
 #ifndef ILMAP_NATIVE_INTERVALS_H
 #define ILMAP_NATIVE_INTERVALS_H
 
@@ -13,9 +13,5 @@ uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uin
  * the nbreaks + 1, or NATIVE_NONE; next has nbreaks + 2 slots. */
 void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_t *bp,
                      uint32_t nbreaks, uint32_t *claim, uint32_t *next);
-
-/* The answer of each interval; upto has t->count slots (scratch). */
-void intervals_answers(const native_table *t, const uint32_t *claim, uint32_t nintervals,
-                       uint32_t *upto, struct native_answer *answers);
 
 #endif

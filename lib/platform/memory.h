@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#if defined(_WIN32)
+#if defined(_WIN32) || defined(__GLIBC__)
 #  include <malloc.h>
 #endif
 
@@ -30,6 +30,23 @@ static inline void ilmap_aligned_free(void *p)
     _aligned_free(p);
 #else
     free(p);
+#endif
+}
+
+/* The bytes a malloc'd block p of `requested` bytes really holds, where
+ * the C library says (glibc, Windows): what a map reports as its memory
+ * includes the allocator's rounding. Elsewhere, the request. */
+static inline size_t ilmap_malloc_size(void *p, size_t requested)
+{
+#if defined(_WIN32)
+    (void)requested;
+    return _msize(p);
+#elif defined(__GLIBC__)
+    (void)requested;
+    return malloc_usable_size(p);
+#else
+    (void)p;
+    return requested;
 #endif
 }
 
