@@ -687,12 +687,13 @@ ILMAP_EXPORT ilmap_status ilmap_native_find_call_site(const ilmap_native *m,
  * entry is not a PROLOG) (so the end-unknown entry of a built map, and any
  * end-0 entry read by ilmap_native_from_entries(), matches everything from its
  * start up, past the code too; doc/native-to-il.md). Overlaps and duplicates
- * resolve by that order, not by native distance. Answered without a
- * scan: every start and non-zero end is a breakpoint, the answer (the
- * first matching entry) is precomputed for each interval between
+ * resolve by that order, not by native distance. Maps of up to 32
+ * entries (without call sites) test every entry at once; larger ones are
+ * answered without a scan: every start and non-zero end is a breakpoint,
+ * the first matching entry is precomputed for each interval between
  * consecutive breakpoints, and the interval is found through a bucket
  * table over the native axis (O(1) where breakpoints are spread out)
- * backed by the rank index (O(log n) where they crowd).
+ * backed by a binary search (O(log n) where they crowd).
  *
  * | matched entry          | *il_offset | returns                        |
  * |------------------------|------------|--------------------------------|
