@@ -1,16 +1,22 @@
 /*
  * native_assemble: one allocation, sized to the map, holding the sorted
- * table and (unless the map is small) both lookup indexes; native.h
- * describes the layout, intervals.c computes the native -> IL answers.
+ * table, the native -> IL answers (unless the map is scanned) and, for an
+ * indexed map, the bucket tables; native.h describes the three forms,
+ * intervals.c computes the answers.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/size_limits.h"
+#include "index/cpu.h"
 #include "native/buckets.h"
 #include "native/intervals.h"
 #include "native/native.h"
 #include "platform/memory.h"
+
+/* At most this many times the exported array (12 bytes per entry), the
+ * allocator's rounding included (doc/performance.md#native-memory). */
+#define NATIVE_MEMORY_FACTOR 2u
 
 static int compare_u64(const void *a, const void *b)
 {
@@ -58,11 +64,6 @@ static unsigned source_mode(const ilmap_native_record *r, uint32_t count, uint32
     return all <= 0xFFu ? NATIVE_SRC_U8 : NATIVE_SRC_U32;
 }
 
-static size_t source_bytes(unsigned mode)
-{
-    return mode == NATIVE_SRC_U8 ? 1 : mode == NATIVE_SRC_U32 ? 4 : 0;
-}
-
 /* Columns (IL, start, end) and source bits of the exported entries. */
 static void fill_columns(const native_table *t, uint32_t *column, unsigned mode, void *sources)
 {
@@ -80,43 +81,47 @@ static void fill_columns(const native_table *t, uint32_t *column, unsigned mode,
     }
 }
 
-/* A small map: head, columns, sources. */
-static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_t common,
-                                   ilmap_native **out)
+/* A scanned map: head, columns, sources. */
+static ilmap_status assemble_scan(const native_table *t, unsigned mode, uint32_t common,
+                                  ilmap_native **out)
 {
-    layout l = { sizeof(ilmap_native), 0 };
-    uint32_t columns_off = layout_add(&l, 3 * (size_t)t->count, sizeof(uint32_t));
-    uint32_t sources_off = layout_add(&l, t->count, source_bytes(mode));
-    unsigned char *base = malloc(l.size);
+    /* A common source that does not fit the head is kept per entry. */
+    if (mode == NATIVE_SRC_UNIFORM && common > 0xFFFFu)
+        mode = NATIVE_SRC_U32;
+
+    size_t columns = sizeof(ilmap_native);
+    size_t size = columns + 12 * (size_t)t->count + t->count * native_source_bytes(mode);
+    unsigned char *base = malloc(size);
 
     if (!base)
         return ILMAP_E_NOMEM;
     ilmap_native *m = (ilmap_native *)(void *)base;
-    m->info = (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT |
-              t->count << NATIVE_SMALL_COUNT_SHIFT;
+    m->info = NATIVE_FORM_SCAN | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT |
+              t->count << NATIVE_COUNT_SHIFT;
     if (mode == NATIVE_SRC_UNIFORM)
-        m->info |= common << NATIVE_SMALL_SOURCE_SHIFT;
+        m->info |= common << NATIVE_SCAN_SOURCE_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
-    fill_columns(t, (uint32_t *)(void *)(base + columns_off), mode, base + sources_off);
+    fill_columns(t, (uint32_t *)(void *)(base + columns), mode,
+                 base + columns + 12 * (size_t)t->count);
     *out = m;
     return ILMAP_OK;
 }
 
-/* Scratch memory of an indexed build, freed before native_assemble returns. */
-typedef struct scratch {
+/* The native -> IL answers of a table, and its classes: computed for the
+ * small and the indexed forms, freed before native_assemble returns. */
+typedef struct answers {
     uint32_t *breakpoints; /* 2 * count: starts and non-zero ends */
     uint32_t *claim;       /* per interval: the entry, or NATIVE_NONE */
-    uint32_t *next;        /* union-find over intervals, nintervals + 1 */
-    uint64_t *calls;       /* (start, index) of each call site */
-} scratch;
+    uint32_t nkeys;        /* breakpoints */
+    uint32_t nintervals;   /* nkeys + 1 */
+    uint32_t prolog_end, normal_end, epilog_end;
+} answers;
 
-static void scratch_free(scratch *s)
+static void answers_free(answers *a)
 {
-    free(s->breakpoints);
-    free(s->claim);
-    free(s->next);
-    free(s->calls);
+    free(a->breakpoints);
+    free(a->claim);
 }
 
 static void *alloc_array(size_t count, size_t size)
@@ -124,115 +129,213 @@ static void *alloc_array(size_t count, size_t size)
     return malloc((count ? count : 1) * size);
 }
 
-static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint32_t common,
-                                     ilmap_native **out)
+static ilmap_status answers_compute(const native_table *t, answers *a)
 {
-    scratch s;
+    uint32_t count = t->count;
+    const ilmap_native_record *r = t->records;
+
+    memset(a, 0, sizeof *a);
+    /* The table's class boundaries: PROLOGs, normal, EPILOG, NO_MAPPING. */
+    while (a->prolog_end < count && r[a->prolog_end].il_offset == ILMAP_PROLOG)
+        a->prolog_end++;
+    a->normal_end = a->prolog_end;
+    while (a->normal_end < count && r[a->normal_end].il_offset < ILMAP_EPILOG)
+        a->normal_end++;
+    a->epilog_end = a->normal_end;
+    while (a->epilog_end < count && r[a->epilog_end].il_offset == ILMAP_EPILOG)
+        a->epilog_end++;
+
+    a->breakpoints = alloc_array((size_t)count * 2, sizeof *a->breakpoints);
+    if (!a->breakpoints)
+        return ILMAP_E_NOMEM;
+    uint32_t nbreaks = intervals_breakpoints(r, count, a->breakpoints);
+    a->nkeys = nbreaks;
+    a->nintervals = nbreaks + 1;
+    a->claim = alloc_array(a->nintervals, sizeof *a->claim);
+    uint32_t *next = alloc_array((size_t)a->nintervals + 1, sizeof *next);
+    if (!a->claim || !next) {
+        free(next);
+        return ILMAP_E_NOMEM;
+    }
+    intervals_claim(r, count, a->breakpoints, nbreaks, a->claim, next);
+    free(next);
+    return ILMAP_OK;
+}
+
+/* A small map: head, columns, keys, uint8_t answers, sources. */
+static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_t common,
+                                   const answers *a, ilmap_native **out)
+{
+    /* A common source that does not fit its byte is kept per entry. */
+    if (mode == NATIVE_SRC_UNIFORM && common > 0xFFu)
+        mode = NATIVE_SRC_U32;
+
+    native_small_layout l = native_small_layout_of(t->count, a->nkeys, mode);
+    unsigned char *base = malloc(l.size);
+
+    if (!base)
+        return ILMAP_E_NOMEM;
+    ilmap_native *m = (ilmap_native *)(void *)base;
+    m->info = NATIVE_FORM_SMALL | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT |
+              t->count << NATIVE_COUNT_SHIFT | a->nkeys << NATIVE_SMALL_KEYS_SHIFT |
+              a->prolog_end << NATIVE_SMALL_PROLOG_SHIFT |
+              a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
+    m->code_size = t->code_size;
+    m->last_il = t->last_il;
+    fill_columns(t, (uint32_t *)(void *)(base + sizeof *m), mode, base + l.sources);
+    if (mode == NATIVE_SRC_UNIFORM)
+        base[l.sources] = (uint8_t)common;
+    if (a->nkeys)
+        memcpy(base + l.keys, a->breakpoints, (size_t)a->nkeys * sizeof(uint32_t));
+    for (uint32_t i = 0; i < a->nintervals; i++)
+        base[l.answers + i] = (uint8_t)(a->claim[i] + 1); /* NATIVE_NONE becomes 0 */
+    *out = m;
+    return ILMAP_OK;
+}
+
+/* An indexed map's offsets for the counts and widths in x; the block's
+ * size in x->size (0 on overflow). */
+static void indexed_layout(native_index *x, unsigned mode)
+{
+    layout l = { NATIVE_INDEXED_KEYS_OFF, 0 };
+    uint32_t keys_off = layout_add(&l, x->nkeys, sizeof(uint32_t));
+
+    (void)layout_add(&l, 3 * (size_t)x->count, sizeof(uint32_t)); /* the columns */
+    x->answers_off = layout_add(&l, (size_t)x->nkeys + 1,
+                                (x->flags & NATIVE_WIDE_ANSWERS) ? 4 : 2);
+    x->native_first_off = layout_add(&l, (size_t)x->native_nb + 2,
+                                     (x->flags & NATIVE_WIDE_NATIVE) ? 4 : 2);
+    x->il_first_off = layout_add(&l, (size_t)x->il_nb + 2, (x->flags & NATIVE_WIDE_IL) ? 4 : 2);
+    x->calls_off = layout_add(&l, x->ncalls, sizeof(ilmap_native_record));
+    x->calls_by_start_off = layout_add(&l, x->ncalls, sizeof(uint32_t));
+    x->sources_off = layout_add(&l, x->count, native_source_bytes(mode));
+    /* A bucket's window may start at the end of the keys or of the IL
+     * column: the block reaches NATIVE_WINDOW keys past the latter. */
+    size_t windows = (size_t)keys_off + 4 * ((size_t)x->nkeys + x->count + NATIVE_WINDOW);
+    if (l.size < windows && !l.overflow)
+        (void)layout_add(&l, (windows - l.size + 3) / 4, sizeof(uint32_t));
+    x->size = l.overflow ? 0 : (uint32_t)l.size;
+}
+
+/* One bucket table's plan: the shift for keys up to last, between the
+ * narrowest (about a bucket per key) and the widest considered (a
+ * bucket per four keys). */
+typedef struct plan {
+    uint32_t last, shift, widest, nb;
+} plan;
+
+static plan plan_start(const uint32_t *keys, uint32_t n)
+{
+    plan p;
+    uint32_t nb;
+
+    p.last = n ? keys[n - 1] : 0;
+    p.shift = buckets_plan(p.last, n, &p.nb);
+    p.widest = buckets_plan(p.last, n / 4, &nb);
+    return p;
+}
+
+static void plan_widen(plan *p)
+{
+    uint64_t extent = (uint64_t)p->last + 1;
+
+    p->shift++;
+    p->nb = (uint32_t)((extent + ((uint64_t)1 << p->shift) - 1) >> p->shift);
+}
+
+/* The bucket tables' widths: as narrow as the memory bound allows,
+ * widening the table with more buckets first; never wider than a bucket
+ * per four keys (a map whose answers alone exceed the bound, such as one
+ * with gaps between all its ranges, gets those). */
+static void plan_buckets(native_index *x, unsigned mode, const uint32_t *keys,
+                         const uint32_t *il_keys)
+{
+    plan pn = plan_start(keys, x->nkeys);
+    plan pi = plan_start(il_keys, x->normal_end - x->prolog_end);
+    uint64_t limit = (uint64_t)NATIVE_MEMORY_FACTOR * 12u * x->count;
+
+    for (;;) {
+        x->native_nb = pn.nb;
+        x->native_shift = (uint8_t)pn.shift;
+        x->il_nb = pi.nb;
+        x->il_shift = (uint8_t)pi.shift;
+        indexed_layout(x, mode);
+        if (x->size == 0 || x->size + (uint64_t)ilmap_malloc_slack(x->size) <= limit)
+            return;
+        int widen_native = pn.shift < pn.widest && (pn.nb >= pi.nb || pi.shift >= pi.widest);
+        if (widen_native)
+            plan_widen(&pn);
+        else if (pi.shift < pi.widest)
+            plan_widen(&pi);
+        else
+            return;
+    }
+}
+
+static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint32_t common,
+                                     const answers *a, ilmap_native **out)
+{
     native_index x;
     uint32_t count = t->count;
+    uint64_t *by_start = alloc_array(t->ncalls, sizeof *by_start);
+    uint32_t *il_keys = alloc_array(a->normal_end - a->prolog_end, sizeof *il_keys);
 
-    memset(&s, 0, sizeof s);
+    if (!by_start || !il_keys) {
+        free(by_start);
+        free(il_keys);
+        return ILMAP_E_NOMEM;
+    }
+    for (uint32_t k = a->prolog_end; k < a->normal_end; k++)
+        il_keys[k - a->prolog_end] = t->records[k].il_offset;
+
     memset(&x, 0, sizeof x);
     x.count = count;
+    x.nkeys = a->nkeys;
+    x.prolog_end = a->prolog_end;
+    x.normal_end = a->normal_end;
+    x.epilog_end = a->epilog_end;
     x.ncalls = t->ncalls;
     x.source = common;
+    /* uint16_t answers hold up to 0xFFFF (entry 0xFFFE); bucket entries
+     * are positions up to the keys' end. */
+    x.flags = (uint8_t)((count > 0xFFFFu ? NATIVE_WIDE_ANSWERS : 0u) |
+                        (x.nkeys > 0xFFFFu ? NATIVE_WIDE_NATIVE : 0u) |
+                        (x.normal_end > 0xFFFFu ? NATIVE_WIDE_IL : 0u) |
+                        (cpu_level_for_flags(t->flags) != CPU_PORTABLE ? NATIVE_SIMD : 0u));
+    plan_buckets(&x, mode, a->breakpoints, il_keys);
 
-    /* The table's class boundaries: PROLOGs, normal, EPILOG, NO_MAPPING. */
-    while (x.prolog_end < count && t->records[x.prolog_end].il_offset == ILMAP_PROLOG)
-        x.prolog_end++;
-    x.normal_end = x.prolog_end;
-    while (x.normal_end < count && t->records[x.normal_end].il_offset < ILMAP_EPILOG)
-        x.normal_end++;
-    x.epilog_end = x.normal_end;
-    while (x.epilog_end < count && t->records[x.epilog_end].il_offset == ILMAP_EPILOG)
-        x.epilog_end++;
-
-    s.breakpoints = alloc_array((size_t)count * 2, sizeof *s.breakpoints);
-    s.calls = alloc_array(t->ncalls, sizeof *s.calls);
-    if (!s.breakpoints || !s.calls) {
-        scratch_free(&s);
-        return ILMAP_E_NOMEM;
-    }
-    uint32_t nbreaks = intervals_breakpoints(t->records, count, s.breakpoints);
-    x.nintervals = nbreaks + 1;
-    /* 0xFFFFFFFF is no bucket key; only x = 0xFFFFFFFF reaches past it,
-     * and that query is answered from the last interval. */
-    x.nkeys = nbreaks - (nbreaks > 0 && s.breakpoints[nbreaks - 1] == 0xFFFFFFFFu);
-    s.claim = alloc_array(x.nintervals, sizeof *s.claim);
-    s.next = alloc_array((size_t)x.nintervals + 1, sizeof *s.next);
-    if (!s.claim || !s.next) {
-        scratch_free(&s);
-        return ILMAP_E_NOMEM;
-    }
-    intervals_claim(t->records, count, s.breakpoints, nbreaks, s.claim, s.next);
-
-    /* Buckets over the breakpoints and over the normal IL offsets, which
-     * the IL column holds in order (duplicates included). */
-    uint32_t nbp, nbs, ilb, ils;
-    buckets_plan(s.breakpoints, x.nkeys, &nbp, &nbs);
-    x.native_nb = nbp;
-    x.native_shift = (uint8_t)nbs;
-    x.wide = count >= 0xFFFFu; /* uint16_t answers keep 0xFFFF for none */
-
-    layout l = { sizeof(ilmap_native) + sizeof(native_index), 0 };
-    uint32_t columns_off = layout_add(&l, 3 * (size_t)count, sizeof(uint32_t));
-    x.keys_off = layout_add(&l, x.nkeys, sizeof(uint32_t));
-    x.native_first_off = layout_add(&l, (size_t)x.native_nb + 1, sizeof(uint32_t));
-    /* The IL buckets' plan needs the IL column: sized from a count bound
-     * now, filled below. */
-    {
-        uint32_t *il_keys = alloc_array(x.normal_end - x.prolog_end, sizeof *il_keys);
-        if (!il_keys) {
-            scratch_free(&s);
-            return ILMAP_E_NOMEM;
-        }
-        for (uint32_t k = x.prolog_end; k < x.normal_end; k++)
-            il_keys[k - x.prolog_end] = t->records[k].il_offset;
-        buckets_plan(il_keys, x.normal_end - x.prolog_end, &ilb, &ils);
-        free(il_keys);
-    }
-    x.il_nb = ilb;
-    x.il_shift = (uint8_t)ils;
-    x.il_first_off = layout_add(&l, (size_t)x.il_nb + 1, sizeof(uint32_t));
-    x.calls_off = layout_add(&l, t->ncalls, sizeof(ilmap_native_record));
-    x.calls_by_start_off = layout_add(&l, t->ncalls, sizeof(uint32_t));
-    x.answers_off = layout_add(&l, x.nintervals, x.wide ? sizeof(uint32_t) : sizeof(uint16_t));
-    x.sources_off = layout_add(&l, count, source_bytes(mode));
-    if (l.overflow) {
-        scratch_free(&s);
-        return ILMAP_E_INVALID_ARG;
-    }
-
-    unsigned char *base = malloc(l.size);
+    unsigned char *base = x.size ? malloc(x.size) : NULL;
     if (!base) {
-        scratch_free(&s);
-        return ILMAP_E_NOMEM;
+        free(by_start);
+        free(il_keys);
+        return x.size ? ILMAP_E_NOMEM : ILMAP_E_INVALID_ARG;
     }
+    memset(base, 0, x.size);
     ilmap_native *m = (ilmap_native *)(void *)base;
-    m->info = NATIVE_INDEXED | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT;
+    m->info = NATIVE_FORM_INDEXED | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
     memcpy(base + sizeof *m, &x, sizeof x);
 
-    uint32_t *column = (uint32_t *)(void *)(base + columns_off);
-    fill_columns(t, column, mode, base + x.sources_off);
-
-    uint32_t *keys = (uint32_t *)(void *)(base + x.keys_off);
+    uint32_t *keys = (uint32_t *)(void *)(base + NATIVE_INDEXED_KEYS_OFF);
+    uint32_t *column = keys + x.nkeys;
     if (x.nkeys)
-        memcpy(keys, s.breakpoints, (size_t)x.nkeys * sizeof *keys);
+        memcpy(keys, a->breakpoints, (size_t)x.nkeys * sizeof *keys);
+    fill_columns(t, column, mode, base + x.sources_off);
     buckets_fill(keys, x.nkeys, 0, x.native_nb, x.native_shift,
-                 (uint32_t *)(void *)(base + x.native_first_off));
-    buckets_fill(column + x.prolog_end, x.normal_end - x.prolog_end, x.prolog_end, x.il_nb,
-                 x.il_shift, (uint32_t *)(void *)(base + x.il_first_off));
+                 (x.flags & NATIVE_WIDE_NATIVE) != 0, base + x.native_first_off);
+    buckets_fill(il_keys, x.normal_end - x.prolog_end, x.prolog_end, x.il_nb, x.il_shift,
+                 (x.flags & NATIVE_WIDE_IL) != 0, base + x.il_first_off);
+    free(il_keys);
 
-    if (x.wide) {
-        uint32_t *answers = (uint32_t *)(void *)(base + x.answers_off);
-        for (uint32_t i = 0; i < x.nintervals; i++)
-            answers[i] = s.claim[i];
+    if (x.flags & NATIVE_WIDE_ANSWERS) {
+        uint32_t *answer = (uint32_t *)(void *)(base + x.answers_off);
+        for (uint32_t i = 0; i < a->nintervals; i++)
+            answer[i] = a->claim[i] + 1; /* NATIVE_NONE becomes 0 */
     } else {
-        uint16_t *answers = (uint16_t *)(void *)(base + x.answers_off);
-        for (uint32_t i = 0; i < x.nintervals; i++)
-            answers[i] = (uint16_t)s.claim[i]; /* NATIVE_NONE becomes 0xFFFF */
+        uint16_t *answer = (uint16_t *)(void *)(base + x.answers_off);
+        for (uint32_t i = 0; i < a->nintervals; i++)
+            answer[i] = (uint16_t)(a->claim[i] + 1);
     }
 
     ilmap_native_record *calls = (ilmap_native_record *)(void *)(base + x.calls_off);
@@ -240,12 +343,12 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     if (t->ncalls)
         memcpy(calls, t->records + count, (size_t)t->ncalls * sizeof *calls);
     for (uint32_t c = 0; c < t->ncalls; c++)
-        s.calls[c] = (uint64_t)calls[c].native_start << 32 | c;
-    qsort(s.calls, t->ncalls, sizeof *s.calls, compare_u64);
+        by_start[c] = (uint64_t)calls[c].native_start << 32 | c;
+    qsort(by_start, t->ncalls, sizeof *by_start, compare_u64);
     for (uint32_t c = 0; c < t->ncalls; c++)
-        calls_by_start[c] = (uint32_t)s.calls[c];
+        calls_by_start[c] = (uint32_t)by_start[c];
+    free(by_start);
 
-    scratch_free(&s);
     *out = m;
     return ILMAP_OK;
 }
@@ -254,15 +357,18 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
 {
     uint32_t common;
     unsigned mode = source_mode(t->records, t->count, &common);
+    answers a;
 
     *out = NULL;
-    if (t->count <= NATIVE_SMALL_MAX && t->ncalls == 0) {
-        /* A common source that does not fit the head is kept per entry. */
-        if (mode == NATIVE_SRC_UNIFORM && common > 0xFFFFu)
-            mode = NATIVE_SRC_U32;
-        return assemble_small(t, mode, common, out);
-    }
-    return assemble_indexed(t, mode, common, out);
+    if (t->ncalls == 0 && t->count <= NATIVE_SCAN_MAX)
+        return assemble_scan(t, mode, common, out);
+    ilmap_status status = answers_compute(t, &a);
+    if (status == ILMAP_OK)
+        status = t->ncalls == 0 && t->count <= NATIVE_SMALL_MAX
+                     ? assemble_small(t, mode, common, &a, out)
+                     : assemble_indexed(t, mode, common, &a, out);
+    answers_free(&a);
+    return status;
 }
 
 void ilmap_native_free(ilmap_native *m)
@@ -270,17 +376,22 @@ void ilmap_native_free(ilmap_native *m)
     free(m);
 }
 
-/* Every byte of the block: the map keeps no field for its size (a small
- * map has no room for one), so it is recomputed, plus the allocator's
- * rounding where the C library reports it. */
+/* Every byte of the block, plus the allocator's rounding where the C
+ * library reports it. */
 size_t ilmap_native_get_memory_bytes(const ilmap_native *m)
 {
     if (!m)
         return 0;
     unsigned mode = (m->info >> NATIVE_SRC_SHIFT) & 3u;
     size_t count = native_count(m);
-    size_t requested = native_indexed(m)
-                           ? native_index_of(m)->sources_off + count * source_bytes(mode)
-                           : sizeof *m + 12 * count + count * source_bytes(mode);
+    size_t requested;
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_INDEXED: requested = native_index_of(m)->size; break;
+    case NATIVE_FORM_SMALL:
+        requested = native_small_layout_of((uint32_t)count, native_small_keys(m->info), mode).size;
+        break;
+    default: requested = sizeof *m + 12 * count + count * native_source_bytes(mode); break;
+    }
     return ilmap_malloc_size((void *)(uintptr_t)m, requested);
 }

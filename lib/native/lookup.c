@@ -1,9 +1,14 @@
 /*
  * Lookups on a built map: native -> IL (doc/native-to-il.md#scan,
  * MapNativeOffsetToIL), IL -> native (MapILOffsetToMapEntry's floor), all
- * ranges of an IL offset, and the call sites. A small map is scanned;
- * an indexed one answers in O(1) where keys are spread out (the bucket
- * tables), O(log n) at worst. No allocation, no locks.
+ * ranges of an IL offset, and the call sites. A scanned map tests every
+ * entry, a small one binary-searches its keys, an indexed one answers in
+ * O(1) where keys are spread out (the bucket tables), O(log n) at worst.
+ * No allocation, no locks, and no branch on the query in the common path
+ * (a profiler's sample offsets are random: such a branch would
+ * mispredict); each public lookup is one function with its helpers
+ * inlined, and the common indexed shape (narrow tables, the platform's
+ * SIMD window) has a copy of its own with those choices made.
  */
 #include <string.h>
 
@@ -12,6 +17,14 @@
 #include "index/node_count.h"
 #include "native/buckets.h"
 #include "native/native.h"
+
+/* The flags of most indexed maps (native_index.flags): narrow tables,
+ * and the SIMD window where the library has one. */
+#if defined(RANK_HAVE_X86) || defined(RANK_HAVE_NEON)
+#define NATIVE_COMMON_FLAGS NATIVE_SIMD
+#else
+#define NATIVE_COMMON_FLAGS 0u
+#endif
 
 /* The table's classes: PROLOGs [0, prolog_end), normal entries up to
  * normal_end, EPILOGs up to epilog_end, then NO_MAPPINGs up to count. */
@@ -42,11 +55,15 @@ static classes classes_of(const ilmap_native *m, const uint32_t *il, uint32_t co
     return c;
 }
 
-/* A small map's first entry, in table order, matching native offset x
- * (the runtime's condition, doc/native-to-il.md#scan), or NATIVE_NONE;
- * every entry is tested, without a branch, and the first hit picked
- * (NATIVE_SMALL_MAX <= 32: one bit each). */
-static inline uint32_t small_entry_at(const uint32_t *il, uint32_t count, uint32_t x)
+/*
+ * The answer functions give the exported index + 1 of the first entry,
+ * in table order, whose range holds native offset x (the runtime's
+ * condition, doc/native-to-il.md#scan), 0 when none does.
+ */
+
+/* A scanned map: every entry is tested, without a branch, and the first
+ * hit picked (the guard bit at count stands for none). */
+NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
 {
     const uint32_t *start = il + count, *end = start + count;
     uint32_t hits = 0;
@@ -55,60 +72,128 @@ static inline uint32_t small_entry_at(const uint32_t *il, uint32_t count, uint32
         uint32_t open = (end[i] == 0) & (il[i] != ILMAP_PROLOG);
         hits |= (uint32_t)((x >= start[i]) & ((x < end[i]) | open)) << i;
     }
-    return hits ? NODE_CTZ(hits) : NATIVE_NONE;
+    uint32_t first = NODE_CTZ(hits | 1u << count);
+    return (first + 1) & (0u - (uint32_t)(first < count));
 }
 
-/* An indexed map's entry for x: the answer of x's elementary interval
- * (as many breakpoints as are <= x). */
-static inline uint32_t indexed_entry_at(const ilmap_native *m, uint32_t x)
+/* A small map: the answer of x's elementary interval, as many keys as
+ * are <= x. */
+NATIVE_INLINE uint32_t small_answer(uint32_t info, const uint32_t *il, uint32_t count, uint32_t x)
 {
-    const native_index *ix = native_index_of(m);
-    const uint32_t *keys = native_at(m, ix->keys_off);
-    /* 0xFFFFFFFF is no bucket query; its interval is the last. */
-    uint32_t r = x == 0xFFFFFFFFu
-                     ? ix->nintervals - 1
-                     : buckets_rank(keys, ix->nkeys, native_at(m, ix->native_first_off), ix->native_nb,
-                                    ix->native_shift, ix->nkeys, x);
-    if (ix->wide)
+    const uint32_t *keys = il + 3 * (size_t)count;
+    uint32_t nkeys = native_small_keys(info);
+
+    return ((const uint8_t *)(keys + nkeys))[rank_search(keys, nkeys, x)];
+}
+
+/* An indexed map: the same through the bucket table. flags is
+ * ix->flags, a constant in the common shape's copy. */
+NATIVE_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index *ix,
+                                      unsigned flags, uint32_t x)
+{
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    uint32_t r = buckets_rank(keys, native_at(m, ix->native_first_off),
+                              (flags & NATIVE_WIDE_NATIVE) != 0, ix->native_nb, ix->native_shift,
+                              x, (flags & NATIVE_SIMD) != 0);
+    if (flags & NATIVE_WIDE_ANSWERS)
         return ((const uint32_t *)native_at(m, ix->answers_off))[r];
-    uint32_t k = ((const uint16_t *)native_at(m, ix->answers_off))[r];
-    return k == 0xFFFFu ? NATIVE_NONE : k;
+    return ((const uint16_t *)native_at(m, ix->answers_off))[r];
 }
 
-static inline uint32_t entry_at(const ilmap_native *m, const uint32_t *il, uint32_t count,
-                                uint32_t x)
+/* Any map's answer, its IL column and count. */
+NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32_t **column,
+                                 uint32_t *count)
 {
-    return native_indexed(m) ? indexed_entry_at(m, x) : small_entry_at(il, count, x);
-}
+    uint32_t info = m->info;
 
-/* The answer when entry k (or none) matches x; EXACT for a normal entry
- * hit at its start. */
-static inline unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint32_t count,
-                                 uint32_t k, uint32_t x, uint32_t *il_offset)
-{
-    uint32_t out = 0;
-    unsigned result;
-
-    if (k == NATIVE_NONE) {
-        result = ILMAP_MAPPING_NO_INFO;
-    } else {
-        uint32_t v = il[k];
-        switch (v) {
-        case ILMAP_PROLOG: result = ILMAP_MAPPING_PROLOG; break;
-        case ILMAP_NO_MAPPING: result = ILMAP_MAPPING_UNMAPPED_ADDRESS; break;
-        case ILMAP_EPILOG:
-            result = ILMAP_MAPPING_EPILOG;
-            out = m->last_il;
-            break;
-        default:
-            out = v;
-            result = x == il[count + k] ? ILMAP_MAPPING_EXACT : ILMAP_MAPPING_APPROXIMATE;
-            break;
-        }
+    switch (info & NATIVE_FORM_MASK) {
+    case NATIVE_FORM_INDEXED: {
+        const native_index *ix = native_index_of(m);
+        unsigned flags = ix->flags;
+        *column = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        *count = ix->count;
+        if (flags == NATIVE_COMMON_FLAGS)
+            return indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x);
+        return indexed_answer(m, ix, flags, x);
     }
-    if (il_offset)
-        *il_offset = out;
-    return result;
+    case NATIVE_FORM_SMALL:
+        *column = native_columns(m);
+        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        return small_answer(info, *column, *count, x);
+    default:
+        *column = native_columns(m);
+        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        return scan_answer(*column, *count, x);
+    }
+}
+
+/* The result of each class of answer (answer_of), twice: at [2c] when x
+ * is not the entry's start, at [2c + 1] when it is (EXACT for a normal
+ * entry). */
+static const uint8_t native_results[10] = {
+    ILMAP_MAPPING_APPROXIMATE,      ILMAP_MAPPING_EXACT,          /* 0: normal */
+    ILMAP_MAPPING_EPILOG,           ILMAP_MAPPING_EPILOG,         /* 1: EPILOG */
+    ILMAP_MAPPING_PROLOG,           ILMAP_MAPPING_PROLOG,         /* 2: PROLOG */
+    ILMAP_MAPPING_UNMAPPED_ADDRESS, ILMAP_MAPPING_UNMAPPED_ADDRESS, /* 3: NO_MAPPING */
+    ILMAP_MAPPING_NO_INFO,          ILMAP_MAPPING_NO_INFO,        /* 4: none */
+};
+
+/* The runtime's answer for answer a (entry a - 1, none for 0) at x,
+ * without a branch on the class (the compiler makes the selections
+ * conditional moves). For a = 0 the words before the IL and start
+ * columns are read (native.h: inside the block) and ignored. */
+NATIVE_INLINE unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint32_t count,
+                                 uint32_t a, uint32_t x, uint32_t *il_offset)
+{
+    const uint32_t *row = il - 1 + a;
+    uint32_t v = row[0];
+    uint32_t special = v - (ILMAP_EPILOG - 1); /* 1-3 for EPILOG, PROLOG, NO_MAPPING */
+    uint32_t cls = special < 4 ? special : 0;
+    cls = a ? cls : 4;
+
+    if (il_offset) {
+        uint32_t out = cls == 0 ? v : 0;
+        *il_offset = cls == 1 ? m->last_il : out;
+    }
+    return native_results[2 * cls + (x == row[count])];
+}
+
+/* The same, with a branch: a normal entry first. An indexed map's
+ * specials (PROLOG, EPILOGs, unmapped stubs) cover little of its code,
+ * so the branch is nearly always predicted and the common answer costs
+ * a handful of instructions; a small map's specials can cover half its
+ * code, and it takes answer_of() directly. */
+NATIVE_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t *il,
+                                           uint32_t count, uint32_t a, uint32_t x,
+                                           uint32_t *il_offset)
+{
+    const uint32_t *row = il - 1 + a;
+    uint32_t v = row[0];
+
+    if (NATIVE_LIKELY((a != 0) & (v < ILMAP_EPILOG))) {
+        if (il_offset)
+            *il_offset = v;
+        /* APPROXIMATE >> 1 is EXACT */
+        return ILMAP_MAPPING_APPROXIMATE >> (x == row[count]);
+    }
+    return answer_of(m, il, count, a, x, il_offset);
+}
+
+/* The lookup of each form, for ilmap_native_to_il: the indexed one
+ * inline there, the others apart, so that each has the registers to
+ * itself. */
+NATIVE_NOINLINE unsigned small_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    return answer_of(m, il, count, small_answer(m->info, il, count, x), x, il_offset);
+}
+
+NATIVE_NOINLINE unsigned scan_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    return answer_of(m, il, count, scan_answer(il, count, x), x, il_offset);
 }
 
 unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
@@ -124,22 +209,21 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
         return ILMAP_MAPPING_NO_INFO;
     }
 
-    const uint32_t *il = native_columns(m);
-    uint32_t count = native_count(m);
-    uint32_t k = entry_at(m, il, count, native_offset);
+    const uint32_t *il;
+    uint32_t count, a = answer_at(m, native_offset, &il, &count);
 
     if (entry)
-        *entry = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
+        *entry = a ? a - 1 : ILMAP_NO_INDEX;
     if (which) {
         /* The specials the scan visited: PROLOGs lead the table, EPILOGs
          * and NO_MAPPINGs end it. */
         classes c = classes_of(m, il, count);
-        uint32_t upto = k == NATIVE_NONE ? count : k + 1;
+        uint32_t upto = a ? a : count;
         *which = upto <= c.prolog_end  ? upto
                  : upto <= c.normal_end ? c.prolog_end
                                         : c.prolog_end + (upto - c.normal_end);
     }
-    return answer_of(m, il, count, k, native_offset, il_offset);
+    return answer_of(m, il, count, a, native_offset, il_offset);
 }
 
 unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
@@ -150,37 +234,71 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
         return ILMAP_MAPPING_NO_INFO;
     }
 
-    const uint32_t *il = native_columns(m);
-    uint32_t count = native_count(m);
-    return answer_of(m, il, count, entry_at(m, il, count, native_offset), native_offset,
-                     il_offset);
+    switch (native_form(m)) {
+    case NATIVE_FORM_INDEXED: {
+        const native_index *ix = native_index_of(m);
+        const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        uint32_t a = ix->flags == NATIVE_COMMON_FLAGS
+                         ? indexed_answer(m, ix, NATIVE_COMMON_FLAGS, native_offset)
+                         : indexed_answer(m, ix, ix->flags, native_offset);
+        return answer_normal_first(m, il, ix->count, a, native_offset, il_offset);
+    }
+    case NATIVE_FORM_SMALL: return small_to_il(m, native_offset, il_offset);
+    default: return scan_to_il(m, native_offset, il_offset);
+    }
 }
 
 /* How many normal entries have an IL offset <= x (x not special), as the
- * position after them in the IL column. */
-static inline uint32_t il_rank(const ilmap_native *m, const uint32_t *il, uint32_t count,
-                               uint32_t x, uint32_t *prolog_end)
+ * position after them in the IL column; the column, its count and
+ * where its normal entries start in *column, *count and *prolog_end. */
+NATIVE_INLINE uint32_t il_rank(const ilmap_native *m, uint32_t x, const uint32_t **column,
+                               uint32_t *count, uint32_t *prolog_end)
 {
-    if (native_indexed(m)) {
+    uint32_t info = m->info;
+
+    switch (info & NATIVE_FORM_MASK) {
+    case NATIVE_FORM_INDEXED: {
         const native_index *ix = native_index_of(m);
+        const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        const void *first = native_at(m, ix->il_first_off);
+        unsigned flags = ix->flags & (NATIVE_WIDE_IL | NATIVE_SIMD);
+        *column = il;
+        *count = ix->count;
         *prolog_end = ix->prolog_end;
-        return buckets_rank(il, count, native_at(m, ix->il_first_off), ix->il_nb, ix->il_shift,
-                            ix->normal_end, x);
+        if (flags == NATIVE_COMMON_FLAGS)
+            return buckets_rank(il, first, 0, ix->il_nb, ix->il_shift, x,
+                                NATIVE_COMMON_FLAGS != 0);
+        return buckets_rank(il, first, (flags & NATIVE_WIDE_IL) != 0, ix->il_nb, ix->il_shift, x,
+                            (flags & NATIVE_SIMD) != 0);
     }
-    /* Small: PROLOGs lead, and every special exceeds x. */
-    uint32_t prologs = 0, below = 0;
-    for (uint32_t i = 0; i < count; i++) {
+    case NATIVE_FORM_SMALL: {
+        const uint32_t *il = native_columns(m);
+        uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+        uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+        *column = il;
+        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        *prolog_end = lo;
+        return lo + rank_search(il + lo, hi - lo, x);
+    }
+    default: break;
+    }
+    /* Scanned: PROLOGs lead, and every special exceeds x. */
+    const uint32_t *il = native_columns(m);
+    uint32_t n = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu, prologs = 0, below = 0;
+    for (uint32_t i = 0; i < n; i++) {
         prologs += il[i] == ILMAP_PROLOG;
         below += il[i] <= x;
     }
+    *column = il;
+    *count = n;
     *prolog_end = prologs;
     return prologs + below;
 }
 
-/* The first entry of the IL group holding entry k (entries [lo, k] are
- * normal and sorted): a short walk back, then a binary search, so that a
- * large group costs O(log n). */
-static uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
+/* The first entry of the IL group holding entry k, which is not its
+ * first (entries [lo, k] are normal and sorted): a short walk back, then
+ * a binary search, so that a large group costs O(log n). */
+static uint32_t group_start_before(const uint32_t *il, uint32_t lo, uint32_t k)
 {
     uint32_t v = il[k];
 
@@ -192,14 +310,41 @@ static uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
     return lo + (uint32_t)search_lower_u32(il + lo, sizeof *il, k - lo, v);
 }
 
-/* The exported entries [*begin, *end) whose IL offset is il exactly. */
+/* The first entry of the IL group holding entry k; most groups have one
+ * entry. */
+NATIVE_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
+{
+    if (k == lo || il[k - 1] != il[k])
+        return k;
+    return group_start_before(il, lo, k - 1);
+}
+
+/* The exported form of entry k of an IL column (doc/native-maps.md#export,
+ * ExportILToNativeMap). */
+NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
+                                             uint32_t count, uint32_t k)
+{
+    ilmap_native_entry e;
+
+    e.il_offset = il[k];
+    e.native_start = il[(size_t)count + k];
+    e.native_end = il[2 * (size_t)count + k];
+    if (((m->info >> NATIVE_SRC_SHIFT) & 3u) != NATIVE_SRC_ZERO &&
+        (native_source(m, k) & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN))
+        e.native_end = m->code_size;
+    return e;
+}
+
+/* The exported entries [*begin, *end) whose IL offset is x exactly. */
 static void entries_of(const ilmap_native *m, uint32_t x, uint32_t *begin, uint32_t *end)
 {
-    const uint32_t *il = native_columns(m);
-    uint32_t count = native_count(m);
+    const uint32_t *il;
+    uint32_t count, lo, p;
 
     *begin = *end = 0;
     if (native_is_special(x)) {
+        il = native_columns(m);
+        count = native_count(m);
         classes c = classes_of(m, il, count);
         switch (x) {
         case ILMAP_PROLOG:
@@ -215,7 +360,7 @@ static void entries_of(const ilmap_native *m, uint32_t x, uint32_t *begin, uint3
             return;
         }
     }
-    uint32_t lo, p = il_rank(m, il, count, x, &lo);
+    p = il_rank(m, x, &il, &count, &lo);
     if (p > lo && il[p - 1] == x) {
         *begin = group_start(il, lo, p - 1);
         *end = p;
@@ -228,34 +373,44 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
     uint32_t k = NATIVE_NONE;
     int matched = 0;
 
-    if (m && native_is_special(il_offset)) {
+    if (!m) {
+        if (entry)
+            memset(entry, 0, sizeof *entry);
+        if (index)
+            *index = ILMAP_NO_INDEX;
+        if (il_matched)
+            *il_matched = 0;
+        return ILMAP_E_INVALID_ARG;
+    }
+
+    if (native_is_special(il_offset)) {
         uint32_t begin, end;
         entries_of(m, il_offset, &begin, &end);
         if (begin < end) {
             k = begin;
             matched = 1;
         }
-    } else if (m) {
-        const uint32_t *il = native_columns(m);
-        uint32_t lo, p = il_rank(m, il, native_count(m), il_offset, &lo);
+    } else {
+        const uint32_t *il;
+        uint32_t count, lo, p = il_rank(m, il_offset, &il, &count, &lo);
         if (p > lo) {
             k = group_start(il, lo, p - 1);
             matched = il[k] == il_offset;
+            if (entry)
+                *entry = exported_at(m, il, count, k);
         }
     }
 
     if (entry) {
-        if (k != NATIVE_NONE)
-            *entry = native_exported(m, k);
-        else
+        if (k == NATIVE_NONE)
             memset(entry, 0, sizeof *entry);
+        else if (native_is_special(il_offset))
+            *entry = native_exported(m, k);
     }
     if (index)
         *index = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
     if (il_matched)
         *il_matched = matched;
-    if (!m)
-        return ILMAP_E_INVALID_ARG;
     return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
 }
 

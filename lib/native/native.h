@@ -1,5 +1,6 @@
 /* The inside of an ilmap_native: the runtime's sorted table, compactly,
- * plus one index per lookup direction when the map is not small. */
+ * plus the native -> IL answers and, when the map is not small, a bucket
+ * table per lookup direction. */
 #ifndef ILMAP_NATIVE_NATIVE_H
 #define ILMAP_NATIVE_NATIVE_H
 
@@ -10,6 +11,18 @@
 
 #define NATIVE_NONE 0xFFFFFFFFu
 
+/* The lookups' helpers are inlined into each public function, so that a
+ * lookup is one function with no call inside. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NATIVE_INLINE static inline __attribute__((always_inline))
+#define NATIVE_NOINLINE static __attribute__((noinline))
+#define NATIVE_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define NATIVE_INLINE static inline
+#define NATIVE_NOINLINE static
+#define NATIVE_LIKELY(c) (c)
+#endif
+
 /* -10 and MAX_ILNUM as the two flavours' duplicate trackers start
  * (doc/native-maps.md#translation-filter); both are plain IL values that a
  * translation can produce. */
@@ -18,47 +31,62 @@
 
 /*
  * The layout of an ilmap_native (doc/performance.md#native-memory): one
- * malloc'd block, sized to what the map needs, in one of two forms.
+ * malloc'd block, sized to what the map needs, in one of three forms.
  *
- * Both start with a head (info word, code size, lastIL) and hold the
+ * All start with a head (info word, code size, lastIL) and hold the
  * exported entries in the runtime's sorted order as three columns of
- * uint32_t (IL offset, native start, stored native end), then the source
- * bits (none when all are 0, one value in the head when all are equal,
- * else a column of uint8_t or uint32_t).
+ * uint32_t (IL offset, native start, stored native end; in that order,
+ * one after the other), then the source bits (none when all are 0, one
+ * value when all are equal, else a column of uint8_t or uint32_t).
  *
- * A small map (at most NATIVE_SMALL_MAX entries, no call sites) is only
- * that: its lookups scan the columns, which for so few entries is as
- * fast as an index and costs no memory.
+ * The native -> IL answers are precomputed (intervals.c): the
+ * breakpoints of the native axis (starts and non-zero ends, ascending,
+ * the "keys") and, per elementary interval, the exported index + 1 of
+ * the entry the runtime's scan answers (0: none). A lookup counts the
+ * keys <= x, reads that answer a, then the IL offset and start of entry
+ * a - 1 from the columns: for a = 0 that is the word before each column,
+ * inside the block in every form (the head, the keys, the IL column's
+ * last), read and then ignored, so that no branch is taken on it.
  *
- * An indexed map has an index part after the head (native_index) and,
- * after the columns:
- *   - native -> IL: the breakpoints of the native axis (starts and
- *     non-zero ends below 0xFFFFFFFF, ascending) and, per elementary
- *     interval, the
- *     exported index of the first matching entry (intervals.c), as
- *     uint16_t when the count allows, else uint32_t (NATIVE_NONE: no
- *     match). The answer itself (IL offset, EXACT, `which`) is read from
- *     the columns at that index.
- *   - bucket tables (buckets.h) over the breakpoints and over the IL
- *     column's normal entries, a uint32_t per bucket and about one bucket
- *     per four to eight keys.
- *   - the call sites as full records and their native order.
+ *   - scan (at most NATIVE_SCAN_MAX entries, no call sites): the columns
+ *     only; lookups test every entry.
+ *   - small (up to NATIVE_SMALL_MAX entries, no call sites): after the
+ *     columns, the keys and a uint8_t answer per interval; the head's
+ *     info word holds the counts. Lookups search the keys and the IL
+ *     column by a branch-free binary search: no bucket table.
+ *   - indexed: an index part after the head (native_index), then the
+ *     keys, the columns, the answers (uint16_t below 65535 entries, else
+ *     uint32_t), a bucket table (buckets.h) over the keys and one over
+ *     the IL column's normal entries (their width chosen to keep the map
+ *     within twice its exported array), the call sites as full records
+ *     and their native order, the source bits. The keys sit right before
+ *     the IL column, and the IL column before the start column, so that
+ *     a bucket's fixed-width window never leaves the block.
  */
 
-/* Entries up to which a map without call sites is scanned. */
+/* Entries up to which a map without call sites is scanned, and up to
+ * which it keeps no bucket table. */
+#define NATIVE_SCAN_MAX 2u
 #define NATIVE_SMALL_MAX 32u
 
-/* info word bits. */
-#define NATIVE_INDEXED 0x1u
-#define NATIVE_DAC 0x2u
-#define NATIVE_SRC_SHIFT 2u /* 2 bits: enum native_src */
-#define NATIVE_SMALL_COUNT_SHIFT 4u /* small maps: the count, 6 bits */
-#define NATIVE_SMALL_SOURCE_SHIFT 16u /* small maps: the common source */
+/* info word: the form, then per form. */
+#define NATIVE_FORM_MASK 0x3u
+#define NATIVE_FORM_SCAN 0x0u
+#define NATIVE_FORM_SMALL 0x1u
+#define NATIVE_FORM_INDEXED 0x2u
+#define NATIVE_DAC 0x4u
+#define NATIVE_SRC_SHIFT 3u /* 2 bits: enum native_src */
+#define NATIVE_COUNT_SHIFT 5u /* scan and small: the count, 6 bits */
+#define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
+#define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
+#define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
+#define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
 
 /* How the source bits are kept. */
 enum native_src {
     NATIVE_SRC_ZERO = 0,    /* all 0 */
-    NATIVE_SRC_UNIFORM = 1, /* all equal: in the head (small) or index */
+    NATIVE_SRC_UNIFORM = 1, /* all equal: in the head (scan), a byte after
+                               the answers (small) or the index */
     NATIVE_SRC_U8 = 2,      /* a uint8_t column */
     NATIVE_SRC_U32 = 3      /* a uint32_t column */
 };
@@ -69,26 +97,35 @@ struct ilmap_native {
     uint32_t last_il;
 };
 
-/* The index part of an indexed map, right after the head. Offsets are in
- * bytes from the start of the block. */
+/* native_index.flags */
+#define NATIVE_WIDE_ANSWERS 0x1u /* answers are uint32_t */
+#define NATIVE_WIDE_NATIVE 0x2u  /* the native bucket table is uint32_t */
+#define NATIVE_WIDE_IL 0x4u      /* the IL bucket table is uint32_t */
+#define NATIVE_SIMD 0x8u         /* bucket windows use SSE2 / NEON */
+
+/* The index part of an indexed map, right after the head; the keys
+ * follow it. Offsets are in bytes from the start of the block. */
 typedef struct native_index {
     uint32_t count;  /* exported entries */
+    uint32_t nkeys;  /* native breakpoints */
+    uint8_t native_shift, il_shift, flags, reserved;
+    uint32_t native_nb, il_nb; /* buckets */
+    uint32_t native_first_off, il_first_off, answers_off;
+    uint32_t prolog_end, normal_end, epilog_end; /* the table's classes */
     uint32_t ncalls; /* call sites */
     uint32_t source; /* the common source (NATIVE_SRC_UNIFORM) */
-    uint32_t prolog_end, normal_end, epilog_end; /* the table's classes */
-    uint32_t nkeys;      /* native breakpoints below 0xFFFFFFFF */
-    uint32_t nintervals; /* all breakpoints + 1 */
-    uint32_t native_nb, il_nb; /* buckets */
-    uint8_t native_shift, il_shift;
-    uint8_t wide;        /* answers are uint32_t */
-    uint8_t reserved;
-    uint32_t keys_off, native_first_off, il_first_off, answers_off;
     uint32_t calls_off, calls_by_start_off, sources_off;
+    uint32_t size; /* bytes of the block */
 } native_index;
+
+static inline unsigned native_form(const ilmap_native *m)
+{
+    return m->info & NATIVE_FORM_MASK;
+}
 
 static inline int native_indexed(const ilmap_native *m)
 {
-    return (m->info & NATIVE_INDEXED) != 0;
+    return native_form(m) == NATIVE_FORM_INDEXED;
 }
 
 static inline const native_index *native_index_of(const ilmap_native *m)
@@ -104,34 +141,84 @@ static inline const void *native_at(const ilmap_native *m, uint32_t offset)
 static inline uint32_t native_count(const ilmap_native *m)
 {
     return native_indexed(m) ? native_index_of(m)->count
-                             : (m->info >> NATIVE_SMALL_COUNT_SHIFT) & 0x3Fu;
+                             : (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
 }
+
+/* A small map's key count. */
+static inline uint32_t native_small_keys(uint32_t info)
+{
+    return (info >> NATIVE_SMALL_KEYS_SHIFT) & 0x7Fu;
+}
+
+/* Where an indexed map's keys start. */
+#define NATIVE_INDEXED_KEYS_OFF (sizeof(ilmap_native) + sizeof(native_index))
 
 /* The IL column; the start and end columns follow it, count apart. */
 static inline const uint32_t *native_columns(const ilmap_native *m)
 {
-    size_t head = sizeof *m + (native_indexed(m) ? sizeof(native_index) : 0);
+    size_t head = native_indexed(m) ? NATIVE_INDEXED_KEYS_OFF +
+                                          (size_t)native_index_of(m)->nkeys * sizeof(uint32_t)
+                                    : sizeof *m;
     return (const uint32_t *)(const void *)((const unsigned char *)m + head);
+}
+
+/* Bytes of each source value in mode's column (0: no column). */
+static inline size_t native_source_bytes(unsigned mode)
+{
+    return mode == NATIVE_SRC_U8 ? 1 : mode == NATIVE_SRC_U32 ? 4 : 0;
+}
+
+/* A small map's byte offsets past the columns: the keys, the answers,
+ * the source bits (a column, or the common byte), the end. */
+typedef struct native_small_layout {
+    size_t keys, answers, sources, size;
+} native_small_layout;
+
+static inline native_small_layout native_small_layout_of(uint32_t count, uint32_t nkeys,
+                                                         unsigned mode)
+{
+    native_small_layout l;
+
+    l.keys = sizeof(ilmap_native) + 12 * (size_t)count;
+    l.answers = l.keys + 4 * (size_t)nkeys;
+    l.sources = l.answers + nkeys + 1;
+    if (mode == NATIVE_SRC_U32)
+        l.sources = (l.sources + 3u) & ~(size_t)3u;
+    l.size = l.sources + (mode == NATIVE_SRC_UNIFORM ? 1 : count * native_source_bytes(mode));
+    return l;
+}
+
+/* Where the source column (or a small map's common byte) starts. */
+static inline const void *native_sources(const ilmap_native *m, unsigned mode)
+{
+    uint32_t count = native_count(m);
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_INDEXED: return native_at(m, native_index_of(m)->sources_off);
+    case NATIVE_FORM_SMALL:
+        return (const unsigned char *)m +
+               native_small_layout_of(count, native_small_keys(m->info), mode).sources;
+    default: return native_columns(m) + 3 * (size_t)count;
+    }
 }
 
 /* The stored source bits of exported entry k. */
 static inline uint32_t native_source(const ilmap_native *m, uint32_t k)
 {
     unsigned mode = (m->info >> NATIVE_SRC_SHIFT) & 3u;
-    uint32_t count = native_count(m);
-    const uint32_t *end_column = native_columns(m) + 2 * (size_t)count;
-    const void *sources = end_column + count; /* small maps */
 
     if (mode == NATIVE_SRC_ZERO)
         return 0;
-    if (native_indexed(m))
-        sources = native_at(m, native_index_of(m)->sources_off);
-    if (mode == NATIVE_SRC_UNIFORM)
-        return native_indexed(m) ? native_index_of(m)->source
-                                 : m->info >> NATIVE_SMALL_SOURCE_SHIFT;
+    if (mode == NATIVE_SRC_UNIFORM) {
+        if (native_form(m) == NATIVE_FORM_SCAN)
+            return m->info >> NATIVE_SCAN_SOURCE_SHIFT;
+        if (native_indexed(m))
+            return native_index_of(m)->source;
+        return *(const uint8_t *)native_sources(m, mode);
+    }
     if (mode == NATIVE_SRC_U8)
-        return ((const uint8_t *)sources)[k];
-    return ((const uint32_t *)sources)[k];
+        return ((const uint8_t *)native_sources(m, mode))[k];
+    return ((const uint32_t *)native_sources(m, mode))[k];
 }
 
 /* What the build steps hand to native_assemble(): records already in the

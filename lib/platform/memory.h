@@ -50,4 +50,17 @@ static inline size_t ilmap_malloc_size(void *p, size_t requested)
 #endif
 }
 
+/* The most ilmap_malloc_size may add to a request of size bytes: glibc
+ * rounds a heap chunk up to 16 bytes (8 of them its header) and maps a
+ * large one (from 128 KiB by default) in whole pages. */
+static inline size_t ilmap_malloc_slack(size_t size)
+{
+#if defined(__GLIBC__)
+    return size < 128u * 1024u ? 15u : 4095u;
+#else
+    (void)size;
+    return 0;
+#endif
+}
+
 #endif
