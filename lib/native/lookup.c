@@ -319,18 +319,26 @@ NATIVE_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
     return group_start_before(il, lo, k - 1);
 }
 
-/* The exported form of entry k of an IL column (doc/native-maps.md#export,
- * ExportILToNativeMap). */
+/* The exported form of entry k of an indexed map's IL column
+ * (doc/native-maps.md#export, ExportILToNativeMap). */
 NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
                                              uint32_t count, uint32_t k)
 {
+    const native_index *ix = native_index_of(m);
+    unsigned mode = (m->info >> NATIVE_SRC_SHIFT) & 3u;
     ilmap_native_entry e;
+    uint32_t source;
 
     e.il_offset = il[k];
     e.native_start = il[(size_t)count + k];
     e.native_end = il[2 * (size_t)count + k];
-    if (((m->info >> NATIVE_SRC_SHIFT) & 3u) != NATIVE_SRC_ZERO &&
-        (native_source(m, k) & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN))
+    switch (mode) {
+    case NATIVE_SRC_ZERO: return e;
+    case NATIVE_SRC_UNIFORM: source = ix->source; break;
+    case NATIVE_SRC_U8: source = ((const uint8_t *)native_at(m, ix->sources_off))[k]; break;
+    default: source = ((const uint32_t *)native_at(m, ix->sources_off))[k]; break;
+    }
+    if (source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
         e.native_end = m->code_size;
     return e;
 }
@@ -367,8 +375,11 @@ static void entries_of(const ilmap_native *m, uint32_t x, uint32_t *begin, uint3
     }
 }
 
-ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+/* ilmap_il_to_native for every map and offset; the common case has a
+ * copy of its own below. */
+NATIVE_NOINLINE ilmap_status il_to_native_any(const ilmap_native *m, uint32_t il_offset,
+                                              ilmap_native_entry *entry, size_t *index,
+                                              int *il_matched)
 {
     uint32_t k = NATIVE_NONE;
     int matched = 0;
@@ -396,15 +407,13 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
         if (p > lo) {
             k = group_start(il, lo, p - 1);
             matched = il[k] == il_offset;
-            if (entry)
-                *entry = exported_at(m, il, count, k);
         }
     }
 
     if (entry) {
         if (k == NATIVE_NONE)
             memset(entry, 0, sizeof *entry);
-        else if (native_is_special(il_offset))
+        else
             *entry = native_exported(m, k);
     }
     if (index)
@@ -412,6 +421,58 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
     if (il_matched)
         *il_matched = matched;
     return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
+}
+
+/* A small map and a normal IL offset. */
+NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                ilmap_native_entry *entry, size_t *index,
+                                                int *il_matched)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t info = m->info;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+    uint32_t p = lo + rank_search(il + lo, hi - lo, il_offset);
+
+    if (p == lo)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    uint32_t k = group_start(il, lo, p - 1);
+    if (entry)
+        *entry = native_exported(m, k);
+    if (index)
+        *index = k;
+    if (il_matched)
+        *il_matched = il[k] == il_offset;
+    return ILMAP_OK;
+}
+
+ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    /* The common case: an indexed map of the common shape, a normal IL
+     * offset with a floor entry. */
+    if (m && native_indexed(m) && !native_is_special(il_offset)) {
+        const native_index *ix = native_index_of(m);
+        if ((ix->flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
+            const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+            uint32_t lo = ix->prolog_end;
+            uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
+                                      ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
+            if (NATIVE_LIKELY(p > lo)) {
+                uint32_t k = group_start(il, lo, p - 1);
+                if (entry)
+                    *entry = exported_at(m, il, ix->count, k);
+                if (index)
+                    *index = k;
+                if (il_matched)
+                    *il_matched = il[k] == il_offset;
+                return ILMAP_OK;
+            }
+        }
+    }
+    if (m && native_form(m) == NATIVE_FORM_SMALL && !native_is_special(il_offset))
+        return small_il_to_native(m, il_offset, entry, index, il_matched);
+    return il_to_native_any(m, il_offset, entry, index, il_matched);
 }
 
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
