@@ -260,7 +260,7 @@ static void plan_buckets(native_index *x, unsigned mode, const uint32_t *keys,
         x->il_nb = pi.nb;
         x->il_shift = (uint8_t)pi.shift;
         indexed_layout(x, mode);
-        if (x->size == 0 || x->size + (uint64_t)ilmap_malloc_slack(x->size) <= limit)
+        if (x->size == 0 || ilmap_malloc_estimate(x->size) <= limit)
             return;
         int widen_native = pn.shift < pn.widest && (pn.nb >= pi.nb || pi.shift >= pi.widest);
         if (widen_native)
@@ -363,10 +363,22 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
     if (t->ncalls == 0 && t->count <= NATIVE_SCAN_MAX)
         return assemble_scan(t, mode, common, out);
     ilmap_status status = answers_compute(t, &a);
-    if (status == ILMAP_OK)
-        status = t->ncalls == 0 && t->count <= NATIVE_SMALL_MAX
+    if (status != ILMAP_OK) {
+        answers_free(&a);
+        return status;
+    }
+    if (t->ncalls == 0 && t->count <= NATIVE_SMALL_MAX) {
+        /* Scanned instead where the breakpoints would not fit the bound
+         * (3 entries, with a 4-byte malloc header). */
+        unsigned small_mode =
+            mode == NATIVE_SRC_UNIFORM && common > 0xFFu ? NATIVE_SRC_U32 : mode;
+        size_t size = native_small_layout_of(t->count, a.nkeys, small_mode).size;
+        status = ilmap_malloc_estimate(size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count
                      ? assemble_small(t, mode, common, &a, out)
-                     : assemble_indexed(t, mode, common, &a, out);
+                     : assemble_scan(t, mode, common, out);
+    } else {
+        status = assemble_indexed(t, mode, common, &a, out);
+    }
     answers_free(&a);
     return status;
 }

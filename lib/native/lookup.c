@@ -61,8 +61,8 @@ static classes classes_of(const ilmap_native *m, const uint32_t *il, uint32_t co
  * condition, doc/native-to-il.md#scan), 0 when none does.
  */
 
-/* A scanned map: every entry is tested, without a branch, and the first
- * hit picked (the guard bit at count stands for none). */
+/* A scanned map (up to 32 entries): every entry is tested, without a
+ * branch, and the first hit picked. */
 NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
 {
     const uint32_t *start = il + count, *end = start + count;
@@ -72,8 +72,7 @@ NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t 
         uint32_t open = (end[i] == 0) & (il[i] != ILMAP_PROLOG);
         hits |= (uint32_t)((x >= start[i]) & ((x < end[i]) | open)) << i;
     }
-    uint32_t first = NODE_CTZ(hits | 1u << count);
-    return (first + 1) & (0u - (uint32_t)(first < count));
+    return hits ? NODE_CTZ(hits) + 1 : 0;
 }
 
 /* A small map: the answer of x's elementary interval, as many keys as

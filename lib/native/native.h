@@ -48,7 +48,8 @@
  * inside the block in every form (the head, the keys, the IL column's
  * last), read and then ignored, so that no branch is taken on it.
  *
- *   - scan (at most NATIVE_SCAN_MAX entries, no call sites): the columns
+ *   - scan (at most NATIVE_SCAN_MAX entries, no call sites, or a small
+ *     map whose breakpoints would not fit the memory bound): the columns
  *     only; lookups test every entry.
  *   - small (up to NATIVE_SMALL_MAX entries, no call sites): after the
  *     columns, the keys and a uint8_t answer per interval; the head's

@@ -8,6 +8,7 @@
 #define ILMAP_PLATFORM_MEMORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #if defined(_WIN32) || defined(__GLIBC__)
@@ -50,16 +51,22 @@ static inline size_t ilmap_malloc_size(void *p, size_t requested)
 #endif
 }
 
-/* The most ilmap_malloc_size may add to a request of size bytes: glibc
- * rounds a heap chunk up to 16 bytes (8 of them its header) and maps a
- * large one (from 128 KiB by default) in whole pages. */
-static inline size_t ilmap_malloc_slack(size_t size)
+/* At least what ilmap_malloc_size will report for a malloc'd block of
+ * size bytes: on glibc, a heap chunk is the request plus a size_t header
+ * rounded up to 16 bytes (at least four size_t), less the header; a
+ * large block (from 128 KiB by default) may be mapped in whole pages. */
+static inline size_t ilmap_malloc_estimate(size_t size)
 {
 #if defined(__GLIBC__)
-    return size < 128u * 1024u ? 15u : 4095u;
+    size_t header = sizeof(size_t), chunk;
+    if (size >= 128u * 1024u)
+        return size > SIZE_MAX - 4095u ? SIZE_MAX : size + 4095u;
+    chunk = (size + header + 15u) & ~(size_t)15u;
+    if (chunk < 4 * header)
+        chunk = 4 * header;
+    return chunk - header;
 #else
-    (void)size;
-    return 0;
+    return size;
 #endif
 }
 
