@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "best-search.h"
 #include "ilmap.h"
 
 #define JSON_EXAMPLE "{\"op\": \"old_to_new\", \"n\": 4096, \"impl\": \"ilmap\", \"ns\": 3.21}"
@@ -104,6 +105,9 @@ typedef struct dataset {
     uint32_t *old_queries;    /* RANDOM_QUERIES, over [0, last old + slack) */
     uint32_t *new_queries;    /* RANDOM_QUERIES, over [0, last new + slack) */
     uint32_t *sorted_queries; /* SORTED_QUERIES old offsets, ascending */
+    uint32_t *chunked_queries; /* SORTED_QUERIES old offsets, ascending in runs of n */
+    uint32_t *old_keys, *new_values; /* the map's columns, for best-search.h */
+    best_keys best;                  /* over old_keys */
 } dataset;
 
 static void *xmalloc(size_t size)
@@ -175,6 +179,23 @@ static void dataset_init(dataset *ds, size_t n)
     ds->new_queries = make_queries(RANDOM_QUERIES, new_bound, &rng);
     ds->sorted_queries = make_queries(SORTED_QUERIES, old_bound, &rng);
     qsort(ds->sorted_queries, SORTED_QUERIES, sizeof *ds->sorted_queries, compare_u32);
+    /* A method's samples: batches of n queries (about one per key), each
+     * sorted, SORTED_QUERIES in all. */
+    ds->chunked_queries = make_queries(SORTED_QUERIES, old_bound, &rng);
+    for (size_t at = 0; at < SORTED_QUERIES; at += n) {
+        size_t len = SORTED_QUERIES - at < n ? SORTED_QUERIES - at : n;
+        qsort(ds->chunked_queries + at, len, sizeof *ds->chunked_queries, compare_u32);
+    }
+    ds->old_keys = xmalloc(n * sizeof *ds->old_keys);
+    ds->new_values = xmalloc(n * sizeof *ds->new_values);
+    for (size_t i = 0; i < n; i++) {
+        ds->old_keys[i] = ds->entries[i].old_offset;
+        ds->new_values[i] = ds->entries[i].new_offset;
+    }
+    if (!best_init(&ds->best, ds->old_keys, (uint32_t)n)) {
+        fprintf(stderr, "bench-lookup: out of memory (best-search.h, n = %zu)\n", n);
+        exit(1);
+    }
 }
 
 static void dataset_free(dataset *ds)
@@ -184,6 +205,10 @@ static void dataset_free(dataset *ds)
     free(ds->old_queries);
     free(ds->new_queries);
     free(ds->sorted_queries);
+    free(ds->chunked_queries);
+    free(ds->old_keys);
+    free(ds->new_values);
+    best_free(&ds->best);
 }
 
 /* ------------------------------------------------------------------ */
@@ -252,6 +277,8 @@ typedef struct lookup_job {
     size_t n;
     const uint32_t *queries;
     size_t nqueries;
+    const best_keys *best;  /* old_to_new's keys, for best-search.h */
+    const uint32_t *values; /* new offsets by rank - 1 */
 } lookup_job;
 
 static inline uint32_t ilmap_o2n(const lookup_job *j, uint32_t x)
@@ -284,6 +311,25 @@ static inline uint32_t bsearch_n2o(const lookup_job *j, uint32_t x)
     return bsearch_translate(j->entries, j->n, x, 1);
 }
 
+/* best-search.h's techniques as old_to_new lookups: the same special
+ * cases as the baselines above, then the value of the rank-th key. */
+#define BEST_LOOKUP(attr, name, rank_of)                                             \
+    attr static inline uint32_t name(const lookup_job *j, uint32_t x)                \
+    {                                                                                \
+        if (x < j->best->keys[0] || x == ILMAP_PROLOG)                               \
+            return ILMAP_PROLOG;                                                     \
+        if (x == ILMAP_EPILOG || x == ILMAP_NO_MAPPING)                              \
+            return x;                                                                \
+        return j->values[rank_of(j->best, x) - 1u];                                  \
+    }
+
+BEST_LOOKUP(, branchless_o2n, best_branchless)
+BEST_LOOKUP(, eytzinger_o2n, best_eytzinger)
+#ifdef BEST_X86
+BEST_LOOKUP(BEST_AVX2, stree_o2n, best_stree)
+BEST_LOOKUP(BEST_AVX2, count_o2n, best_count)
+#endif
+
 /*
  * One runner per (implementation, direction), stamped out so that each
  * baseline is inlined into its own loop with a constant direction, as a
@@ -294,8 +340,9 @@ static inline uint32_t bsearch_n2o(const lookup_job *j, uint32_t x)
  * are queries goes round the queries again; a run of fewer (the linear
  * scan at large n) uses the first ones, which are as random as the rest.
  */
-#define LOOKUP_RUNNER(name, lookup)                                               \
-    static uint64_t name(void *arg, uint64_t units)                               \
+#define LOOKUP_RUNNER(name, lookup) LOOKUP_RUNNER_WITH(, name, lookup)
+#define LOOKUP_RUNNER_WITH(attr, name, lookup)                                    \
+    attr static uint64_t name(void *arg, uint64_t units)                          \
     {                                                                             \
         const lookup_job job = *(const lookup_job *)arg;                          \
         uint64_t sum = 0;                                                         \
@@ -317,6 +364,72 @@ LOOKUP_RUNNER(run_linear_o2n, linear_o2n)
 LOOKUP_RUNNER(run_linear_n2o, linear_n2o)
 LOOKUP_RUNNER(run_bsearch_o2n, bsearch_o2n)
 LOOKUP_RUNNER(run_bsearch_n2o, bsearch_n2o)
+LOOKUP_RUNNER(run_branchless_o2n, branchless_o2n)
+LOOKUP_RUNNER(run_eytzinger_o2n, eytzinger_o2n)
+#ifdef BEST_X86
+LOOKUP_RUNNER_WITH(BEST_AVX2, run_stree_o2n, stree_o2n)
+LOOKUP_RUNNER_WITH(BEST_AVX2, run_count_o2n, count_o2n)
+#endif
+
+/* Ascending queries through a merge technique, restarting at rank 0 at
+ * every run of `run` queries (one batch of all of them, or batches of n). */
+typedef struct merge_job {
+    const best_keys *best;
+    const uint32_t *values;
+    const uint32_t *in;
+    size_t count, run;
+    const ilmap *map; /* for the ilmap rows */
+    uint32_t *out;
+} merge_job;
+
+#define MERGE_RUNNER(attr, name, step)                                             \
+    attr static uint64_t name(void *arg, uint64_t units)                           \
+    {                                                                              \
+        const merge_job job = *(const merge_job *)arg;                             \
+        uint64_t sum = 0;                                                          \
+        uint64_t start = bench_now_ns();                                           \
+        for (uint64_t u = 0; u < units; u++) {                                     \
+            for (size_t at = 0; at < job.count; at += job.run) {                   \
+                size_t end = job.count - at < job.run ? job.count : at + job.run;  \
+                uint32_t r = 0;                                                    \
+                for (size_t i = at; i < end; i++) {                                \
+                    uint32_t x = job.in[i];                                        \
+                    if (x < job.best->keys[0] || x >= ILMAP_EPILOG) {              \
+                        sum += x < job.best->keys[0] || x == ILMAP_PROLOG          \
+                                   ? ILMAP_PROLOG                                  \
+                                   : x;                                            \
+                        continue;                                                  \
+                    }                                                              \
+                    r = step(job.best, x, r);                                      \
+                    sum += job.values[r - 1u];                                     \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+        uint64_t elapsed = bench_now_ns() - start;                                 \
+        bench_sink += sum;                                                         \
+        return elapsed;                                                            \
+    }
+
+MERGE_RUNNER(, run_merge, best_merge)
+MERGE_RUNNER(, run_gallop, best_gallop)
+#ifdef BEST_X86
+MERGE_RUNNER(BEST_AVX2, run_merge_avx2, best_merge_avx2)
+#endif
+
+/* The same runs through ilmap_old_to_new_batch, one call per run. */
+static uint64_t run_batch_runs(void *arg, uint64_t units)
+{
+    const merge_job *job = arg;
+    uint64_t start = bench_now_ns();
+
+    for (uint64_t u = 0; u < units; u++)
+        for (size_t at = 0; at < job->count; at += job->run)
+            ilmap_old_to_new_batch(job->map, job->in + at, job->out + at,
+                                   job->count - at < job->run ? job->count - at : job->run);
+    uint64_t elapsed = bench_now_ns() - start;
+    bench_sink += job->out[job->count - 1];
+    return elapsed;
+}
 
 /* One unit: one batch call over all n queries. */
 typedef struct batch_job {
@@ -426,6 +539,58 @@ static int check_batch(const dataset *ds, const uint32_t *in, size_t count)
     return ok;
 }
 
+/* A best-search.h technique against ilmap on the queries it is timed on
+ * (merges: the sums over the sorted runs, which any wrong answer changes
+ * unless errors cancel out, and every single answer of the first run). */
+static int check_best(const dataset *ds)
+{
+    lookup_job j = { ds->map, ds->entries, ds->n, ds->old_queries, RANDOM_QUERIES, &ds->best,
+                     ds->new_values };
+    int avx2 = best_has_avx2();
+    for (size_t i = 0; i < RANDOM_QUERIES; i++) {
+        uint32_t x = ds->old_queries[i], want = ilmap_old_to_new(ds->map, x);
+        int ok = branchless_o2n(&j, x) == want && eytzinger_o2n(&j, x) == want;
+#ifdef BEST_X86
+        if (avx2)
+            ok = ok && stree_o2n(&j, x) == want && (ds->n > 4096 || count_o2n(&j, x) == want);
+#endif
+        if (!ok) {
+            fprintf(stderr, "bench-lookup: n = %zu, old_to_new(%u): a best-search.h technique "
+                            "differs from ilmap (%u)\n", ds->n, x, want);
+            return 0;
+        }
+    }
+    const uint32_t *runs[2] = { ds->sorted_queries, ds->chunked_queries };
+    for (int k = 0; k < 2; k++) {
+        size_t run = k == 0 ? SORTED_QUERIES : ds->n;
+        uint32_t r[3] = { 0, 0, 0 };
+        for (size_t i = 0; i < SORTED_QUERIES; i++) {
+            uint32_t x = runs[k][i];
+            if (i % run == 0)
+                r[0] = r[1] = r[2] = 0;
+            if (x < ds->best.keys[0])
+                continue;
+            uint32_t want = ilmap_old_to_new(ds->map, x);
+            r[0] = best_merge(&ds->best, x, r[0]);
+            r[1] = best_gallop(&ds->best, x, r[1]);
+            int ok = ds->new_values[r[0] - 1u] == want && ds->new_values[r[1] - 1u] == want;
+#ifdef BEST_X86
+            if (avx2) {
+                r[2] = best_merge_avx2(&ds->best, x, r[2]);
+                ok = ok && ds->new_values[r[2] - 1u] == want;
+            }
+#endif
+            if (!ok) {
+                fprintf(stderr, "bench-lookup: n = %zu, sorted query %zu (%u): a merge differs "
+                                "from ilmap (%u)\n", ds->n, i, x, want);
+                return 0;
+            }
+        }
+    }
+    (void)avx2;
+    return 1;
+}
+
 /* All three implementations agree on every benchmark query (the linear
  * scan on as many as LINEAR_CHECK_WORK allows), the special values and
  * the map's edges, and the batch agrees with single lookups. */
@@ -449,7 +614,7 @@ static int check_dataset(const dataset *ds)
                 return 0;
     }
     return check_batch(ds, ds->sorted_queries, SORTED_QUERIES) &&
-           check_batch(ds, ds->old_queries, RANDOM_QUERIES);
+           check_batch(ds, ds->old_queries, RANDOM_QUERIES) && check_best(ds);
 }
 
 /* ------------------------------------------------------------------ */
@@ -491,7 +656,7 @@ static void measure_call_overhead(const bench_options *opt)
 {
     prng rng = prng_init(1);
     uint32_t *queries = make_queries(RANDOM_QUERIES, 1u << 20, &rng);
-    lookup_job job = { NULL, NULL, 0, queries, RANDOM_QUERIES };
+    lookup_job job = { NULL, NULL, 0, queries, RANDOM_QUERIES, NULL, NULL };
     double ns = bench_measure_one(run_ilmap_o2n, &job, &opt->budget);
 
     free(queries);
@@ -517,7 +682,8 @@ static void lookup_row(const bench_options *opt, tally *t, const dataset *ds,
                        const direction_runners *d)
 {
     lookup_job job = { ds->map, ds->entries, ds->n,
-                       d->by_new ? ds->new_queries : ds->old_queries, RANDOM_QUERIES };
+                       d->by_new ? ds->new_queries : ds->old_queries, RANDOM_QUERIES,
+                       &ds->best, ds->new_values };
     bench_case cases[] = {
         { d->ilmap, &job, 0, 0.0 },
         { d->linear, &job, 0, 0.0 },
@@ -583,29 +749,6 @@ static void sorted_batch_row(const bench_options *opt, tally *t, const dataset *
            readsum_ns, ratio, mark);
 }
 
-/* The single lookups are timed again beside the batch rather than taken
- * from the lookup table, so that both see the same machine conditions;
- * JSON already has them under "old_to_new". */
-static void random_batch_row(const bench_options *opt, const dataset *ds, uint32_t *out)
-{
-    batch_job batch = { ds->map, ds->old_queries, out, RANDOM_QUERIES };
-    lookup_job single = { ds->map, ds->entries, ds->n, ds->old_queries, RANDOM_QUERIES };
-    bench_case cases[] = {
-        { run_batch, &batch, 0, 0.0 },
-        { run_ilmap_o2n, &single, 0, 0.0 },
-    };
-
-    bench_measure(cases, 2, &opt->budget);
-    double batch_ns = cases[0].ns / RANDOM_QUERIES;
-    double single_ns = cases[1].ns;
-    if (opt->json) {
-        emit_json("old_to_new_batch_random", ds->n, "ilmap", batch_ns);
-        return;
-    }
-    printf("%-23s %8zu %12.3f %12.3f %13.2fx\n", "old_to_new_batch_random", ds->n, batch_ns,
-           single_ns, batch_ns / single_ns);
-}
-
 static void section_batch(const bench_options *opt, tally *t, const dataset *all)
 {
     uint32_t *out = xmalloc(SORTED_QUERIES * sizeof *out);
@@ -618,13 +761,178 @@ static void section_batch(const bench_options *opt, tally *t, const dataset *all
                "ilmap_batch", "readsum", "batch/readsum");
     for (size_t s = 0; s < NSIZES; s++)
         sorted_batch_row(opt, t, &all[s], out);
+    /* Random batches against single lookups: section_best(). */
+    free(out);
+}
+
+/* ---- Against the best known techniques (issue 15) ---------------------- */
+
+#define TARGET_BATCH_VS_BEST 1.3     /* ilmap batch ns / best technique ns, at most */
+#define TARGET_BATCH_VS_SINGLE 1.5   /* ilmap single ns / ilmap batch ns, at least */
+#define TARGET_BATCH_VS_SINGLE_MIN_N 65536u
+
+/* bench_measure() over the cases that have a run (the others, the AVX2
+ * techniques on a CPU without it, keep ns 0), in one go. */
+#define MAX_ROW_CASES 8
+static void measure_present(bench_case *c, size_t n, const bench_options *opt)
+{
+    bench_case present[MAX_ROW_CASES];
+    size_t at[MAX_ROW_CASES], np = 0;
+    for (size_t i = 0; i < n && i < MAX_ROW_CASES; i++)
+        if (c[i].run) {
+            at[np] = i;
+            present[np++] = c[i];
+        }
+    bench_measure(present, (int)np, &opt->budget);
+    for (size_t k = 0; k < np; k++)
+        c[at[k]].ns = present[k].ns;
+}
+
+/* The fastest of a row's measured cases (ns > 0); its index. */
+static size_t fastest(const bench_case *c, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (c[i].ns > 0.0 && (c[best].ns <= 0.0 || c[i].ns < c[best].ns))
+            best = i;
+    return best;
+}
+
+static void best_random_row(const bench_options *opt, tally *t, const dataset *ds, uint32_t *out)
+{
+    static const char *const names[] = { "bsearch", "branchless", "eytzinger", "stree", "count" };
+    lookup_job job = { ds->map, ds->entries, ds->n, ds->old_queries, RANDOM_QUERIES, &ds->best,
+                       ds->new_values };
+    batch_job batch = { ds->map, ds->old_queries, out, RANDOM_QUERIES };
+    int avx2 = best_has_avx2();
+    bench_case c[7] = {
+        { run_bsearch_o2n, &job, 0, 0.0 },   { run_branchless_o2n, &job, 0, 0.0 },
+        { run_eytzinger_o2n, &job, 0, 0.0 }, { NULL, &job, 0, 0.0 },
+        { NULL, &job, 0, 0.0 },              { run_ilmap_o2n, &job, 0, 0.0 },
+        { run_batch, &batch, 0, 0.0 },
+    };
+#ifdef BEST_X86
+    if (avx2) {
+        c[3].run = run_stree_o2n;
+        if (ds->n <= 4096) /* O(n) per lookup: only where it can win */
+            c[4].run = run_count_o2n;
+    }
+#endif
+    (void)avx2;
+    measure_present(c, 7, opt);
+    c[6].ns /= RANDOM_QUERIES;
+
+    size_t b = fastest(c, 5);
+    double single = c[5].ns, batch_ns = c[6].ns;
+    if (opt->json) {
+        for (size_t i = 0; i < 5; i++)
+            if (c[i].run)
+                emit_json("old_to_new_random", ds->n, names[i], c[i].ns);
+        emit_json("old_to_new_random", ds->n, "ilmap", single);
+        emit_json("old_to_new_random", ds->n, "ilmap_batch", batch_ns);
+        return;
+    }
+    double vs_best = batch_ns / c[b].ns, vs_single = single / batch_ns;
+    const char *m1 = verdict(t, 1, vs_best <= TARGET_BATCH_VS_BEST,
+                             "random batch n=%zu: %.2fx the best single (%s)", ds->n, vs_best,
+                             names[b]);
+    const char *m2 = verdict(t, ds->n >= TARGET_BATCH_VS_SINGLE_MIN_N,
+                             vs_single >= TARGET_BATCH_VS_SINGLE,
+                             "random batch n=%zu: only %.2fx faster than ilmap single", ds->n,
+                             vs_single);
+    printf("%8zu", ds->n);
+    for (size_t i = 0; i < 5; i++) {
+        if (c[i].run)
+            printf(" %10.2f", c[i].ns);
+        else
+            printf(" %10s", "n/a");
+    }
+    printf(" %10s %8.2f %8.2f %7.2fx %-4s %7.2fx %s\n", names[b], single, batch_ns, vs_best, m1,
+           vs_single, m2);
+}
+
+static void best_sorted_row(const bench_options *opt, tally *t, const dataset *ds, uint32_t *out,
+                            int runs_of_n)
+{
+    /* The merges, and the single-lookup techniques on the same queries
+     * (in order, they hit the cache and their branches predict: at one
+     * query per key they are the ones to beat). */
+    static const char *const names[] = { "merge", "gallop", "avx2merge", "branchless", "stree",
+                                         "count" };
+    const uint32_t *in = runs_of_n ? ds->chunked_queries : ds->sorted_queries;
+    merge_job job = { &ds->best, ds->new_values, in, SORTED_QUERIES,
+                      runs_of_n ? ds->n : SORTED_QUERIES, ds->map, out };
+    lookup_job single = { ds->map, ds->entries, ds->n, in, SORTED_QUERIES, &ds->best,
+                          ds->new_values };
+    bench_case c[7] = {
+        { run_merge, &job, 0, 0.0 },           { run_gallop, &job, 0, 0.0 },
+        { NULL, &job, 0, 0.0 },                { run_branchless_o2n, &single, 0, 0.0 },
+        { NULL, &single, 0, 0.0 },             { NULL, &single, 0, 0.0 },
+        { run_batch_runs, &job, 0, 0.0 },
+    };
+#ifdef BEST_X86
+    if (best_has_avx2()) {
+        c[2].run = run_merge_avx2;
+        c[4].run = run_stree_o2n;
+        if (ds->n <= 4096)
+            c[5].run = run_count_o2n;
+    }
+#endif
+    measure_present(c, 7, opt);
+    /* Merges and batches: ns per pass over all queries; singles: per query. */
+    for (size_t i = 0; i < 7; i++)
+        if (c[i].ctx == &job)
+            c[i].ns /= SORTED_QUERIES;
+    double batch_ns = c[6].ns;
+    size_t b = fastest(c, 6);
+    const char *op = runs_of_n ? "old_to_new_sorted_runs" : "old_to_new_sorted";
+    if (opt->json) {
+        for (size_t i = 0; i < 6; i++)
+            if (c[i].run)
+                emit_json(op, ds->n, names[i], c[i].ns);
+        emit_json(op, ds->n, "ilmap_batch", batch_ns);
+        return;
+    }
+    double vs_best = batch_ns / c[b].ns;
+    const char *m = verdict(t, 1, vs_best <= TARGET_BATCH_VS_BEST,
+                            "%s n=%zu: batch %.2fx the best (%s)", op, ds->n, vs_best, names[b]);
+    printf("%8zu", ds->n);
+    for (size_t i = 0; i < 6; i++) {
+        if (c[i].run)
+            printf(" %10.3f", c[i].ns);
+        else
+            printf(" %10s", "n/a");
+    }
+    printf(" %10s %11.3f %7.2fx %s\n", names[b], batch_ns, vs_best, m);
+}
+
+static void section_best(const bench_options *opt, tally *t, const dataset *all)
+{
+    uint32_t *out = xmalloc(SORTED_QUERIES * sizeof *out);
 
     if (!opt->json)
-        printf("\nbatch, ns per query: the %u random queries vs single ilmap lookups (no target)\n"
-               "%-23s %8s %12s %12s %14s\n",
-               RANDOM_QUERIES, "op", "n", "ilmap_batch", "ilmap single", "batch/single");
+        printf("\nold_to_new against the best known techniques (bench/best-search.h), ns per "
+               "query; %u random queries\n"
+               "targets: ilmap batch <= %.1fx the best single technique at every n; "
+               "ilmap single >= %.1fx the batch for n >= %u\n"
+               "%8s %10s %10s %10s %10s %10s %10s %8s %8s %8s %-4s %8s\n",
+               RANDOM_QUERIES, TARGET_BATCH_VS_BEST, TARGET_BATCH_VS_SINGLE,
+               TARGET_BATCH_VS_SINGLE_MIN_N, "n", "bsearch", "branchless", "eytzinger", "stree",
+               "count", "best", "single", "batch", "bat/best", "", "sgl/bat");
     for (size_t s = 0; s < NSIZES; s++)
-        random_batch_row(opt, &all[s], out);
+        best_random_row(opt, t, &all[s], out);
+    for (int runs = 0; runs < 2; runs++) {
+        if (!opt->json)
+            printf("\nsorted queries, %s; ns per query\n"
+                   "target: ilmap batch <= %.1fx the best technique\n"
+                   "%8s %10s %10s %10s %10s %10s %10s %10s %11s %8s\n",
+                   runs ? "in sorted batches of n (a method's samples), one batch call each"
+                        : "one batch of all of them",
+                   TARGET_BATCH_VS_BEST, "n", "merge", "gallop", "avx2merge", "branchless",
+                   "stree", "count", "best", "ilmap batch", "bat/best");
+        for (size_t s = 0; s < NSIZES; s++)
+            best_sorted_row(opt, t, &all[s], out, runs);
+    }
     free(out);
 }
 
@@ -670,6 +978,7 @@ int main(int argc, char **argv)
     section_lookups(&opt, &t, all);
     measure_call_overhead(&opt);
     section_batch(&opt, &t, all);
+    section_best(&opt, &t, all);
     if (!opt.json)
         print_footer(&t, (double)(bench_now_ns() - start) / 1e9);
 

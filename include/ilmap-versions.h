@@ -21,7 +21,10 @@
  *        IL-to-native map;
  *      * which version of each instance is current; revert makes the
  *        original current again, and old versions stay readable because
- *        code may still run in them.
+ *        code may still run in them;
+ *      * removal of what the runtime freed: a body, a ReJIT version, or
+ *        everything of a module at unload, each in one publication
+ *        (doc/rejit.md#removal).
  *
  *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2
  *    (doc/function-ids.md#mapper): a thread-safe, idempotent FunctionID ->
@@ -97,6 +100,30 @@ typedef struct ilmap_code_range {
 #define ILMAP_STORE_MAX_RANGES 8u
 
 /**
+ * Flag for ilmap_store_create(): writers fence for the readers.
+ *
+ * A read announces itself and then loads the current snapshot; the store
+ * needs those two ordered as the writers see them (doc/rejit.md#store-reads).
+ * By default each read does it with a full fence of its own (~10 ns on
+ * x86-64, a fifth of a cold lookup). With this flag a read announces with
+ * a plain store, and the writer's reclamation instead makes every running
+ * thread of the process execute a full fence (Linux membarrier(2),
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED: an inter-processor interrupt to each
+ * CPU running one of the process's threads, a few microseconds), at most
+ * once per 32 publications (reclamation waits for that many batches, or
+ * ilmap_store_reclaim()). The trade: cheaper reads, costlier writes, and
+ * brief interrupts of the application's threads while writers publish.
+ * Worth it where reads far outnumber writes (a symbolizer, a sampler at a
+ * high rate over a warmed-up process); not while a JIT is installing
+ * thousands of bodies a second into a latency-sensitive application.
+ * Where the OS has no such fence (other systems, an old kernel, a seccomp
+ * filter) the flag changes nothing; ilmap_store_stats.writer_fence says
+ * whether it is in effect. The first store created with it registers the
+ * process with membarrier (once; harmless to other users of membarrier).
+ */
+#define ILMAP_STORE_WRITER_FENCE (1u << 0)
+
+/**
  * Creates an empty store.
  *
  * @param max_readers reader slots (threads that may read at once, counted
@@ -104,7 +131,7 @@ typedef struct ilmap_code_range {
  *        ILMAP_STORE_MAX_READERS. Fixed for the store's life, so that
  *        registering never allocates; each slot costs 64 bytes and one
  *        step of every reclamation scan.
- * @param flags 0 (no flags are defined yet).
+ * @param flags 0 or ILMAP_STORE_WRITER_FENCE.
  * @param out receives the store, or NULL on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, max_readers too large,
  *         unknown flag); ILMAP_E_NOMEM (also when the mutex cannot be
@@ -274,7 +301,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_revert(ilmap_store *store, ilmap_module_id
  *         ranges NULL, nranges 0 or above ILMAP_STORE_MAX_RANGES, unknown
  *         flag); ILMAP_E_BAD_RANGE (a range of size 0, or one that wraps
  *         around the address space); ILMAP_E_LIMIT (total size above
- *         0xFFFFFFFF: native offsets are 32-bit); ILMAP_E_CODE_SIZE (the
+ *         0xFFFFFFFF: native offsets are 32-bit; or 65,535 ranges of the
+ *         store already start in one of the 64 KiB-aligned blocks of
+ *         addresses this body's ranges touch); ILMAP_E_CODE_SIZE (the
  *         map's code size differs from the total); ILMAP_E_OVERLAP (a
  *         range overlaps another of this body or of a body in the store:
  *         remove the old one first, see ilmap_store_remove_body());
@@ -294,6 +323,58 @@ ILMAP_EXPORT ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_functio
  *         (no body starts there); ILMAP_E_NOMEM.
  */
 ILMAP_EXPORT ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start);
+
+/** What a removal took out (counts): ilmap_store_remove_module(),
+ *  ilmap_store_remove_version(). All 0 when nothing was removed or the
+ *  call failed. */
+typedef struct ilmap_store_removed {
+    size_t il_maps;    /**< IL-level maps, one per (module, methodDef) that had one */
+    size_t functions;  /**< function instances (FunctionIDs) */
+    size_t versions;   /**< ReJIT versions (ReJITID not 0); original versions leave
+                            with their function and are not counted */
+    size_t bodies;     /**< native bodies */
+} ilmap_store_removed;
+
+/**
+ * Removes everything the store holds for a module, for
+ * ModuleUnloadStarted (doc/rejit.md#removal): the IL-level maps of its
+ * methods (ilmap_store_set_il_map()), every function instance registered
+ * in it (ilmap_store_add_function()), all their versions, the original
+ * included, and all their native bodies, whose addresses can then be
+ * attached again. One publication: a read sees the module whole or not at
+ * all. Reads that began before keep seeing all of it, maps and bodies
+ * included, until they end; the maps are freed once no read can see them
+ * (see ilmap_store_reader_begin()). A module the store knows nothing about
+ * is ILMAP_OK with zero counts, and publishes nothing.
+ *
+ * @param module ModuleID, not 0.
+ * @param removed optional; receives what was removed (zeroed on failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, module 0);
+ *         ILMAP_E_NOMEM (nothing changed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
+                                                    ilmap_store_removed *removed);
+
+/**
+ * Removes one ReJIT version of a function instance (doc/rejit.md#removal):
+ * its IL map (ilmap_store_add_version()) and all its native bodies, whose
+ * addresses can then be attached again. If it was the instance's current
+ * version, the original (ReJITID 0) becomes current in the same
+ * publication. Reads that began before keep seeing the version until they
+ * end, as for ilmap_store_remove_module(). The original version cannot be
+ * removed alone: it leaves with its module.
+ *
+ * @param rejit_id not 0.
+ * @param removed optional; receives what was removed: versions 1 and the
+ *        bodies (zeroed on failure).
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (store NULL, function_id 0,
+ *         rejit_id 0); ILMAP_E_NOT_FOUND (unknown function or version);
+ *         ILMAP_E_NOMEM (nothing changed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_remove_version(ilmap_store *store,
+                                                     ilmap_function_id function_id,
+                                                     ilmap_rejit_id rejit_id,
+                                                     ilmap_store_removed *removed);
 
 /**
  * Frees now whatever no read can still see (every writer does this after
@@ -316,6 +397,9 @@ typedef struct ilmap_store_stats {
     size_t versions;      /**< versions, the original ones included */
     size_t bodies;        /**< native bodies */
     size_t il_maps;       /**< (module, methodDef) with an IL-level map */
+    /** 1 when ILMAP_STORE_WRITER_FENCE is in effect (asked for, and the
+     *  OS has the process-wide fence), else 0. */
+    uint32_t writer_fence;
 } ilmap_store_stats;
 
 /**
@@ -429,9 +513,12 @@ typedef struct ilmap_store_location {
 
 /**
  * An instruction pointer -> function, version, body, IL offset, original
- * IL offset: the body whose ranges hold address (a binary search over
- * every body's ranges), then ilmap_native_to_il() on its native map at
- * the native offset, then ilmap_new_to_old() through its captured IL map.
+ * IL offset: the body whose ranges hold address, then ilmap_native_to_il()
+ * on its native map at the native offset, then ilmap_new_to_old() through
+ * its captured IL map (doc/rejit.md#store-lookup). The store answers all
+ * of it from structures built when the body was attached: an address
+ * index (a radix tree over 64 KiB pages) and the body's composed answers,
+ * so a lookup costs a few dependent loads whatever the number of bodies.
  * Bodies of old and reverted versions answer too; whether rejit_id is the
  * current version is ilmap_store_snapshot_get_function()'s answer (left
  * out here: it costs a second search, and a sampler rarely needs it).

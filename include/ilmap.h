@@ -116,10 +116,13 @@ typedef enum ilmap_status {
      *  duplicates original IL, or is malformed itself (ilmap-il.h). */
     ILMAP_E_EDIT = 14,
     /** A result would exceed a format's limit: code size, max stack, EH
-     *  section size, 32-bit offsets (ilmap-il.h, ilmap-serial.h). */
+     *  section size, 32-bit offsets (ilmap-il.h, ilmap-serial.h); a
+     *  signature nested deeper than ILMAP_SIG_MAX_DEPTH (ilmap-sig.h). */
     ILMAP_E_LIMIT = 15,
     /** Serialized data was refused; the ilmap_serial_error says why
-     *  (ilmap-serial.h). */
+     *  (ilmap-serial.h). Also a malformed metadata signature, or a
+     *  field's metadata claiming two static kinds; the ilmap_sig_defect
+     *  says why (ilmap-sig.h). */
     ILMAP_E_FORMAT = 16,
     /** The key is taken already: a version or FunctionID registered
      *  before, differently (ilmap-versions.h). */

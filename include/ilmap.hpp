@@ -72,6 +72,7 @@
 #include "ilmap-algebra.h"
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
+#include "ilmap-sig.h"
 
 namespace ilmap_cpp {
 
@@ -700,6 +701,7 @@ private:
 inline void free_rewrite(::ilmap_rewrite *r) { ::ilmap_rewrite_free(r); }
 inline void free_store(::ilmap_store *s) { ::ilmap_store_free(s); }
 inline void free_fid_mapper(::ilmap_fid_mapper *m) { ::ilmap_fid_mapper_free(m); }
+inline void free_sig(::ilmap_sig *g) { ::ilmap_sig_free(g); }
 inline void free_reader(::ilmap_store_reader *r)
 {
     if (r)
@@ -1061,6 +1063,76 @@ public:
 
 private:
     detail::unique_handle<::ilmap_fid_mapper, detail::free_fid_mapper> h_;
+};
+
+/* ---------------------------------------------------------------------
+ * Metadata signatures (ilmap-sig.h, doc/signatures.md)
+ * ------------------------------------------------------------------ */
+
+/** A decoded signature: move-only, immutable; the getters are const. */
+class sig {
+public:
+    sig() noexcept = default;
+    /** ilmap_sig_decode(blob, flags): ILMAP_E_FORMAT / ILMAP_E_LIMIT throw
+     *  with the defect's description and its byte offset as index(). */
+    explicit sig(span<const std::uint8_t> blob, unsigned flags = 0)
+    {
+        ::ilmap_sig *out = nullptr;
+        ::ilmap_sig_defect defect = ILMAP_SIG_DEFECT_NONE;
+        std::size_t where = no_index;
+        status s = ::ilmap_sig_decode(blob.data(), blob.size(), flags, &out, &defect, &where);
+        if (s != ILMAP_OK)
+            throw error(s, "ilmap_sig_decode", where,
+                        defect != ILMAP_SIG_DEFECT_NONE ? ::ilmap_sig_defect_str(defect) : nullptr);
+        h_.reset(out);
+    }
+
+    ::ilmap_sig *get() const noexcept { return h_.get(); }
+    explicit operator bool() const noexcept { return h_.get() != nullptr; }
+    ::ilmap_sig_kind kind() const noexcept { return ::ilmap_sig_get_kind(h_.get()); }
+    std::size_t size() const noexcept { return ::ilmap_sig_get_size(h_.get()); }
+    std::uint32_t node_count() const noexcept { return ::ilmap_sig_get_node_count(h_.get()); }
+
+    /** Signature `index`'s header (0: the blob's; a FNPTR node's number). */
+    ::ilmap_sig_info info(std::uint32_t index = 0) const
+    {
+        ::ilmap_sig_info in{};
+        detail::check(::ilmap_sig_get_info(h_.get(), index, &in), "ilmap_sig_get_info");
+        return in;
+    }
+    /** Item i (parameter, local, type argument) of signature `index`. */
+    std::uint32_t item(std::uint32_t index, std::uint32_t i) const
+    {
+        std::uint32_t n = ILMAP_SIG_NO_NODE;
+        detail::check(::ilmap_sig_get_item(h_.get(), index, i, &n), "ilmap_sig_get_item");
+        return n;
+    }
+    ::ilmap_sig_node node(std::uint32_t index) const
+    {
+        ::ilmap_sig_node n{};
+        detail::check(::ilmap_sig_get_node(h_.get(), index, &n), "ilmap_sig_get_node");
+        return n;
+    }
+    /** ilmap_sig_encode(): the bytes again. */
+    std::vector<std::uint8_t> encode() const
+    {
+        return detail::copy_out<std::uint8_t>("ilmap_sig_encode",
+            [this](std::size_t cap, std::size_t *total, std::uint8_t *out) {
+                return ::ilmap_sig_encode(h_.get(), cap, total, out);
+            });
+    }
+    /** ilmap_sig_classify(): `this`, the parameters, the return value. */
+    std::vector<::ilmap_sig_slot> classify(const ::ilmap_sig_generics *generics = nullptr,
+                                           unsigned flags = 0) const
+    {
+        return detail::copy_out<::ilmap_sig_slot>("ilmap_sig_classify",
+            [this, generics, flags](std::size_t cap, std::size_t *total, ::ilmap_sig_slot *out) {
+                return ::ilmap_sig_classify(h_.get(), generics, flags, cap, total, out);
+            });
+    }
+
+private:
+    detail::unique_handle<::ilmap_sig, detail::free_sig> h_;
 };
 
 } // namespace ilmap_cpp

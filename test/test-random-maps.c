@@ -212,6 +212,39 @@ static void check_batches(uint64_t seed, unsigned iteration, const ilmap *map,
         if (scratch[i] != w)
             report(seed, iteration, "new->old sorted batch", e, n, flags, sorted[i], scratch[i], w);
     }
+    /* The orders a batch picks its path by (map_batch.c), each against the
+     * model: descending; sorted runs of 5 to 40 (a method's samples, one
+     * batch of several runs); and sorted with every query four times
+     * (several per key: blocks inside one interval, or across one
+     * boundary). old->new on a copy in place. */
+    static const char *const orders[] = { "descending", "sorted runs", "sorted, repeated" };
+    for (int o = 0; o < 3; o++) {
+        size_t m = 0;
+        if (o == 0) {
+            for (size_t i = 0; i < qs->n; i++)
+                scratch[m++] = sorted[qs->n - 1 - i];
+        } else if (o == 1) {
+            size_t run = 5 + (size_t)(iteration % 36);
+            memcpy(scratch, qs->q, qs->n * sizeof *scratch);
+            for (size_t at = 0; at < qs->n; at += run)
+                qsort(scratch + at, qs->n - at < run ? qs->n - at : run, sizeof *scratch,
+                      compare_u32);
+            m = qs->n;
+        } else {
+            for (size_t i = 0; i < qs->n / 4; i++)
+                for (int r = 0; r < 4; r++)
+                    scratch[m++] = sorted[i];
+        }
+        uint32_t *copy = scratch + qs->cap; /* scratch holds 2 * cap */
+        memcpy(copy, scratch, m * sizeof *copy);
+        ilmap_old_to_new_batch(map, copy, copy, m);
+        for (size_t i = 0; i < m; i++) {
+            uint32_t w = model_in_process(e, n, 0, scratch[i]);
+            test_checks++;
+            if (copy[i] != w)
+                report(seed, iteration, orders[o], e, n, flags, scratch[i], copy[i], w);
+        }
+    }
 }
 
 static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
@@ -239,7 +272,7 @@ static void run_iteration(uint64_t seed, unsigned iteration, long *queries)
     query_set qs = { NULL, 0, 10 + 6 * around + 2 * (around + 16) };
     qs.q = malloc(qs.cap * sizeof *qs.q);
     expectations want = { malloc(qs.cap * 4), malloc(qs.cap * 4), malloc(qs.cap * 4) };
-    uint32_t *scratch = malloc(qs.cap * 4), *sorted = malloc(qs.cap * 4);
+    uint32_t *scratch = malloc(qs.cap * 8), *sorted = malloc(qs.cap * 4);
     if (!e || !qs.q || !want.o2n || !want.n2o || !want.dac || !scratch || !sorted)
         exit(TEST_EXIT_SETUP_FAILURE);
 
@@ -294,11 +327,8 @@ int main(int argc, char **argv)
     uint64_t seed = test_seed(argc, argv, 0x1A3A9D11ull);
     unsigned first = 0, iterations = 1500;
     long queries = 0;
-    /* ILMAP_TEST_ITERATIONS: fewer iterations of the same seed (meson
-     * sets it for cross builds, which run under qemu). */
-    const char *limit = getenv("ILMAP_TEST_ITERATIONS");
-    if (limit && strtoul(limit, NULL, 0) > 0 && strtoul(limit, NULL, 0) < iterations)
-        iterations = (unsigned)strtoul(limit, NULL, 0);
+    /* Fewer iterations of the same seed under an emulator (test.h). */
+    iterations = (unsigned)test_iterations(iterations);
 
     if (argc > 2) { /* replay one iteration */
         first = (unsigned)strtoul(argv[2], NULL, 0);

@@ -1,7 +1,8 @@
 /*
  * The version store under threads: writers racing installs, ReJIT
- * versions, reverts, map replacements and body removals; readers racing
- * lookups; a signal handler reading on the slot of the thread it
+ * versions, reverts, map replacements, body, version and module removals;
+ * readers racing lookups; a module loaded and unloaded over and over while
+ * readers look up in it and in a stable one (run_unload); a signal handler reading on the slot of the thread it
  * interrupted (on Windows, which has no signals to interrupt a thread
  * with, a sampler that suspends the thread and reads on its slot: see
  * run_signals). Every answer a reader got is checked, after the run,
@@ -50,6 +51,22 @@
 #define SPLIT 0x80u         /* the native maps' second entry starts here */
 #define GAP 0x400u          /* hot + GAP is never code */
 #define OBS_CAP 60000
+
+
+/* Flags for the stores the scenarios create (main runs them twice). */
+static unsigned store_flags;
+
+static int writer_fence_works(void)
+{
+    ilmap_store *s;
+    ilmap_store_stats st;
+    int works = 0;
+    if (ilmap_store_create(1, ILMAP_STORE_WRITER_FENCE, &s) == ILMAP_OK) {
+        works = ilmap_store_get_stats(s, &st) == ILMAP_OK && st.writer_fence == 1;
+        ilmap_store_free(s);
+    }
+    return works;
+}
 
 static ilmap_function_id fid_of(int w, int f)
 {
@@ -151,11 +168,10 @@ typedef struct writer {
     uint32_t p;
     int current[FIDS];  /* -1 unregistered */
     int next_rejit[FIDS];
-    int vshift[FIDS][VERSIONS];
-    uint32_t vadded[FIDS][VERSIONS]; /* operation that added it; 0 = not yet */
+    int vshift[FIDS][VERSIONS];      /* -1: not in the store (ReJITIDs above 0) */
     int mshift[METHODS];             /* 0: no map */
     int32_t body[FIDS][SLOTS];
-    history hcur[FIDS], hmeth[METHODS], hbody[FIDS][SLOTS];
+    history hcur[FIDS], hmeth[METHODS], hbody[FIDS][SLOTS], hver[FIDS][VERSIONS];
     long ops, bad;
 } writer;
 
@@ -228,15 +244,101 @@ static void set_current_model(writer *wr, int f, int r)
     }
 }
 
-static int random_version(writer *wr, int f)
+static void set_version_model(writer *wr, int f, int r, int k)
+{
+    if (wr->vshift[f][r] != k) {
+        wr->vshift[f][r] = k;
+        hist_push(&wr->hver[f][r], wr->p, k);
+    }
+}
+
+static void set_body_model(writer *wr, int f, int b, int32_t v)
+{
+    if (wr->body[f][b] != v) {
+        wr->body[f][b] = v;
+        hist_push(&wr->hbody[f][b], wr->p, v);
+    }
+}
+
+/* A version in the store; ReJIT versions only when rejit_only (0 when
+ * there is none). */
+static int random_version(writer *wr, int f, int rejit_only)
 {
     int n = 0, pick[VERSIONS];
 
-    for (int r = 0; r < VERSIONS; r++) {
-        if (r == 0 || wr->vadded[f][r])
+    for (int r = rejit_only ? 1 : 0; r < VERSIONS; r++) {
+        if (r == 0 || wr->vshift[f][r] >= 0)
             pick[n++] = r;
     }
-    return pick[prng_below(&wr->rng, (uint32_t)n)];
+    return n ? pick[prng_below(&wr->rng, (uint32_t)n)] : 0;
+}
+
+#define WANT_REMOVED(who, got, i, f, v, b)                                                     \
+    do {                                                                                       \
+        if ((got).il_maps != (size_t)(i) || (got).functions != (size_t)(f) ||                 \
+            (got).versions != (size_t)(v) || (got).bodies != (size_t)(b)) {                    \
+            (who)->bad++;                                                                      \
+            fprintf(stderr, "writer %d op %u: removed %zu %zu %zu %zu, want %d %d %d %d\n",     \
+                    (who)->w, (who)->p, (got).il_maps, (got).functions, (got).versions,        \
+                    (got).bodies, (int)(i), (int)(f), (int)(v), (int)(b));                     \
+        }                                                                                      \
+    } while (0)
+
+/* ilmap_store_remove_version() of a random ReJIT version of f, or of one
+ * never added (NOT_FOUND). */
+static void remove_version_op(writer *wr, int f)
+{
+    ilmap_store_removed got;
+    int r = random_version(wr, f, 1);
+
+    if (r == 0) {
+        WANT(wr, ilmap_store_remove_version(wr->s, fid_of(wr->w, f), 1, &got), ILMAP_E_NOT_FOUND);
+        WANT_REMOVED(wr, got, 0, 0, 0, 0);
+        return;
+    }
+    WANT(wr, ilmap_store_remove_version(wr->s, fid_of(wr->w, f), (ilmap_rejit_id)r, &got),
+         ILMAP_OK);
+    int bodies = 0;
+    for (int b = 0; b < SLOTS; b++) {
+        if (wr->body[f][b] >= 0 && BODY_R(wr->body[f][b]) == r) {
+            set_body_model(wr, f, b, -1);
+            bodies++;
+        }
+    }
+    WANT_REMOVED(wr, got, 0, 0, 1, bodies);
+    set_version_model(wr, f, r, -1);
+    if (wr->current[f] == r)
+        set_current_model(wr, f, 0);
+}
+
+/* ilmap_store_remove_module() of the writer's module: all its keys. */
+static void remove_module_op(writer *wr)
+{
+    ilmap_store_removed got;
+    int maps = 0, functions = 0, versions = 0, bodies = 0;
+
+    WANT(wr, ilmap_store_remove_module(wr->s, module_of(wr->w), &got), ILMAP_OK);
+    for (int m = 0; m < METHODS; m++) {
+        if (wr->mshift[m] != 0) {
+            wr->mshift[m] = 0;
+            hist_push(&wr->hmeth[m], wr->p, 0);
+            maps++;
+        }
+    }
+    for (int f = 0; f < FIDS; f++) {
+        functions += wr->current[f] >= 0;
+        set_current_model(wr, f, -1);
+        wr->next_rejit[f] = 2;
+        for (int r = 1; r < VERSIONS; r++) {
+            versions += wr->vshift[f][r] >= 0;
+            set_version_model(wr, f, r, -1);
+        }
+        for (int b = 0; b < SLOTS; b++) {
+            bodies += wr->body[f][b] >= 0;
+            set_body_model(wr, f, b, -1);
+        }
+    }
+    WANT_REMOVED(wr, got, maps, functions, versions, bodies);
 }
 
 static void writer_op(writer *wr)
@@ -257,12 +359,11 @@ static void writer_op(writer *wr)
         WANT(wr, ilmap_store_add_version(wr->s, fid, (ilmap_rejit_id)r, k ? shift_map(k) : NULL,
                                          flags),
              ILMAP_OK);
-        wr->vshift[f][r] = k;
-        wr->vadded[f][r] = wr->p;
+        set_version_model(wr, f, r, k);
         if (flags)
             set_current_model(wr, f, r);
     } else if (dice < 25) {
-        int r = random_version(wr, f);
+        int r = random_version(wr, f, 0);
         WANT(wr, ilmap_store_set_current(wr->s, fid, (ilmap_rejit_id)r), ILMAP_OK);
         set_current_model(wr, f, r);
     } else if (dice < 32) {
@@ -294,9 +395,9 @@ static void writer_op(writer *wr)
             wr->mshift[m] = k;
             hist_push(&wr->hmeth[m], wr->p, k);
         }
-    } else if (dice < 75) {
+    } else if (dice < 72) {
         int b = (int)prng_below(&wr->rng, SLOTS);
-        int r = random_version(wr, f);
+        int r = random_version(wr, f, 0);
         int cold = (int)prng_below(&wr->rng, 2);
         uint32_t size = HOT + (cold ? COLD : 0);
         const ilmap_code_range ranges[] = { { hot_of(w, f, b), HOT }, { cold_of(w, f, b), COLD } };
@@ -312,18 +413,20 @@ static void writer_op(writer *wr)
                                           (size_t)(1 + cold), native, 0),
                  ILMAP_OK);
             int k = r == 0 ? wr->mshift[f / 2] : wr->vshift[f][r];
-            wr->body[f][b] = BODY(r, k, cold);
-            hist_push(&wr->hbody[f][b], wr->p, wr->body[f][b]);
+            set_body_model(wr, f, b, BODY(r, k, cold));
         }
-    } else {
+    } else if (dice < 92) {
         int b = (int)prng_below(&wr->rng, SLOTS);
         if (wr->body[f][b] >= 0) {
             WANT(wr, ilmap_store_remove_body(wr->s, hot_of(w, f, b)), ILMAP_OK);
-            wr->body[f][b] = -1;
-            hist_push(&wr->hbody[f][b], wr->p, -1);
+            set_body_model(wr, f, b, -1);
         } else {
             WANT(wr, ilmap_store_remove_body(wr->s, hot_of(w, f, b)), ILMAP_E_NOT_FOUND);
         }
+    } else if (dice < 99) {
+        remove_version_op(wr, f);
+    } else {
+        remove_module_op(wr); /* ModuleUnloadStarted: everything of the writer's */
     }
     atomic_store_explicit(&wr->done, wr->p, memory_order_release);
     wr->ops++;
@@ -531,10 +634,10 @@ static int matches_at(const writer *wr, const obs *o, uint32_t p)
             return o->st == ILMAP_E_NOT_FOUND;
         if (o->r == 0)
             return o->st == ILMAP_OK && o->shift == hist_at(&wr->hmeth[f / 2], p, 0);
-        uint32_t added = wr->vadded[f][(int)o->r];
-        if (!added || added > p)
+        int32_t k = hist_at(&wr->hver[f][(int)o->r], p, -1);
+        if (k < 0)
             return o->st == ILMAP_E_NOT_FOUND;
-        return o->st == ILMAP_OK && o->shift == wr->vshift[f][(int)o->r];
+        return o->st == ILMAP_OK && o->shift == k;
     }
 
     int32_t body = hist_at(&wr->hbody[f][o->b], p, -1);
@@ -564,9 +667,8 @@ static long check_reader(const reader *rd)
             n = hist_points(&wr->hbody[o->f][o->b], o->lo, o->hi, points, n, 256);
         if (o->kind == Q_IL_MAP) {
             n = hist_points(&wr->hmeth[o->f / 2], o->lo, o->hi, points, n, 256);
-            uint32_t added = o->r ? wr->vadded[o->f][(int)o->r] : 0;
-            if (added > o->lo && added <= o->hi && n < 256)
-                points[n++] = added;
+            if (o->r)
+                n = hist_points(&wr->hver[o->f][(int)o->r], o->lo, o->hi, points, n, 256);
         }
         int ok = 0;
         for (size_t j = 0; j < n && !ok; j++)
@@ -651,7 +753,7 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
     static reader readers[MAX_READERS];
     pthread_t wt[MAX_WRITERS], rt[MAX_READERS];
 
-    if (ilmap_store_create(16, 0, &s) != ILMAP_OK)
+    if (ilmap_store_create(16, store_flags, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     memset(writers, 0, sizeof writers);
     for (int w = 0; w < nwriters; w++) {
@@ -664,6 +766,8 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
         for (int f = 0; f < FIDS; f++) {
             wr->current[f] = -1;
             wr->next_rejit[f] = 2;
+            for (int r = 0; r < VERSIONS; r++)
+                wr->vshift[f][r] = -1;
             for (int b = 0; b < SLOTS; b++)
                 wr->body[f][b] = -1;
         }
@@ -727,6 +831,8 @@ static void run_store(int nwriters, int nreaders, uint64_t seed)
             free(wr->hcur[f].c);
             for (int b = 0; b < SLOTS; b++)
                 free(wr->hbody[f][b].c);
+            for (int r = 0; r < VERSIONS; r++)
+                free(wr->hver[f][r].c);
         }
         for (int m = 0; m < METHODS; m++)
             free(wr->hmeth[m].c);
@@ -848,7 +954,7 @@ static void run_signals(void)
     sampled t;
     pthread_t sampler, churn;
 
-    if (ilmap_store_create(4, 0, &s) != ILMAP_OK)
+    if (ilmap_store_create(4, store_flags, &s) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     const ilmap_code_range code[] = { { STABLE_CODE, HOT } };
     CHECK(ilmap_store_add_function(s, STABLE_FID, module_of(9), 0x06000002u) == ILMAP_OK);
@@ -930,6 +1036,221 @@ static void run_signals(void)
     ilmap_store_free(s);
 }
 
+/* ---- A module unloaded while readers look up in it ------------------- */
+
+/* One writer loads a module (its IL-level maps, UNLOAD_FIDS functions,
+ * each with a body of the original version, a ReJIT version and a body of
+ * it), then unloads it with ilmap_store_remove_module(), round after
+ * round, each round with other maps (shift k, k + 1). Readers look up
+ * every body's address in load order, in one read each time, and a
+ * stable module's address. Each publication adds one thing in that order
+ * and the unload takes all at once, so within one read the bodies found
+ * are a prefix of the load order (none after the unload, never a hole),
+ * every one found answers in full for the same round, and the stable
+ * module always answers. */
+#define UNLOAD_FIDS 8
+#define UNLOAD_READERS 3
+#define UNLOAD_MODULE ((ilmap_module_id)TEST_ID_BASE(0x7F4000001000ull, 0x74001000u))
+#define UNLOAD_STABLE_MODULE ((ilmap_module_id)TEST_ID_BASE(0x7F4000002000ull, 0x74002000u))
+#define UNLOAD_STABLE_FID ((ilmap_function_id)TEST_ID_BASE(0x7F4000100000ull, 0x74100000u))
+#define UNLOAD_STABLE_CODE ((uintptr_t)0x40000000u)
+
+static ilmap_function_id unload_fid(int f)
+{
+    return TEST_ID_BASE(0x7F4000200000ull, 0x74200000u) + ((ilmap_function_id)f << 6);
+}
+
+/* Body b (0: original version, 1: ReJIT version 2) of function f. */
+static uintptr_t unload_code(int f, int b)
+{
+    return (uintptr_t)0x48000000u + ((uintptr_t)(2 * f + b) << 12);
+}
+
+static uint32_t unload_il(int f, int b)
+{
+    return 40u + (uint32_t)(10 * b + f);
+}
+
+static ilmap_native *flat_map(uint32_t il)
+{
+    const ilmap_native_entry e[] = { { il, 0, HOT } };
+    ilmap_native *n = NULL;
+
+    if (ilmap_native_from_entries(e, 1, HOT, &n) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    return n;
+}
+
+typedef struct unload_reader {
+    ilmap_store *s;
+    long reads, loaded, empty, partial, bad;
+} unload_reader;
+
+static atomic_long unload_rounds, unload_bad;
+
+static void *unload_writer_main(void *arg)
+{
+    ilmap_store *s = arg;
+    long bad = 0, rounds = 0;
+
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        int k = 1 + (int)(rounds % 19);
+        for (int f = 0; f < UNLOAD_FIDS; f++) {
+            ilmap_function_id fid = unload_fid(f);
+            const ilmap_code_range b0[] = { { unload_code(f, 0), HOT } };
+            const ilmap_code_range b1[] = { { unload_code(f, 1), HOT } };
+            bad += ilmap_store_set_il_map(s, UNLOAD_MODULE, method_of(2 * f), shift_map(k)) !=
+                   ILMAP_OK;
+            bad += ilmap_store_add_function(s, fid, UNLOAD_MODULE, method_of(2 * f)) != ILMAP_OK;
+            bad += ilmap_store_add_body(s, fid, 0, b0, 1, flat_map(unload_il(f, 0)), 0) != ILMAP_OK;
+            bad += ilmap_store_add_version(s, fid, 2, shift_map(k + 1), ILMAP_VERSION_CURRENT) !=
+                   ILMAP_OK;
+            bad += ilmap_store_add_body(s, fid, 2, b1, 1, flat_map(unload_il(f, 1)), 0) != ILMAP_OK;
+        }
+        ilmap_store_removed got;
+        if (ilmap_store_remove_module(s, UNLOAD_MODULE, &got) != ILMAP_OK ||
+            got.il_maps != UNLOAD_FIDS || got.functions != UNLOAD_FIDS ||
+            got.versions != UNLOAD_FIDS || got.bodies != 2 * UNLOAD_FIDS)
+            bad++;
+        rounds++;
+    }
+    atomic_store(&unload_rounds, rounds);
+    atomic_fetch_add(&unload_bad, bad);
+    return NULL;
+}
+
+/* One address of the module: 1 when found (answering in full for round
+ * shift *k, which the first answer sets), 0 when not found, -1 when torn. */
+static int unload_probe(const ilmap_store_snapshot *v, int f, int b, int *k)
+{
+    ilmap_store_location loc;
+    ilmap_store_body_info body;
+    ilmap_store_function_info info;
+    uintptr_t addr = unload_code(f, b) + (uintptr_t)(f * 7 + 1);
+    ilmap_status st = ilmap_store_snapshot_lookup(v, addr, &loc);
+
+    if (st == ILMAP_E_NOT_FOUND)
+        return 0;
+    if (st != ILMAP_OK)
+        return -1;
+    uint32_t il = unload_il(f, b);
+    int shift = (int)(il - loc.original_il_offset) - b;
+    if (*k == 0)
+        *k = shift;
+    if (loc.function_id != unload_fid(f) || loc.rejit_id != (ilmap_rejit_id)(2 * b) ||
+        loc.module_id != UNLOAD_MODULE || loc.method_def != method_of(2 * f) ||
+        loc.code_start != unload_code(f, b) || loc.native_offset != (uint32_t)(f * 7 + 1) ||
+        loc.il_offset != il || shift != *k || shift < 1 || shift > 19)
+        return -1;
+    /* What the answer points to is alive, and the function is there. */
+    if (ilmap_store_snapshot_get_body(v, addr, &body) != ILMAP_OK ||
+        ilmap_native_get_count(body.native_map) != 1 || !body.il_map ||
+        ilmap_get_count(body.il_map) != 64 ||
+        ilmap_store_snapshot_get_function(v, unload_fid(f), &info) != ILMAP_OK ||
+        info.module_id != UNLOAD_MODULE)
+        return -1;
+    return 1;
+}
+
+static void *unload_reader_main(void *arg)
+{
+    unload_reader *rd = arg;
+    ilmap_store_reader *slot;
+
+    if (ilmap_store_reader_register(rd->s, &slot) != ILMAP_OK) {
+        rd->bad++;
+        return NULL;
+    }
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        const ilmap_store_snapshot *v;
+        ilmap_store_location loc;
+        int found = 0, holes = 0, k = 0;
+
+        if (ilmap_store_reader_begin(slot, &v) != ILMAP_OK) {
+            rd->bad++;
+            break;
+        }
+        for (int i = 0; i < 2 * UNLOAD_FIDS; i++) {
+            int got = unload_probe(v, i / 2, i % 2, &k);
+            if (got < 0)
+                rd->bad++;
+            else if (got == 1 && found++ != i)
+                holes++; /* found after one that was not */
+        }
+        if (ilmap_store_snapshot_lookup(v, UNLOAD_STABLE_CODE + 0x10, &loc) != ILMAP_OK ||
+            loc.function_id != UNLOAD_STABLE_FID || loc.il_offset != 31 ||
+            loc.original_il_offset != 31 - 5)
+            rd->bad++;
+        if (ilmap_store_reader_end(slot) != ILMAP_OK)
+            rd->bad++;
+        rd->bad += holes != 0;
+        rd->reads++;
+        if (found == 2 * UNLOAD_FIDS)
+            rd->loaded++;
+        else if (found == 0)
+            rd->empty++;
+        else
+            rd->partial++;
+    }
+    if (ilmap_store_reader_unregister(slot) != ILMAP_OK)
+        rd->bad++;
+    return NULL;
+}
+
+static void run_unload(void)
+{
+    ilmap_store *s;
+    pthread_t writer, readers[UNLOAD_READERS];
+    unload_reader rd[UNLOAD_READERS];
+
+    if (ilmap_store_create(8, store_flags, &s) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    const ilmap_code_range stable[] = { { UNLOAD_STABLE_CODE, HOT } };
+    CHECK(ilmap_store_add_function(s, UNLOAD_STABLE_FID, UNLOAD_STABLE_MODULE, 0x06000001u) ==
+          ILMAP_OK);
+    CHECK(ilmap_store_set_il_map(s, UNLOAD_STABLE_MODULE, 0x06000001u, shift_map(5)) == ILMAP_OK);
+    CHECK(ilmap_store_add_body(s, UNLOAD_STABLE_FID, 0, stable, 1, flat_map(31), 0) == ILMAP_OK);
+
+    memset(rd, 0, sizeof rd);
+    atomic_store(&unload_rounds, 0);
+    atomic_store(&unload_bad, 0);
+    atomic_store(&stop, 0);
+    pthread_create(&writer, NULL, unload_writer_main, s);
+    for (int i = 0; i < UNLOAD_READERS; i++) {
+        rd[i].s = s;
+        pthread_create(&readers[i], NULL, unload_reader_main, &rd[i]);
+    }
+    sleep_ms(stress_ms());
+    atomic_store(&stop, 1);
+    pthread_join(writer, NULL);
+    long reads = 0, loaded = 0, empty = 0, partial = 0;
+    for (int i = 0; i < UNLOAD_READERS; i++) {
+        pthread_join(readers[i], NULL);
+        test_checks += rd[i].reads;
+        reads += rd[i].reads;
+        loaded += rd[i].loaded;
+        empty += rd[i].empty;
+        partial += rd[i].partial;
+        if (rd[i].bad) {
+            fprintf(stderr, "unload reader %d: %ld torn or wrong answers\n", i, rd[i].bad);
+            test_failures++;
+        }
+    }
+    CHECK(atomic_load(&unload_bad) == 0);
+    CHECK(atomic_load(&unload_rounds) > 0);
+
+    /* The last round was unloaded: only the stable module is left, and
+     * with no reader left everything retired is freed. */
+    ilmap_store_stats stats;
+    size_t pending = 1;
+    CHECK(ilmap_store_reclaim(s, &pending) == ILMAP_OK && pending == 0);
+    CHECK(ilmap_store_get_stats(s, &stats) == ILMAP_OK);
+    CHECK(stats.functions == 1 && stats.versions == 1 && stats.bodies == 1 && stats.il_maps == 1);
+    printf("unload: %ld rounds, %ld reads (%ld loaded, %ld empty, %ld part-loaded)\n",
+           atomic_load(&unload_rounds), reads, loaded, empty, partial);
+    ilmap_store_free(s);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x5EED0005u);
@@ -938,5 +1259,14 @@ int main(int argc, char **argv)
     run_store(2, 2, seed + 1);
     run_store(2, 6, seed + 2);
     run_signals();
+    run_unload();
+    /* Again with the writers fencing for the readers (where the OS can:
+     * otherwise the same as above, and said so). */
+    store_flags = ILMAP_STORE_WRITER_FENCE;
+    printf("again with ILMAP_STORE_WRITER_FENCE (%s here)\n",
+           writer_fence_works() ? "in effect" : "not available: readers fence");
+    run_store(2, 2, seed + 3);
+    run_signals();
+    run_unload();
     return test_finish("versions-stress");
 }

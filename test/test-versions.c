@@ -7,11 +7,18 @@
  * versions readable; doc/function-ids.md#libilmap-mapper: idempotent
  * mapper, never 0 when hooking), ownership of the maps handed over (run
  * under ASan, a leak or double free fails), nested reads and when
- * reclamation frees.
+ * reclamation frees. Then a seeded random test of address lookups against
+ * a model (doc/rejit.md#store-lookup): the body whose ranges hold the
+ * address (a scan of every range), the native offset across the ranges
+ * laid end to end, ilmap_native_to_il() on the body's native map, and
+ * ilmap_new_to_old() through the IL map its version had when it was
+ * attached, unless ILMAP_BODY_ORIGINAL_IL.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ilmap-versions.h"
+#include "prng.h"
 #include "test.h"
 
 #define MOD1 ((ilmap_module_id)0x7F0000001000u)
@@ -134,7 +141,21 @@ static void test_create_and_readers(void)
     ilmap_store_stats stats;
 
     CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_create(0, 1, &s), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 2, &s), ILMAP_E_INVALID_ARG);
+    CHECK(s == NULL);
+    {
+        /* The writers' fence: asked for or not; in effect only if asked. */
+        ilmap_store_stats st;
+        CHECK_ST(ilmap_store_create(2, ILMAP_STORE_WRITER_FENCE, &s), ILMAP_OK);
+        CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+        CHECK(st.writer_fence == 0 || st.writer_fence == 1);
+        ilmap_store_free(s);
+        CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+        CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+        CHECK(st.writer_fence == 0);
+        ilmap_store_free(s);
+        s = NULL;
+    }
     CHECK(s == NULL);
     CHECK_ST(ilmap_store_create(ILMAP_STORE_MAX_READERS + 1, 0, &s), ILMAP_E_INVALID_ARG);
     CHECK_ST(ilmap_store_create(0, 0, &s), ILMAP_OK);
@@ -650,6 +671,299 @@ static void test_bodies(void)
     ilmap_store_free(s);
 }
 
+/* ---- Removal (doc/rejit.md#removal) ------------------------------------ */
+
+#define MOD3 ((ilmap_module_id)0x7F0000003000u)
+#define MOD4 ((ilmap_module_id)0x7F0000004000u)
+#define FID4 ((ilmap_function_id)0x7F0000A00040u)
+
+/* The store every removal case starts from:
+ *   MOD1: MD1 map (a), bodies of FID1 version 0 captured an older map (b,
+ *         then replaced: only the body holds it); MD2 map (shift 10).
+ *         FID1, FID2 instances of MD1, FID3 of MD2.
+ *         FID1 versions 2 (shift 5, current, two bodies), 3 (no map,
+ *         no body); FID3 version 4 (shift 7, one body, not current).
+ *         Bodies: FID1/0 0x1000 hot + 0x9000 cold, FID1/2 0x2000 and
+ *         0x2100, FID2/0 0x3000, FID3/4 0x4000.
+ *   MOD2: MD1 map, FID4 with version 2 (current), bodies FID4/0 0x5000,
+ *         FID4/2 0x5100.
+ *   MOD3: only an IL-level map (MD1), no function.
+ */
+static void populate(ilmap_store *s)
+{
+    const ilmap_code_range b1[] = { { 0x1000, 40 }, { 0x9000, 8 } };
+    const ilmap_code_range b2[] = { { 0x2000, 32 } }, b3[] = { { 0x2100, 32 } };
+    const ilmap_code_range b4[] = { { 0x3000, 32 } }, b5[] = { { 0x4000, 32 } };
+    const ilmap_code_range b6[] = { { 0x5000, 32 } }, b7[] = { { 0x5100, 32 } };
+
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID2, MOD1, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID3, MOD1, MD2), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, shift_map(1)), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, b1, 2, native_build(NULL, 48), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, spec_map()), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD2, shift_map(10)), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 2, shift_map(5), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID1, 3, NULL, 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID3, 4, shift_map(7), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, b2, 1, flat_native(13, 32), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID1, 2, b3, 1, flat_native(14, 32), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID2, 0, b4, 1, flat_native(40, 32), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID3, 4, b5, 1, flat_native(20, 32), 0), ILMAP_OK);
+
+    CHECK_ST(ilmap_store_add_function(s, FID4, MOD2, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD2, MD1, shift_map(2)), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_version(s, FID4, 2, shift_map(3), ILMAP_VERSION_CURRENT), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID4, 0, b6, 1, flat_native(9, 32), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_body(s, FID4, 2, b7, 1, flat_native(9, 32), 0), ILMAP_OK);
+
+    CHECK_ST(ilmap_store_set_il_map(s, MOD3, MD1, shift_map(4)), ILMAP_OK);
+}
+
+/* Every body address of populate(), one per range. */
+static const uintptr_t all_code[] = { 0x1000, 0x9004, 0x2000, 0x2100, 0x3000, 0x4000,
+                                      0x5000, 0x5100 };
+static const ilmap_function_id all_fids[] = { FID1, FID2, FID3, FID4 };
+
+enum { RM_MODULE, RM_VERSION };
+
+typedef struct remove_case {
+    const char *name;
+    int kind;
+    ilmap_module_id module;                 /* RM_MODULE */
+    ilmap_function_id fid;                  /* RM_VERSION */
+    ilmap_rejit_id rejit;
+    int null_store;
+    ilmap_status want;
+    ilmap_store_removed counts;             /* il_maps, functions, versions, bodies */
+    uintptr_t gone[8];                      /* addresses that stop answering; 0 ends */
+    ilmap_function_id gone_fids[4];         /* functions no longer registered */
+    ilmap_module_id gone_module;            /* whose MD1 and MD2 maps are gone */
+    ilmap_function_id fid_current;          /* a function whose current version is */
+    ilmap_rejit_id current;                 /* ... this afterwards */
+} remove_case;
+
+static const remove_case remove_cases[] = {
+    { "module: functions, versions, bodies, maps", RM_MODULE, MOD1, 0, 0, 0, ILMAP_OK,
+      { 2, 3, 3, 5 }, { 0x1000, 0x9004, 0x2000, 0x2100, 0x3000, 0x4000 }, { FID1, FID2, FID3 },
+      MOD1, FID4, 2 },
+    { "another module", RM_MODULE, MOD2, 0, 0, 0, ILMAP_OK, { 1, 1, 1, 2 }, { 0x5000, 0x5100 },
+      { FID4 }, MOD2, FID1, 2 },
+    { "module with an IL map only", RM_MODULE, MOD3, 0, 0, 0, ILMAP_OK, { 1, 0, 0, 0 }, { 0 },
+      { 0 }, MOD3, FID1, 2 },
+    { "unknown module", RM_MODULE, MOD4, 0, 0, 0, ILMAP_OK, { 0, 0, 0, 0 }, { 0 }, { 0 }, 0,
+      FID1, 2 },
+    { "module 0", RM_MODULE, 0, 0, 0, 0, ILMAP_E_INVALID_ARG, { 0, 0, 0, 0 }, { 0 }, { 0 }, 0,
+      FID1, 2 },
+    { "module, store NULL", RM_MODULE, MOD1, 0, 0, 1, ILMAP_E_INVALID_ARG, { 0, 0, 0, 0 },
+      { 0 }, { 0 }, 0, FID1, 2 },
+    { "current version: the original becomes current", RM_VERSION, 0, FID1, 2, 0, ILMAP_OK,
+      { 0, 0, 1, 2 }, { 0x2000, 0x2100 }, { 0 }, 0, FID1, 0 },
+    { "version without map or body", RM_VERSION, 0, FID1, 3, 0, ILMAP_OK, { 0, 0, 1, 0 },
+      { 0 }, { 0 }, 0, FID1, 2 },
+    { "version not current", RM_VERSION, 0, FID3, 4, 0, ILMAP_OK, { 0, 0, 1, 1 }, { 0x4000 },
+      { 0 }, 0, FID3, 0 },
+    { "version of another module", RM_VERSION, 0, FID4, 2, 0, ILMAP_OK, { 0, 0, 1, 1 },
+      { 0x5100 }, { 0 }, 0, FID4, 0 },
+    { "the original version", RM_VERSION, 0, FID1, 0, 0, ILMAP_E_INVALID_ARG, { 0, 0, 0, 0 },
+      { 0 }, { 0 }, 0, FID1, 2 },
+    { "function 0", RM_VERSION, 0, 0, 2, 0, ILMAP_E_INVALID_ARG, { 0, 0, 0, 0 }, { 0 }, { 0 },
+      0, FID1, 2 },
+    { "version, store NULL", RM_VERSION, 0, FID1, 2, 1, ILMAP_E_INVALID_ARG, { 0, 0, 0, 0 },
+      { 0 }, { 0 }, 0, FID1, 2 },
+    { "unknown version", RM_VERSION, 0, FID1, 9, 0, ILMAP_E_NOT_FOUND, { 0, 0, 0, 0 }, { 0 },
+      { 0 }, 0, FID1, 2 },
+    { "version of an unknown function", RM_VERSION, 0, FID1 + 0x1000, 2, 0, ILMAP_E_NOT_FOUND,
+      { 0, 0, 0, 0 }, { 0 }, { 0 }, 0, FID1, 2 },
+};
+
+static int in_list(const uintptr_t *list, size_t n, uintptr_t x)
+{
+    for (size_t i = 0; i < n && list[i]; i++) {
+        if (list[i] == x)
+            return 1;
+    }
+    return 0;
+}
+
+static int same_location(const ilmap_store_location *a, const ilmap_store_location *b)
+{
+    return a->function_id == b->function_id && a->rejit_id == b->rejit_id &&
+           a->module_id == b->module_id && a->method_def == b->method_def &&
+           a->code_start == b->code_start && a->range_index == b->range_index &&
+           a->native_offset == b->native_offset && a->mapping == b->mapping &&
+           a->il_offset == b->il_offset && a->original_il_offset == b->original_il_offset;
+}
+
+static ilmap_status remove_call(const remove_case *c, ilmap_store *s, ilmap_store_removed *out)
+{
+    ilmap_store *target = c->null_store ? NULL : s;
+    return c->kind == RM_MODULE ? ilmap_store_remove_module(target, c->module, out)
+                                : ilmap_store_remove_version(target, c->fid, c->rejit, out);
+}
+
+static void run_remove_case(const remove_case *c)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    ilmap_store_location before[COUNT(all_code)], loc;
+    ilmap_store_stats st0, st1;
+    ilmap_store_removed got;
+    int failures = test_failures;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    populate(s);
+    for (size_t i = 0; i < COUNT(all_code); i++)
+        CHECK_ST(ilmap_store_lookup(r, all_code[i], &before[i]), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st0), ILMAP_OK);
+
+    /* A read that began before the removal: it sees everything until it
+     * ends (its maps are alive: ASan would see otherwise). */
+    const ilmap_store_snapshot *held = begin(r);
+    memset(&got, 0xA5, sizeof got);
+    CHECK_ST(remove_call(c, s, &got), c->want);
+    CHECK(got.il_maps == c->counts.il_maps && got.functions == c->counts.functions &&
+          got.versions == c->counts.versions && got.bodies == c->counts.bodies);
+    CHECK_ST(remove_call(c, s, NULL), c->want == ILMAP_OK && c->kind == RM_VERSION
+                                          ? ILMAP_E_NOT_FOUND
+                                          : c->want); /* again: nothing left to remove */
+    for (size_t i = 0; i < COUNT(all_code); i++) {
+        CHECK_ST(ilmap_store_snapshot_lookup(held, all_code[i], &loc), ILMAP_OK);
+        CHECK(same_location(&loc, &before[i]));
+        ilmap_store_body_info body;
+        CHECK_ST(ilmap_store_snapshot_get_body(held, all_code[i], &body), ILMAP_OK);
+        CHECK(ilmap_native_get_count(body.native_map) > 0);
+        CHECK(!body.il_map || ilmap_get_count(body.il_map) > 0);
+    }
+    end(r);
+
+    /* After: what was removed is gone, the rest answers as before. */
+    CHECK_ST(ilmap_store_get_stats(s, &st1), ILMAP_OK);
+    int changed = c->want == ILMAP_OK && (c->counts.il_maps || c->counts.functions ||
+                                          c->counts.versions || c->counts.bodies);
+    CHECK(st1.generation == st0.generation + (changed ? 1 : 0)); /* one publication */
+    CHECK(st1.il_maps == st0.il_maps - c->counts.il_maps);
+    CHECK(st1.functions == st0.functions - c->counts.functions);
+    /* Original versions leave with their functions, uncounted. */
+    CHECK(st1.versions == st0.versions - c->counts.versions - c->counts.functions);
+    CHECK(st1.bodies == st0.bodies - c->counts.bodies);
+    const ilmap_store_snapshot *v = begin(r);
+    for (size_t i = 0; i < COUNT(all_code); i++) {
+        if (in_list(c->gone, COUNT(c->gone), all_code[i])) {
+            CHECK_ST(ilmap_store_snapshot_lookup(v, all_code[i], &loc), ILMAP_E_NOT_FOUND);
+            CHECK(loc.function_id == 0);
+        } else {
+            CHECK_ST(ilmap_store_snapshot_lookup(v, all_code[i], &loc), ILMAP_OK);
+            CHECK(same_location(&loc, &before[i]));
+        }
+    }
+    for (size_t i = 0; i < COUNT(all_fids); i++) {
+        ilmap_store_function_info info;
+        size_t total = 9;
+        int gone = in_list(c->gone_fids, COUNT(c->gone_fids), all_fids[i]);
+        CHECK_ST(ilmap_store_snapshot_get_function(v, all_fids[i], &info),
+                 gone ? ILMAP_E_NOT_FOUND : ILMAP_OK);
+        CHECK_ST(ilmap_store_snapshot_list_versions(v, all_fids[i], 0, &total, NULL),
+                 gone ? ILMAP_E_NOT_FOUND : ILMAP_OK);
+        if (all_fids[i] == c->fid_current)
+            CHECK(info.current_rejit_id == c->current);
+    }
+    if (c->kind == RM_VERSION && c->want == ILMAP_OK) {
+        const ilmap *m = (const ilmap *)1;
+        size_t total = 9;
+        CHECK_ST(ilmap_store_snapshot_get_il_map(v, c->fid, c->rejit, &m), ILMAP_E_NOT_FOUND);
+        CHECK(m == NULL);
+        CHECK_ST(ilmap_store_snapshot_list_bodies(v, c->fid, c->rejit, 0, &total, NULL),
+                 ILMAP_E_NOT_FOUND);
+    }
+    if (c->gone_module) {
+        const ilmap *m = (const ilmap *)1;
+        CHECK_ST(ilmap_store_snapshot_get_method_map(v, c->gone_module, MD1, &m), ILMAP_OK);
+        CHECK(m == NULL);
+        CHECK_ST(ilmap_store_snapshot_get_method_map(v, c->gone_module, MD2, &m), ILMAP_OK);
+        CHECK(m == NULL);
+    }
+    end(r);
+
+    /* The held read ended: everything removed is freed. */
+    size_t pending = 1;
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending == 0);
+
+    /* Removed addresses can be attached again, to a function registered
+     * (again) in the same module. */
+    if (c->want == ILMAP_OK && c->gone[0]) {
+        ilmap_function_id fid = c->kind == RM_VERSION ? c->fid : c->gone_fids[0];
+        ilmap_rejit_id rejit = c->kind == RM_VERSION ? c->rejit : 0;
+        const ilmap_code_range again[] = { { c->gone[0], 32 } };
+        if (c->kind == RM_MODULE)
+            CHECK_ST(ilmap_store_add_function(s, fid, c->module, MD2), ILMAP_OK);
+        else
+            CHECK_ST(ilmap_store_add_version(s, fid, rejit, shift_map(6), 0), ILMAP_OK);
+        CHECK_ST(ilmap_store_add_body(s, fid, rejit, again, 1, flat_native(17, 32), 0), ILMAP_OK);
+        CHECK_ST(ilmap_store_lookup(r, c->gone[0] + 1, &loc), ILMAP_OK);
+        CHECK(loc.function_id == fid && loc.rejit_id == rejit && loc.il_offset == 17);
+        CHECK_EQ_U32(loc.original_il_offset, c->kind == RM_VERSION ? 11 : 17);
+    }
+    if (test_failures != failures)
+        fprintf(stderr, "  in removal case \"%s\"\n", c->name);
+    ilmap_store_free(s);
+}
+
+static void test_remove(void)
+{
+    for (size_t i = 0; i < COUNT(remove_cases); i++)
+        run_remove_case(&remove_cases[i]);
+}
+
+/* Removing a module, then a version of another, while readers of three
+ * generations hold on: each keeps answering from its own snapshot until
+ * it ends; reclaim frees each generation's garbage once its last reader
+ * left. */
+static void test_remove_under_readers(void)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r1, *r2, *r3;
+    ilmap_store_location loc;
+    size_t pending;
+
+    CHECK_ST(ilmap_store_create(4, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r1), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r2), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r3), ILMAP_OK);
+    populate(s);
+
+    const ilmap_store_snapshot *v1 = begin(r1);
+    CHECK_ST(ilmap_store_remove_module(s, MOD1, NULL), ILMAP_OK);
+    const ilmap_store_snapshot *v2 = begin(r2);
+    CHECK_ST(ilmap_store_remove_version(s, FID4, 2, NULL), ILMAP_OK);
+    const ilmap_store_snapshot *v3 = begin(r3);
+
+    CHECK_ST(ilmap_store_snapshot_lookup(v1, 0x2004, &loc), ILMAP_OK);
+    CHECK(loc.function_id == FID1 && loc.rejit_id == 2);
+    CHECK_EQ_U32(loc.original_il_offset, 8); /* 13 - 5 */
+    CHECK_ST(ilmap_store_snapshot_lookup(v2, 0x2004, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v2, 0x5104, &loc), ILMAP_OK);
+    CHECK(loc.function_id == FID4 && loc.rejit_id == 2);
+    CHECK_EQ_U32(loc.original_il_offset, 6); /* 9 - 3 */
+    CHECK_ST(ilmap_store_snapshot_lookup(v3, 0x5104, &loc), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_lookup(v3, 0x5004, &loc), ILMAP_OK);
+
+    /* The oldest reader protects both removals' garbage. */
+    end(r2);
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending > 0);
+    CHECK_ST(ilmap_store_snapshot_lookup(v1, 0x9004, &loc), ILMAP_OK);
+    CHECK_EQ_U32(loc.original_il_offset, 50 - 1); /* lastIL through the replaced map it captured */
+    end(r1);
+    CHECK_ST(ilmap_store_reclaim(s, &pending), ILMAP_OK);
+    CHECK(pending == 0); /* r3 began after both: it protects nothing */
+    CHECK_ST(ilmap_store_snapshot_lookup(v3, 0x5004, &loc), ILMAP_OK);
+    end(r3);
+    ilmap_store_free(s);
+}
+
 /* Reads nest (a signal handler on the same slot); only the outermost end
  * lets the writer free what the outer read saw. */
 static void test_nesting_and_reclaim(void)
@@ -825,16 +1139,309 @@ static void test_fid_mapper(void)
     ilmap_fid_mapper_free(m);
 }
 
+/* ------------------------------------------------------------------ */
+/* Random bodies against the model                                     */
+/* ------------------------------------------------------------------ */
+
+#define RB_FUNCS 6
+#define RB_BODIES 48
+#define RB_RANGES 3
+
+typedef struct rb_body {
+    int live;
+    int func;
+    ilmap_rejit_id rejit;
+    unsigned flags;
+    ilmap_code_range ranges[RB_RANGES];
+    uint32_t nranges;
+    ilmap_native *native; /* the model's twin of the store's map (NULL: none) */
+    ilmap *il;            /* the model's twin of the IL map captured */
+} rb_body;
+
+typedef struct rb_world {
+    prng rng;
+    uintptr_t base;    /* where this round puts code */
+    uintptr_t span;    /* how far from base */
+    ilmap_native_entry native_entries[RB_BODIES][24];
+    rb_body bodies[RB_BODIES];
+    ilmap_entry il_entries[RB_FUNCS][2][16]; /* per function: version 0's map, version 1's */
+    size_t il_count[RB_FUNCS][2];
+} rb_world;
+
+static ilmap_function_id rb_fid(int f)
+{
+    return TEST_ID_BASE(0x7F00C0000000ull, 0x4C000000u) + (uintptr_t)f * 0x40u;
+}
+
+/* A random IL map (count 0: none), entries sorted by old offset. */
+static size_t rb_il_entries(prng *rng, ilmap_entry *e)
+{
+    size_t n = prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 15);
+    uint32_t o = 0, nw = prng_below(rng, 4);
+    for (size_t i = 0; i < n; i++) {
+        e[i].old_offset = o;
+        e[i].new_offset = nw;
+        e[i].accurate = 1;
+        o += 1 + prng_below(rng, 6);
+        nw += 1 + prng_below(rng, 12);
+    }
+    return n;
+}
+
+static ilmap *rb_il(const ilmap_entry *e, size_t n)
+{
+    ilmap *m = NULL;
+    if (n && ilmap_create(e, n, 0, &m) != ILMAP_OK)
+        return NULL;
+    return m;
+}
+
+/* A random native map for code_size bytes: normal entries, specials, end
+ * 0 (open) entries, as ilmap_native_from_entries() accepts them; count 0
+ * when it refuses the draw (the body then has no map). */
+static size_t rb_native_entries(prng *rng, uint32_t code_size, ilmap_native_entry *e)
+{
+    size_t n = prng_below(rng, 24);
+    uint32_t at = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n && at < code_size; i++) {
+        uint32_t len = 1 + prng_below(rng, code_size / 4 + 1);
+        uint32_t end = code_size - at < len ? code_size : at + len;
+        uint32_t pick = prng_below(rng, 10);
+        e[k].il_offset = pick == 0 ? ILMAP_PROLOG : pick == 1 ? ILMAP_EPILOG
+                       : pick == 2 ? ILMAP_NO_MAPPING : prng_below(rng, 120);
+        e[k].native_start = at;
+        e[k].native_end = prng_below(rng, 6) == 0 ? 0 : end;
+        k++;
+        at = prng_below(rng, 5) == 0 ? at : end; /* sometimes two start together */
+    }
+    return k;
+}
+
+static ilmap_native *rb_native(const ilmap_native_entry *e, size_t n, uint32_t code_size)
+{
+    ilmap_native *m = NULL;
+    if (n == 0 || ilmap_native_from_entries(e, n, code_size, &m) != ILMAP_OK)
+        return NULL;
+    return m;
+}
+
+static int rb_overlaps(const rb_world *w, const ilmap_code_range *r, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t j = i + 1; j < n; j++)
+            if (r[i].start < r[j].start + r[j].size && r[j].start < r[i].start + r[i].size)
+                return 1;
+        for (int b = 0; b < RB_BODIES; b++) {
+            const rb_body *o = &w->bodies[b];
+            for (uint32_t k = 0; o->live && k < o->nranges; k++)
+                if (r[i].start < o->ranges[k].start + o->ranges[k].size &&
+                    o->ranges[k].start < r[i].start + r[i].size)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
+/* What the store must answer for address (the model). */
+static ilmap_status rb_expect(const rb_world *w, uintptr_t a, ilmap_store_location *want)
+{
+    memset(want, 0, sizeof *want);
+    want->mapping = ILMAP_MAPPING_NO_INFO;
+    for (int b = 0; b < RB_BODIES; b++) {
+        const rb_body *o = &w->bodies[b];
+        uint32_t base = 0;
+        for (uint32_t k = 0; o->live && k < o->nranges; base += (uint32_t)o->ranges[k].size, k++) {
+            if (a < o->ranges[k].start || a - o->ranges[k].start >= o->ranges[k].size)
+                continue;
+            want->function_id = rb_fid(o->func);
+            want->rejit_id = o->rejit;
+            want->module_id = MOD1;
+            want->method_def = MD1 + (uint32_t)o->func;
+            want->code_start = o->ranges[0].start;
+            want->range_index = k;
+            want->native_offset = base + (uint32_t)(a - o->ranges[k].start);
+            uint32_t il = 0;
+            want->mapping = o->native ? ilmap_native_to_il(o->native, want->native_offset, &il)
+                                      : ILMAP_MAPPING_NO_INFO;
+            want->il_offset = il;
+            want->original_il_offset = il;
+            if (!(o->flags & ILMAP_BODY_ORIGINAL_IL) && o->il &&
+                (want->mapping == ILMAP_MAPPING_EXACT ||
+                 want->mapping == ILMAP_MAPPING_APPROXIMATE ||
+                 want->mapping == ILMAP_MAPPING_EPILOG))
+                want->original_il_offset = ilmap_new_to_old(o->il, il);
+            return ILMAP_OK;
+        }
+    }
+    return ILMAP_E_NOT_FOUND;
+}
+
+static void rb_check(const rb_world *w, ilmap_store_reader *r, uintptr_t a, long round)
+{
+    ilmap_store_location got, want;
+    ilmap_status st = ilmap_store_lookup(r, a, &got), wst = rb_expect(w, a, &want);
+    test_checks++;
+    if (st != wst || memcmp(&got, &want, sizeof got) != 0) {
+        test_failures++;
+        if (test_failures < 10)
+            fprintf(stderr,
+                    "random bodies, round %ld, address %#" PRIxPTR ": got %s fid %#" PRIxPTR
+                    " rejit %" PRIuPTR " range %u offset %u mapping %#x il %u original %u; want "
+                    "%s fid %#" PRIxPTR " rejit %" PRIuPTR " range %u offset %u mapping %#x il "
+                    "%u original %u\n",
+                    round, a, ilmap_status_str(st), got.function_id, got.rejit_id,
+                    got.range_index, got.native_offset, got.mapping, got.il_offset,
+                    got.original_il_offset, ilmap_status_str(wst), want.function_id,
+                    want.rejit_id, want.range_index, want.native_offset, want.mapping,
+                    want.il_offset, want.original_il_offset);
+    }
+}
+
+/* Every address of every live body's ranges, their edges, and random
+ * addresses around. */
+static void rb_check_all(const rb_world *w, ilmap_store_reader *r, long round)
+{
+    for (int b = 0; b < RB_BODIES; b++) {
+        const rb_body *o = &w->bodies[b];
+        for (uint32_t k = 0; o->live && k < o->nranges; k++) {
+            uintptr_t s = o->ranges[k].start, z = o->ranges[k].size;
+            if (s > 0)
+                rb_check(w, r, s - 1, round);
+            rb_check(w, r, s + z, round);
+            uintptr_t step = z > 128 ? z / 127 : 1;
+            for (uintptr_t d = 0; d < z; d += step)
+                rb_check(w, r, s + d, round);
+            rb_check(w, r, s + z - 1, round);
+        }
+    }
+    for (int i = 0; i < 64; i++)
+        rb_check(w, r, w->base + (uintptr_t)(prng_next((prng *)&w->rng) % (w->span + 1)), round);
+}
+
+static void rb_round(rb_world *w, long round)
+{
+    ilmap_store *s;
+    ilmap_store_reader *r;
+    prng *rng = &w->rng;
+
+    /* Where code goes: one page, a few pages, megabytes, near 4 GiB, high
+     * 64-bit addresses and the top of the address space. */
+    static const uintptr_t spans[] = { 0x8000u, 0x40000u, 0x4000000u };
+    w->span = spans[prng_below(rng, 3)];
+    switch (prng_below(rng, 4)) {
+    case 0: w->base = 0x10000u; break;
+    case 1: w->base = (uintptr_t)0xFFFFFFFFu - w->span - 0x100000u; break;
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    case 2: w->base = (uintptr_t)0x7F1234560000ull + prng_below(rng, 0x10000u); break;
+#endif
+    default: w->base = UINTPTR_MAX - w->span - 0x1000u; break;
+    }
+
+    memset(w->bodies, 0, sizeof w->bodies);
+    CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    for (int f = 0; f < RB_FUNCS; f++) {
+        CHECK_ST(ilmap_store_add_function(s, rb_fid(f), MOD1, MD1 + (uint32_t)f), ILMAP_OK);
+        w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
+        w->il_count[f][1] = rb_il_entries(rng, w->il_entries[f][1]);
+        ilmap *m0 = rb_il(w->il_entries[f][0], w->il_count[f][0]);
+        ilmap *m1 = rb_il(w->il_entries[f][1], w->il_count[f][1]);
+        CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f, m0), ILMAP_OK);
+        CHECK_ST(ilmap_store_add_version(s, rb_fid(f), 1, m1, 0), ILMAP_OK);
+    }
+
+    int ops = 40 + (int)prng_below(rng, 80);
+    for (int op = 0; op < ops; op++) {
+        int b = (int)prng_below(rng, RB_BODIES);
+        rb_body *o = &w->bodies[b];
+        if (o->live) {
+            /* Remove it. */
+            CHECK_ST(ilmap_store_remove_body(s, o->ranges[0].start), ILMAP_OK);
+            ilmap_native_free(o->native);
+            ilmap_free(o->il);
+            memset(o, 0, sizeof *o);
+            continue;
+        }
+        rb_body nb;
+        memset(&nb, 0, sizeof nb);
+        nb.func = (int)prng_below(rng, RB_FUNCS);
+        nb.rejit = prng_below(rng, 2);
+        nb.flags = prng_below(rng, 3) == 0 ? ILMAP_BODY_ORIGINAL_IL : 0;
+        nb.nranges = 1 + prng_below(rng, RB_RANGES);
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < nb.nranges; k++) {
+            uint32_t size = prng_below(rng, 4) == 0 ? 1 + prng_below(rng, 0x30000u)
+                                                    : 1 + prng_below(rng, 600);
+            if ((uintptr_t)size > w->span)
+                size = (uint32_t)w->span;
+            nb.ranges[k].start = w->base + (uintptr_t)(prng_next(rng) % (w->span - size + 1));
+            nb.ranges[k].size = size;
+            total += size;
+        }
+        size_t ne = rb_native_entries(rng, total, w->native_entries[b]);
+        ilmap_native *mine = rb_native(w->native_entries[b], ne, total);
+        ilmap_native *theirs = rb_native(w->native_entries[b], ne, total);
+        int clash = rb_overlaps(w, nb.ranges, nb.nranges);
+        ilmap_status st = ilmap_store_add_body(s, rb_fid(nb.func), nb.rejit, nb.ranges,
+                                               nb.nranges, theirs, nb.flags);
+        CHECK_ST(st, clash ? ILMAP_E_OVERLAP : ILMAP_OK);
+        if (st != ILMAP_OK) {
+            ilmap_native_free(mine);
+            ilmap_native_free(theirs);
+            continue;
+        }
+        nb.live = 1;
+        nb.native = mine;
+        /* The IL map the version has now: captured by the body. */
+        int v = nb.rejit ? 1 : 0;
+        nb.il = rb_il(w->il_entries[nb.func][v], w->il_count[nb.func][v]);
+        *o = nb;
+        /* Sometimes the method's map changes afterwards: bodies already
+         * attached keep theirs (doc/il-maps.md#set-map). */
+        if (prng_below(rng, 8) == 0) {
+            int f = (int)prng_below(rng, RB_FUNCS);
+            w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
+            CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f,
+                                            rb_il(w->il_entries[f][0], w->il_count[f][0])),
+                     ILMAP_OK);
+        }
+        if (prng_below(rng, 12) == 0)
+            rb_check_all(w, r, round);
+    }
+    rb_check_all(w, r, round);
+
+    for (int b = 0; b < RB_BODIES; b++) {
+        ilmap_native_free(w->bodies[b].native);
+        ilmap_free(w->bodies[b].il);
+    }
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
+    ilmap_store_free(s);
+}
+
+static void test_random_bodies(uint64_t seed)
+{
+    static rb_world w;
+    /* A tenth of the cap where there is one (each round is ten times a
+     * random-maps iteration); at least one. */
+    long rounds = test_iterations(800) / 10 > 0 ? test_iterations(800) / 10 : 1;
+    w.rng = prng_init(seed);
+    for (long round = 0; round < rounds && test_failures == 0; round++)
+        rb_round(&w, round);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    uint64_t seed = test_seed(argc, argv, 0x5EED0012u);
     test_create_and_readers();
     test_method_maps();
     test_functions_and_versions();
     test_revert();
     test_bodies();
+    test_remove();
+    test_remove_under_readers();
     test_nesting_and_reclaim();
     test_fid_mapper();
+    test_random_bodies(seed);
     return test_finish("versions");
 }

@@ -68,6 +68,32 @@ static inline uint64_t test_seed(int argc, char **argv, uint64_t fallback)
     return seed;
 }
 
+/* How many rounds a randomized test runs: its own count, or the cap in
+ * ILMAP_TEST_ITERATIONS when smaller (test/meson.build sets it for cross
+ * builds, run under an emulator). The seed, and so the cases, stay. */
+static inline long test_iterations(long normal)
+{
+    const char *text = getenv("ILMAP_TEST_ITERATIONS");
+    long cap = text ? strtol(text, NULL, 0) : 0;
+    return cap > 0 && cap < normal ? cap : normal;
+}
+
+/* Whether to run the lighter sizes of a test: where every instruction is
+ * slow (ILMAP_TEST_ITERATIONS set, or a sanitizer compiled in). */
+static inline int test_light(void)
+{
+    int light = getenv("ILMAP_TEST_ITERATIONS") != NULL;
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    light = 1;
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+    light = 1;
+#endif
+#endif
+    return light;
+}
+
 /* The buffer protocol's checks, for the tests that include ilmap.h first. */
 #ifdef ILMAP_H
 

@@ -29,12 +29,19 @@
  */
 struct ilmap_direction;
 typedef uint32_t (*direction_lookup_fn)(const struct ilmap_direction *d, uint32_t x);
+/* Eight searches at once: rank[k] = count of keys <= x[k] (the answer is
+ * values[rank[k]]), every x[k] < 0xFFFFFFFF (map_batch.c;
+ * lookup_kernels.c). */
+#define DIRECTION_BLOCK 8u
+typedef void (*direction_rank8_fn)(const struct ilmap_direction *d, const uint32_t *x,
+                                   uint32_t *rank);
 
 struct ilmap_direction {
     uint32_t first_key;         /* key[0]; 0 for an empty map */
     int inline_vectors;         /* SSE2 and one node: 1 (<= 4 keys) or 4 vectors
                                    compared inline; 0: call `lookup` */
     direction_lookup_fn lookup; /* values[count of keys <= x]; x < 0xFFFFFFFF */
+    direction_rank8_fn rank8;   /* the search for a block of eight */
     const uint32_t *values;     /* index.nkeys + 1 answers, values[0] = PROLOG */
     rank_index index;
     uint32_t low_count;         /* stops with keys <= key[0] (lenient) */

@@ -106,6 +106,7 @@ static void build_direction(struct ilmap_direction *d, const direction_source *s
         d->values = value_storage; /* PROLOG, then the value column */
     }
     d->lookup = lookup_kernel_for(level, d->index.nlayers);
+    d->rank8 = rank8_kernel_for(level, d->index.nlayers);
     if (level != CPU_PORTABLE && d->index.nlayers == 1) /* SSE2, AVX2 or NEON */
         d->inline_vectors = d->index.nkeys <= 4 ? 1 : 4;
 }

@@ -27,7 +27,7 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_IL_EH: return "EH clause outside the code or not on instruction starts";
     case ILMAP_E_EDIT: return "edit is not at an instruction start or deletes original IL";
     case ILMAP_E_LIMIT: return "result exceeds a format limit";
-    case ILMAP_E_FORMAT: return "serialized data refused";
+    case ILMAP_E_FORMAT: return "serialized data or signature refused";
     case ILMAP_E_EXISTS: return "already exists with other values";
     case ILMAP_E_FULL: return "fixed capacity exhausted";
     case ILMAP_E_TRUNCATED: return "the buffer holds the first cap items; *total says how many there are";

@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "platform/memory.h"
+#include "platform/fence.h"
 #include "versions/epoch.h"
 
 int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
-               retire_release_fn release)
+               retire_release_fn release, int writer_fence)
 {
     size_t bytes = (size_t)nslots * sizeof(struct ilmap_store_reader);
 
@@ -27,6 +28,7 @@ int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
     ilmap_atomic_init_u32(&d->used_slots, 0);
     ilmap_atomic_init_u64(&d->global, 1);
     d->release = release;
+    d->writer_fence = writer_fence && ilmap_heavy_fence_available() ? 1u : 0u;
     return 0;
 }
 
@@ -91,12 +93,21 @@ void epoch_retire(epoch_domain *d, retire_batch *batch)
         d->head = batch;
     d->tail = batch;
     d->pending += batch->count;
+    d->batches++;
 }
 
-uint64_t epoch_reclaim(epoch_domain *d)
+uint64_t epoch_reclaim(epoch_domain *d, int force)
 {
     if (!d->head)
         return 0;
+    if (d->writer_fence) {
+        if (!force && d->batches < EPOCH_LAZY_BATCHES)
+            return d->pending;
+        /* The readers' half of the fence (epoch.h); if the OS refuses it
+         * now, no announcement can be trusted: free nothing this time. */
+        if (ilmap_heavy_fence() != 0)
+            return d->pending;
+    }
 
     /* The oldest epoch still announced; batches tagged at most that are
      * unreachable. A slot claimed after we read used_slots announces an
@@ -117,6 +128,7 @@ uint64_t epoch_reclaim(epoch_domain *d)
             d->tail = NULL;
         d->pending -= b->count;
         d->reclaimed += b->count;
+        d->batches--;
         free_batch(d, b);
     }
     return d->pending;

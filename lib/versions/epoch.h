@@ -21,6 +21,13 @@
  * total order over: the announcement, the pointer load (reader), the swap,
  * the epoch increment and the scan's loads (writer).
  *
+ * With writer fences (ILMAP_STORE_WRITER_FENCE) the announcement is a
+ * plain store: the writer makes every running thread of the process
+ * execute a full fence (platform/fence.h) between the swap and the scan,
+ * which orders any reader's announcement before its pointer load as far
+ * as the scan can tell: a reader whose load came before that fence has
+ * its announcement visible to the scan; one whose load came after sees
+ * the new snapshot.
  * Nesting, for signal handlers that interrupt a read on the same slot:
  * `depth` counts the reads in progress on the slot; only a read that
  * finds depth 0 clears the announcement at its end, and a nested read
@@ -71,16 +78,21 @@ typedef struct epoch_domain {
     struct ilmap_store_reader *slots;
     uint32_t nslots;
     ilmap_atomic_u32 used_slots; /* slots ever claimed: the scan stops there */
+    /* Readers announce without a fence; reclamation fences for them
+     * (ILMAP_STORE_WRITER_FENCE, platform/fence.h). Set at init. */
+    uint32_t writer_fence;
     /* Writer-only (under the store's mutex). */
     _Alignas(64) retire_batch *head, *tail; /* oldest first, tags ascending */
     uint64_t pending;          /* items in the batches */
+    uint32_t batches;          /* batches queued */
     uint64_t reclaimed;
     retire_release_fn release;
 } epoch_domain;
 
-/* 0 or ILMAP_E_NOMEM. */
+/* 0 or ILMAP_E_NOMEM. writer_fence: use platform/fence.h's process-wide
+ * fence if it is available (d->writer_fence says whether it is). */
 int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
-               retire_release_fn release);
+               retire_release_fn release, int writer_fence);
 
 /* Frees every pending batch (no reader may be left) and the slots. */
 void epoch_destroy(epoch_domain *d);
@@ -104,7 +116,14 @@ static inline int epoch_enter(struct ilmap_store_reader *r)
     if (depth == 0 || ilmap_atomic_load_u64(&r->announced, ilmap_mo_relaxed) == 0) {
         /* Acquire: an epoch this new implies the swap it followed is seen. */
         uint64_t e = ilmap_atomic_load_u64(&r->domain->global, ilmap_mo_acquire);
-        ilmap_atomic_store_u64(&r->announced, e, ilmap_mo_seq_cst);
+        if (r->domain->writer_fence) {
+            /* Ordered before the snapshot load by the reclaimer's
+             * process-wide fence (platform/fence.h). */
+            ilmap_atomic_store_u64(&r->announced, e, ilmap_mo_relaxed);
+            ilmap_atomic_signal_fence();
+        } else {
+            ilmap_atomic_store_u64(&r->announced, e, ilmap_mo_seq_cst);
+        }
     }
     return 0;
 }
@@ -127,7 +146,10 @@ static inline int epoch_leave(struct ilmap_store_reader *r)
  * The batch and its items are the domain's from now on. */
 void epoch_retire(epoch_domain *d, retire_batch *batch);
 
-/* Frees every batch no reader can still see. Returns the items left. */
-uint64_t epoch_reclaim(epoch_domain *d);
+/* Frees every batch no reader can still see. Returns the items left.
+ * With writer fences, each scan costs a process-wide fence, so unless
+ * `force`, batches are let to gather (EPOCH_LAZY_BATCHES) first. */
+#define EPOCH_LAZY_BATCHES 32u
+uint64_t epoch_reclaim(epoch_domain *d, int force);
 
 #endif

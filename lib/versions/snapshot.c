@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/copy_out.h"
+#include "platform/prefetch.h"
 #include "versions/store.h"
 
 ilmap_status ilmap_store_reader_register(ilmap_store *store, ilmap_store_reader **out)
@@ -60,25 +61,25 @@ static const uint64_t *find(const ilmap_store_snapshot *v, enum store_table tabl
     return vt_find(store_shapes[table], v->tables[table], key);
 }
 
-/* The RANGES record whose range holds address, or NULL. */
-static const uint64_t *range_at(const ilmap_store_snapshot *v, uintptr_t address)
-{
-    const uint64_t key[1] = { address };
-    const uint64_t *r = vt_floor(store_shapes[T_RANGES], v->tables[T_RANGES], key);
-
-    return r && address < r[1] ? r : NULL;
-}
-
-/* The body whose ranges hold address, and which range. */
+/* The body whose ranges hold address, and which range; NULL if none. */
 static const struct store_body *body_at(const ilmap_store_snapshot *v, uintptr_t address,
                                         uint32_t *range)
 {
-    const uint64_t *r = range_at(v, address);
+    uint32_t lines;
+    uintptr_t ref = ax_candidate(v->code, address, &lines);
+    const struct store_body *body = (const struct store_body *)(ref & ~AX_TAG_MASK);
+    uint32_t ri = (uint32_t)(ref & AX_TAG_MASK);
 
-    if (!r)
+    /* The lines of the body a lookup reads (its fields, ranges, and its
+     * answers when small: answers.h) load together rather than one after
+     * another; the index knows how many when it hands out the body. */
+    for (uint32_t k = 1; k < lines; k++)
+        ILMAP_PREFETCH((const char *)body + 64u * k);
+
+    if (!body || address - body->ranges[ri].start >= body->ranges[ri].size)
         return NULL;
-    *range = (uint32_t)(r[5] >> 32) & 0xFFu;
-    return ptr_of_word(r[2]);
+    *range = ri;
+    return body;
 }
 
 static void location_clear(ilmap_store_location *out)
@@ -96,35 +97,22 @@ ilmap_status ilmap_store_snapshot_lookup(const ilmap_store_snapshot *snapshot, u
     if (!snapshot)
         return ILMAP_E_INVALID_ARG;
 
-    const uint64_t *r = range_at(snapshot, address);
-    if (!r)
+    uint32_t ri = 0;
+    const struct store_body *body = body_at(snapshot, address, &ri);
+    if (!body)
         return ILMAP_E_NOT_FOUND;
 
-    /* The IL answer from the record alone; the body's fields below load
-     * meanwhile (store.h). */
-    const ilmap_native *native = ptr_of_word(r[3]);
-    const ilmap *il_map = ptr_of_word(r[4]);
-    unsigned flags = (unsigned)(r[5] >> 40) & 0xFFu;
-    uint32_t native_offset = (uint32_t)r[5] + (uint32_t)(address - (uintptr_t)r[0]);
-    uint32_t il = 0;
-    unsigned mapping = native ? ilmap_native_to_il(native, native_offset, &il)
-                              : ILMAP_MAPPING_NO_INFO;
-    uint32_t original = il;
-    /* Only these answers are IL offsets of the body's IL; PROLOG,
-     * NO_MAPPING and NO_INFO answer 0 by convention
-     * (doc/native-to-il.md#scan). */
-    if (!(flags & ILMAP_BODY_ORIGINAL_IL) && il_map &&
-        (mapping == ILMAP_MAPPING_EXACT || mapping == ILMAP_MAPPING_APPROXIMATE ||
-         mapping == ILMAP_MAPPING_EPILOG))
-        original = ilmap_new_to_old(il_map, il);
+    uint32_t native_offset =
+        body->ranges[ri].base + (uint32_t)(address - body->ranges[ri].start);
+    uint32_t il = 0, original = 0;
+    unsigned mapping = answers_at(&body->answers, native_offset, &il, &original);
 
-    const struct store_body *body = ptr_of_word(r[2]);
     out->function_id = body->function_id;
     out->rejit_id = body->rejit_id;
     out->module_id = body->module_id;
     out->method_def = body->method_def;
     out->code_start = body->ranges[0].start;
-    out->range_index = (uint32_t)(r[5] >> 32) & 0xFFu;
+    out->range_index = ri;
     out->native_offset = native_offset;
     out->mapping = mapping;
     out->il_offset = il;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/size_limits.h"
 #include "platform/memory.h"
 #include "versions/store.h"
 
@@ -26,7 +27,7 @@ static void release_item(const retire_item *item)
     case RETIRE_BODY: {
         struct store_body *body = item->ptr;
         ilmap_native_free(body->native);
-        free(body);
+        bh_free(body->heap, body, body->bytes);
         break;
     }
     }
@@ -37,7 +38,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     if (!out)
         return ILMAP_E_INVALID_ARG;
     *out = NULL;
-    if (flags != 0 || max_readers > ILMAP_STORE_MAX_READERS)
+    if ((flags & ~ILMAP_STORE_WRITER_FENCE) || max_readers > ILMAP_STORE_MAX_READERS)
         return ILMAP_E_INVALID_ARG;
 
     /* Over-aligned (cache lines): calloc does not promise that. The size
@@ -57,12 +58,13 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
         return ILMAP_E_NOMEM;
     }
     if (epoch_init(&s->epoch, max_readers ? max_readers : ILMAP_STORE_DEFAULT_READERS, s,
-                   release_item) != 0) {
+                   release_item, (flags & ILMAP_STORE_WRITER_FENCE) != 0) != 0) {
         ilmap_mutex_destroy(&s->lock);
         ilmap_aligned_free(s);
         free(empty);
         return ILMAP_E_NOMEM;
     }
+    bh_init(&s->bodies);
     ilmap_atomic_init_ptr(&s->current, empty);
     *out = s;
     return ILMAP_OK;
@@ -102,9 +104,11 @@ void ilmap_store_free(ilmap_store *store)
         teardown_unref(ptr_of_word(r[2]));
     for (int t = 0; t < T_COUNT; t++)
         vt_destroy(snap->tables[t]);
+    ax_destroy(snap->code);
     free(snap);
 
-    epoch_destroy(&store->epoch);
+    epoch_destroy(&store->epoch); /* releases the bodies still pending */
+    bh_destroy(&store->bodies);
     ilmap_mutex_destroy(&store->lock);
     ilmap_aligned_free(store);
 }
@@ -116,9 +120,13 @@ typedef struct store_txn {
     const struct ilmap_store_snapshot *base; /* the snapshot this change starts from */
     struct ilmap_store_snapshot draft;       /* its tables, copied on write */
     vt_txn vt;
-    /* Reference changes, applied only once the change is certain. */
+    /* Reference changes, applied only once the change is certain: one
+     * reference gained (a body capturing its version's map), and any
+     * number lost, one entry per reference (a map may be listed several
+     * times: a removal drops its record's and its bodies'). */
     struct store_mapref *gains;
-    struct store_mapref *loses;
+    struct store_mapref **losses;
+    size_t nlosses, losses_cap;
 } store_txn;
 
 static void txn_begin(ilmap_store *s, store_txn *t)
@@ -128,12 +136,41 @@ static void txn_begin(ilmap_store *s, store_txn *t)
     t->draft = *t->base;
     txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
-    t->loses = NULL;
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
+}
+
+/* Notes that the change drops one reference to mr (NULL: none). The list
+ * grows here, before the point of no return; txn_commit() applies it. */
+static ilmap_status txn_lose(store_txn *t, struct store_mapref *mr)
+{
+    if (!mr)
+        return ILMAP_OK;
+    if (t->nlosses == t->losses_cap) {
+        size_t cap = t->losses_cap ? 2 * t->losses_cap : 8;
+        if (cap > SIZE_MAX / sizeof *t->losses || cap < t->losses_cap)
+            return ILMAP_E_NOMEM;
+        struct store_mapref **grown = realloc(t->losses, cap * sizeof *grown);
+        if (!grown)
+            return ILMAP_E_NOMEM;
+        t->losses = grown;
+        t->losses_cap = cap;
+    }
+    t->losses[t->nlosses++] = mr;
+    return ILMAP_OK;
+}
+
+static void txn_forget_losses(store_txn *t)
+{
+    free(t->losses);
+    t->losses = NULL;
+    t->nlosses = t->losses_cap = 0;
 }
 
 static ilmap_status txn_fail(store_txn *t, ilmap_status st)
 {
     txn_abort(&t->vt);
+    txn_forget_losses(t);
     return st;
 }
 
@@ -143,14 +180,13 @@ static ilmap_status txn_commit(store_txn *t)
 {
     ilmap_store *s = t->store;
 
-    if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 && !t->gains &&
-        !t->loses) {
-        txn_abort(&t->vt);
-        return ILMAP_OK;
-    }
+    if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 &&
+        t->draft.code.node == t->base->code.node && !t->gains && t->nlosses == 0)
+        return txn_fail(t, ILMAP_OK);
 
-    /* Room for the old snapshot and a map losing its last reference. */
-    if (txn_reserve(&t->vt, 2) != ILMAP_OK)
+    /* Room for the old snapshot and every map that may lose its last
+     * reference (at most one per reference lost). */
+    if (t->nlosses > SIZE_MAX - 1 || txn_reserve(&t->vt, 1 + t->nlosses) != ILMAP_OK)
         return txn_fail(t, ILMAP_E_NOMEM);
     retire_batch *batch = malloc(sizeof *batch);
     struct ilmap_store_snapshot *snap = malloc(sizeof *snap);
@@ -166,14 +202,18 @@ static ilmap_status txn_commit(store_txn *t)
     ilmap_atomic_exchange_ptr(&s->current, snap, ilmap_mo_seq_cst);
 
     (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
+    /* Gains first: a map gained and lost in one change stays counted. */
     if (t->gains)
         t->gains->refs++;
-    if (t->loses && --t->loses->refs == 0)
-        (void)txn_retire(&t->vt, t->loses, RETIRE_MAPREF); /* reserved */
+    for (size_t i = 0; i < t->nlosses; i++) {
+        if (--t->losses[i]->refs == 0)
+            (void)txn_retire(&t->vt, t->losses[i], RETIRE_MAPREF); /* reserved */
+    }
+    txn_forget_losses(t);
     txn_settle(&t->vt);
     batch->items = txn_take_retired(&t->vt, &batch->count);
     epoch_retire(&s->epoch, batch);
-    epoch_reclaim(&s->epoch);
+    epoch_reclaim(&s->epoch, 0);
     return ILMAP_OK;
 }
 
@@ -240,9 +280,10 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     } else if (old) {
         st = erase(&t, T_METHODS, key); /* an empty map clears (doc/il-maps.md#empty-map) */
     }
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, old);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = old;
     st = txn_commit(&t);
     if (st == ILMAP_OK && !mr)
         ilmap_free(map); /* an empty map handed over: ours, and not kept */
@@ -465,6 +506,20 @@ static ilmap_status check_ranges(const ilmap_code_range *ranges, size_t n,
     return ILMAP_OK;
 }
 
+/* A body's range in the address index: the body pointer tagged with the
+ * range's index (addr_index.h). */
+static uintptr_t range_ref(const struct store_body *body, uint32_t i)
+{
+    return (uintptr_t)body | i;
+}
+
+static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
+{
+    const struct store_body *body = (const struct store_body *)(ref & ~AX_TAG_MASK);
+    *start = body->ranges[ref & AX_TAG_MASK].start;
+    *size = body->ranges[ref & AX_TAG_MASK].size;
+}
+
 /* Makes a body (fresh, filled in) reachable: its BODIES record and the
  * address index. The one place a body enters the tables. */
 static ilmap_status link_body(store_txn *t, const struct store_body *body)
@@ -472,15 +527,9 @@ static ilmap_status link_body(store_txn *t, const struct store_body *body)
     const uint64_t entry[4] = { body->function_id, body->rejit_id, body->ranges[0].start,
                                 word_of_ptr(body) };
     ilmap_status st = insert(t, T_BODIES, entry);
-    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
-        const uint64_t range[6] = { body->ranges[i].start,
-                                    body->ranges[i].start + body->ranges[i].size,
-                                    word_of_ptr(body),
-                                    word_of_ptr(body->native),
-                                    word_of_ptr(body->il_map),
-                                    range_word(body->ranges[i].base, i, body->flags) };
-        st = insert(t, T_RANGES, range);
-    }
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
+        st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
+                       range_ref(body, i), body->lines);
     return st;
 }
 
@@ -491,10 +540,9 @@ static ilmap_status unlink_body(store_txn *t, struct store_body *body)
 {
     const uint64_t entry[3] = { body->function_id, body->rejit_id, body->ranges[0].start };
     ilmap_status st = erase(t, T_BODIES, entry);
-    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++) {
-        const uint64_t range[1] = { body->ranges[i].start };
-        st = erase(t, T_RANGES, range);
-    }
+    for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
+        st = ax_remove(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
+                       range_ref(body, i));
     if (st == ILMAP_OK)
         st = txn_retire(&t->vt, body, RETIRE_BODY);
     return st;
@@ -515,11 +563,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
     for (size_t i = 0; i < n; i++) {
-        const uint64_t last[1] = { ranges[i].start + ranges[i].size - 1 };
-        /* Store ranges do not overlap one another, so if any overlaps
-         * [start, end), the last one starting below end does. */
-        const uint64_t *prev = vt_floor(store_shapes[T_RANGES], t.draft.tables[T_RANGES], last);
-        if (prev && prev[1] > ranges[i].start)
+        if (ax_overlaps(t.draft.code, ranges[i].start, ranges[i].size, range_bounds))
             return txn_fail(&t, ILMAP_E_OVERLAP);
     }
 
@@ -534,9 +578,31 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         il = ptr_of_word(ver[2]);
     }
 
-    struct store_body *body = txn_alloc(&t.vt, sizeof *body + n * sizeof body->ranges[0]);
-    if (!body)
+    /* The answers (answers.h), laid out behind the ranges. */
+    answer_interval *iv = NULL;
+    uint32_t niv = 0;
+    ilmap_status st = answers_compose(map, il ? il->map : NULL, (flags & ILMAP_BODY_ORIGINAL_IL) != 0,
+                                      total, &iv, &niv);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    /* The records start 16-byte aligned: none straddles a cache line. */
+    size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
+    size_t tail = answers_bytes(niv, total), bytes = 0;
+    if (tail == SIZE_MAX || !size_add(head, tail, &bytes)) {
+        free(iv);
+        return txn_fail(&t, ILMAP_E_LIMIT);
+    }
+    /* From the bodies' heap (body_heap.h), not the transaction's blocks:
+     * freed here on every failure below. */
+    struct store_body *body = bh_alloc(&s->bodies, bytes);
+    if (!body) {
+        free(iv);
         return txn_fail(&t, ILMAP_E_NOMEM);
+    }
+    body->heap = &s->bodies;
+    body->bytes = bytes;
+    answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
+    free(iv);
     body->function_id = fid;
     body->rejit_id = rejit;
     body->module_id = (ilmap_module_id)fn[1];
@@ -547,13 +613,21 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->il_map = il ? il->map : NULL;
     body->code_size = total;
     body->nranges = (uint32_t)n;
+    /* What a lookup reads: the first lines, or the whole body if small. */
+    size_t lines = (bytes + BH_LINE - 1u) / BH_LINE;
+    body->lines = (uint32_t)(lines < AX_MAX_LINES ? lines : AX_MAX_LINES);
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
-    ilmap_status st = link_body(&t, body);
-    if (st != ILMAP_OK)
+    st = link_body(&t, body);
+    if (st != ILMAP_OK) {
+        bh_free(&s->bodies, body, bytes);
         return txn_fail(&t, st);
+    }
     t.gains = il;
-    return txn_commit(&t);
+    st = txn_commit(&t);
+    if (st != ILMAP_OK) /* not published */
+        bh_free(&s->bodies, body, bytes);
+    return st;
 }
 
 ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function_id,
@@ -579,18 +653,19 @@ ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function
 static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
 {
     store_txn t;
+    uint32_t lines;
     txn_begin(s, &t);
 
-    const uint64_t key[1] = { code_start };
-    const uint64_t *r = find(&t, T_RANGES, key);
-    struct store_body *body = r ? ptr_of_word(r[2]) : NULL;
+    struct store_body *body =
+        (struct store_body *)(ax_candidate(t.draft.code, code_start, &lines) & ~AX_TAG_MASK);
     if (!body || body->ranges[0].start != code_start)
         return txn_fail(&t, ILMAP_E_NOT_FOUND);
 
     ilmap_status st = unlink_body(&t, body);
+    if (st == ILMAP_OK)
+        st = txn_lose(&t, body->il);
     if (st != ILMAP_OK)
         return txn_fail(&t, st);
-    t.loses = body->il;
     return txn_commit(&t);
 }
 
@@ -613,7 +688,7 @@ ilmap_status ilmap_store_reclaim(ilmap_store *store, size_t *pending)
         return ILMAP_E_INVALID_ARG;
 
     ilmap_mutex_lock(&store->lock);
-    uint64_t left = epoch_reclaim(&store->epoch);
+    uint64_t left = epoch_reclaim(&store->epoch, 1);
     ilmap_mutex_unlock(&store->lock);
     if (pending)
         *pending = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
@@ -635,10 +710,154 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->reclaimed = store->epoch.reclaimed;
     out->readers = epoch_registered(&store->epoch);
     out->max_readers = store->epoch.nslots;
+    out->writer_fence = store->epoch.writer_fence;
     out->functions = (size_t)vt_records(cur->tables[T_FUNCTIONS]);
     out->versions = (size_t)vt_records(cur->tables[T_VERSIONS]);
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
     ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
+}
+
+/* ---- Removal ------------------------------------------------------------
+ *
+ * A removal walks the records to drop in the transaction's base snapshot
+ * and erases them from the draft. The base is published, so never changed,
+ * and cannot be freed while we hold the writers' mutex: its cursors stay
+ * valid however the draft is copied on write. Every record found in the
+ * base is still in the draft when reached, as only this walk erases. */
+
+/* Drops one version: its record, its map reference, and every native
+ * body attached to it (with the reference each holds). */
+static ilmap_status drop_version(store_txn *t, const uint64_t *version, ilmap_store_removed *n)
+{
+    const vt_shape sh = store_shapes[T_BODIES];
+    const uint64_t from[3] = { version[0], version[1], 0 };
+    vt_cursor cur;
+
+    ilmap_status st = erase(t, T_VERSIONS, version);
+    if (st == ILMAP_OK)
+        st = txn_lose(t, ptr_of_word(version[2]));
+    for (const uint64_t *r = vt_seek(sh, t->base->tables[T_BODIES], from, &cur);
+         st == ILMAP_OK && r && r[0] == version[0] && r[1] == version[1]; r = vt_next(sh, &cur)) {
+        struct store_body *body = ptr_of_word(r[3]);
+        st = unlink_body(t, body);
+        if (st == ILMAP_OK)
+            st = txn_lose(t, body->il);
+        n->bodies++;
+    }
+    if (version[1] != 0)
+        n->versions++;
+    return st;
+}
+
+/* A removal's end: publishes it if it went well (st), and only then
+ * tells the caller what went (*counted into *removed). */
+static ilmap_status finish_removal(store_txn *t, ilmap_status st,
+                                   const ilmap_store_removed *counted,
+                                   ilmap_store_removed *removed)
+{
+    if (st != ILMAP_OK)
+        return txn_fail(t, st);
+    st = txn_commit(t);
+    if (st == ILMAP_OK)
+        *removed = *counted;
+    return st;
+}
+
+static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
+                                         ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const vt_shape *sh = store_shapes;
+    const uint64_t from[3] = { module, 0, 0 };
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = ILMAP_OK;
+    vt_cursor cur;
+
+    /* The IL-level maps of its methods. */
+    for (const uint64_t *r = vt_seek(sh[T_METHODS], t.base->tables[T_METHODS], from, &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHODS], &cur)) {
+        st = erase(&t, T_METHODS, r);
+        if (st == ILMAP_OK)
+            st = txn_lose(&t, ptr_of_word(r[2]));
+        n.il_maps++;
+    }
+    /* Every function instance of its methods, with all their versions. */
+    for (const uint64_t *r = vt_seek(sh[T_METHOD_FUNCS], t.base->tables[T_METHOD_FUNCS], from,
+                                     &cur);
+         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHOD_FUNCS], &cur)) {
+        const uint64_t fkey[1] = { r[2] };
+        const uint64_t vfrom[2] = { r[2], 0 };
+        vt_cursor vcur;
+        st = erase(&t, T_METHOD_FUNCS, r);
+        if (st == ILMAP_OK)
+            st = erase(&t, T_FUNCTIONS, fkey);
+        for (const uint64_t *v = vt_seek(sh[T_VERSIONS], t.base->tables[T_VERSIONS], vfrom, &vcur);
+             st == ILMAP_OK && v && v[0] == r[2]; v = vt_next(sh[T_VERSIONS], &vcur))
+            st = drop_version(&t, v, &n);
+        n.functions++;
+    }
+    return finish_removal(&t, st, &n, removed);
+}
+
+ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id module,
+                                       ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || module == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_module_locked(store, module, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
+}
+
+static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
+                                          ilmap_rejit_id rejit, ilmap_store_removed *removed)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t fkey[1] = { fid };
+    const uint64_t vkey[2] = { fid, rejit };
+    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    if (!ver)
+        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+
+    /* The current version goes: the original takes its place, in the same
+     * publication (as after a revert of this instance). */
+    const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
+    const uint64_t version[3] = { ver[0], ver[1], ver[2] };
+    const int was_current = fn[3] == rejit;
+    ilmap_store_removed n = { 0, 0, 0, 0 };
+    ilmap_status st = drop_version(&t, version, &n);
+    if (st == ILMAP_OK && was_current)
+        st = replace(&t, T_FUNCTIONS, function);
+    return finish_removal(&t, st, &n, removed);
+}
+
+ilmap_status ilmap_store_remove_version(ilmap_store *store, ilmap_function_id function_id,
+                                        ilmap_rejit_id rejit_id, ilmap_store_removed *removed)
+{
+    ilmap_store_removed dummy;
+
+    if (!removed)
+        removed = &dummy;
+    memset(removed, 0, sizeof *removed);
+    if (!store || function_id == 0 || rejit_id == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = remove_version_locked(store, function_id, rejit_id, removed);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
 }

@@ -2,9 +2,10 @@
  * The inside of an ilmap_store: its snapshots (ilmap_store_snapshot), the
  * tables a snapshot holds, and the objects records point to.
  *
- * A snapshot is a small struct of table pointers; tables and the objects
- * their records point to are immutable once published, and shared by
- * every snapshot that did not change them (table.h).
+ * A snapshot is a small struct of table pointers (each table the root of
+ * a copy-on-write B+tree, table.h); tables' nodes and the objects their
+ * records point to are immutable once published, and shared by every
+ * snapshot that did not change them.
  *
  * Tables, their keys and payloads (64-bit words; pointers stored as
  * integers):
@@ -13,14 +14,12 @@
  *   METHOD_FUNCS    (module, methodDef, FunctionID)      the instances of a method (revert)
  *   VERSIONS        (FunctionID, ReJITID)    -> mapref or 0 (ReJITID 0: uses METHODS)
  *   BODIES          (FunctionID, ReJITID, code start) -> body
- *   RANGES          (range start)            -> range end, body, native map, IL map,
- *                                               base | range index << 32 | flags << 40
- * RANGES is the address index: one record per code range (hot, cold), so
- * an instruction pointer is found by one floor search. Its records repeat
- * what the IL answer needs (the maps, the range's base offset), so that
- * the native and IL lookups need not wait for the body to be loaded: on
- * a sampler's path, where every step misses the cache, that is one
- * dependent miss less.
+ * Besides the tables, a snapshot holds the address index (addr_index.h):
+ * code address -> the body and which of its ranges, a radix tree over
+ * 64 KiB pages. A body carries its answers (answers.h): native offset ->
+ * mapping, IL offset and original IL offset, composed when it is
+ * attached, in the same allocation. A sampler's lookup is thus the
+ * index's few node loads, one page leaf, the body, and its answers.
  */
 #ifndef ILMAP_VERSIONS_STORE_H
 #define ILMAP_VERSIONS_STORE_H
@@ -28,6 +27,9 @@
 #include "ilmap-versions.h"
 #include "platform/atomic.h"
 #include "platform/thread.h"
+#include "versions/addr_index.h"
+#include "versions/answers.h"
+#include "versions/body_heap.h"
 #include "versions/epoch.h"
 #include "versions/table.h"
 
@@ -37,7 +39,6 @@ enum store_table {
     T_METHOD_FUNCS,
     T_VERSIONS,
     T_BODIES,
-    T_RANGES,
     T_COUNT
 };
 
@@ -47,7 +48,6 @@ static const vt_shape store_shapes[T_COUNT] = {
     [T_METHOD_FUNCS] = { 3, 3 },
     [T_VERSIONS] = { 2, 3 },
     [T_BODIES] = { 3, 4 },
-    [T_RANGES] = { 1, 6 },
 };
 
 /*
@@ -73,11 +73,15 @@ struct store_body {
     ilmap_module_id module_id;
     uint32_t method_def;
     unsigned flags;
+    body_answers answers;      /* in this allocation, after ranges[] */
     ilmap_native *native;      /* owned; may be NULL */
     struct store_mapref *il;   /* captured when attached; counted; may be NULL */
-    const ilmap *il_map;       /* il->map: one hop less on the read path */
+    const ilmap *il_map;       /* il->map */
     uint32_t code_size;
     uint32_t nranges;
+    uint32_t lines; /* the address index's prefetch hint (addr_index.h) */
+    body_heap *heap;  /* where the block came from, and its size */
+    size_t bytes;
     struct store_range ranges[];
 };
 
@@ -85,6 +89,7 @@ struct store_body {
 struct ilmap_store_snapshot {
     uint64_t generation;
     vt_top *tables[T_COUNT];
+    ax_root code; /* the address index */
 };
 
 /* Readers read `current` and epoch.global on every read; both sit on
@@ -94,13 +99,8 @@ struct ilmap_store {
     epoch_domain epoch;
     _Alignas(64) ilmap_mutex lock; /* writers */
     uint64_t next_gen;                 /* writer-only: transaction generations */
+    body_heap bodies;                  /* writer-only: the bodies' blocks */
 };
-
-/* RANGES' last word. */
-static inline uint64_t range_word(uint32_t base, uint32_t index, unsigned flags)
-{
-    return (uint64_t)base | (uint64_t)index << 32 | (uint64_t)(flags & 0xFFu) << 40;
-}
 
 static inline uint64_t word_of_ptr(const void *p)
 {

@@ -12,6 +12,13 @@ void txn_init(vt_txn *tx, uint64_t gen)
     tx->nretired = tx->retired_cap = 0;
 }
 
+#ifdef TXN_TEST_HOOKS
+int (*txn_test_alloc)(size_t size);
+#define TEST_FAILS(size) (txn_test_alloc && txn_test_alloc(size))
+#else
+#define TEST_FAILS(size) 0
+#endif
+
 /* Grows an array of elem-byte elements to hold at least need of them. */
 static int grow(void **array, size_t *cap, size_t need, size_t elem)
 {
@@ -24,7 +31,7 @@ static int grow(void **array, size_t *cap, size_t need, size_t elem)
             return 0;
         next *= 2;
     }
-    if (next > SIZE_MAX / elem)
+    if (next > SIZE_MAX / elem || TEST_FAILS(0))
         return 0;
     void *p = realloc(*array, next * elem);
     if (!p)
@@ -40,7 +47,7 @@ void *txn_alloc(vt_txn *tx, size_t size)
         !grow((void **)&tx->fresh, &tx->fresh_cap, tx->nfresh + 1, sizeof *tx->fresh))
         return NULL;
 
-    void *p = malloc(size ? size : 1);
+    void *p = TEST_FAILS(size) ? NULL : malloc(size ? size : 1);
     if (p)
         tx->fresh[tx->nfresh++] = p;
     return p;

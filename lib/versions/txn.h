@@ -61,4 +61,12 @@ void txn_settle(vt_txn *tx);
 /* Hands the retire list over (the caller frees the array); resets it. */
 retire_item *txn_take_retired(vt_txn *tx, size_t *count);
 
+#ifdef TXN_TEST_HOOKS
+/* Test builds only (test/meson.build builds txn.c into test-table with
+ * TXN_TEST_HOOKS; the library never has it): called before every
+ * allocation, with the block's size (0 for the lists' own arrays); a
+ * non-zero return makes the allocation fail. */
+extern int (*txn_test_alloc)(size_t size);
+#endif
+
 #endif

@@ -30,6 +30,27 @@ typedef struct COR_PRF_CODE_INFO {
     SIZE_T size;
 } COR_PRF_CODE_INFO;
 
+/* One instance field's place in its class (GetClassLayout). */
+typedef struct COR_FIELD_OFFSET {
+    mdToken ridOfField;
+    ULONG ulOffset;
+} COR_FIELD_OFFSET;
+
+/* Where an argument or the return value lies during an enter/leave hook
+ * (doc/profiling-abi.md#info; 16 bytes on 64-bit targets). */
+typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
+    UINT_PTR startAddress;
+    ULONG length;
+} COR_PRF_FUNCTION_ARGUMENT_RANGE;
+
+/* `this` first (instance methods), then each argument; really
+ * 8 + sizeof(range) * numRanges bytes, sized by GetFunctionEnter3Info. */
+typedef struct COR_PRF_FUNCTION_ARGUMENT_INFO {
+    ULONG numRanges;
+    ULONG totalArgumentSize;
+    COR_PRF_FUNCTION_ARGUMENT_RANGE ranges[1];
+} COR_PRF_FUNCTION_ARGUMENT_INFO;
+
 _Static_assert(sizeof(COR_IL_MAP) == 12, "COR_IL_MAP is 12 bytes");
 _Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12, "COR_DEBUG_IL_TO_NATIVE_MAP is 12 bytes");
 
@@ -39,6 +60,23 @@ _Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == 12, "COR_DEBUG_IL_TO_NATIVE
 #define CLR_EPILOG 0xFFFFFFFDu
 
 typedef struct ICorProfilerInfo9 ICorProfilerInfo9;
+
+/* IMethodMalloc (GetILFunctionBodyAllocator): memory for a new IL body
+ * handed to ICorProfilerInfo::SetILFunctionBody, which keeps the pointer. */
+typedef struct IMethodMalloc IMethodMalloc;
+typedef struct IMethodMallocVtbl {
+    HRESULT(CLR_STDCALL *QueryInterface)(IMethodMalloc *self, const IID *riid, void **ppv);
+    ULONG(CLR_STDCALL *AddRef)(IMethodMalloc *self);
+    ULONG(CLR_STDCALL *Release)(IMethodMalloc *self);
+    void *(CLR_STDCALL *Alloc)(IMethodMalloc *self, ULONG size); /* 3 */
+} IMethodMallocVtbl;
+struct IMethodMalloc {
+    const IMethodMallocVtbl *lpVtbl;
+};
+
+/* GetModuleInfo2's flags (COR_PRF_MODULE_FLAGS): the one the shim reads. */
+#define COR_PRF_MODULE_COLLECTIBLE 0x00000008u
+
 /* The shim asks for Info4 and, optionally, Info5 and Info9; all share this
  * layout, because each version only appends slots. A slot past Info4 is
  * called only after QueryInterface succeeded for its version. */
@@ -51,7 +89,7 @@ typedef struct ICorProfilerInfo9Vtbl {
     ULONG(CLR_STDCALL *AddRef)(PI);                                         /* 1 */
     ULONG(CLR_STDCALL *Release)(PI);                                        /* 2 */
     /* ICorProfilerInfo */
-    clr_slot GetClassFromObject;                                            /* 3 */
+    HRESULT(CLR_STDCALL *GetClassFromObject)(PI, ObjectID, ClassID *cls);   /* 3 */
     clr_slot GetClassFromToken;                                             /* 4 */
     clr_slot GetCodeInfo;                                                   /* 5 */
     HRESULT(CLR_STDCALL *GetEventMask)(PI, DWORD *events);                  /* 6 */
@@ -62,7 +100,8 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot IsArrayClass;                                                  /* 11 */
     clr_slot GetThreadInfo;                                                 /* 12 */
     clr_slot GetCurrentThreadID;                                            /* 13 */
-    clr_slot GetClassIDInfo;                                                /* 14 */
+    HRESULT(CLR_STDCALL *GetClassIDInfo)(PI, ClassID, ModuleID *module,
+                                         mdTypeDef *type);                  /* 14 */
     HRESULT(CLR_STDCALL *GetFunctionInfo)(PI, FunctionID, ClassID *cls, ModuleID *module,
                                           mdToken *token);                  /* 15 */
     HRESULT(CLR_STDCALL *SetEventMask)(PI, DWORD events);                   /* 16 */
@@ -76,13 +115,17 @@ typedef struct ICorProfilerInfo9Vtbl {
                                             IUnknown **out);                /* 21 */
     HRESULT(CLR_STDCALL *GetILFunctionBody)(PI, ModuleID, mdMethodDef, LPCBYTE *header,
                                             ULONG *size);                   /* 22 */
-    clr_slot GetILFunctionBodyAllocator;                                    /* 23 */
-    clr_slot SetILFunctionBody;                                             /* 24 */
+    HRESULT(CLR_STDCALL *GetILFunctionBodyAllocator)(PI, ModuleID,
+                                                     IMethodMalloc **out);  /* 23 */
+    HRESULT(CLR_STDCALL *SetILFunctionBody)(PI, ModuleID, mdMethodDef,
+                                            LPCBYTE header);                /* 24 */
     clr_slot GetAppDomainInfo;                                              /* 25 */
     clr_slot GetAssemblyInfo;                                               /* 26 */
     clr_slot SetFunctionReJIT;                                              /* 27 */
     clr_slot ForceGC;                                                       /* 28 */
-    clr_slot SetILInstrumentedCodeMap;                                      /* 29 */
+    HRESULT(CLR_STDCALL *SetILInstrumentedCodeMap)(PI, FunctionID, BOOL start_jit,
+                                                   ULONG count,
+                                                   COR_IL_MAP entries[]);   /* 29 */
     clr_slot GetInprocInspectionInterface;                                  /* 30 */
     clr_slot GetInprocInspectionIThisThread;                                /* 31 */
     clr_slot GetThreadContext;                                              /* 32 */
@@ -95,14 +138,27 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot SetEnterLeaveFunctionHooks2;                                   /* 37 */
     clr_slot GetFunctionInfo2;                                              /* 38 */
     clr_slot GetStringLayout;                                               /* 39 */
-    clr_slot GetClassLayout;                                                /* 40 */
-    clr_slot GetClassIDInfo2;                                               /* 41 */
+    /* The instance fields the class declares itself (not its parents'):
+     * each field's token and offset; and the class's size. */
+    HRESULT(CLR_STDCALL *GetClassLayout)(PI, ClassID, COR_FIELD_OFFSET fields[], ULONG cap,
+                                         ULONG *total, ULONG *class_size); /* 40 */
+    /* The class's module and TypeDef, its parent class (0 at the root) and
+     * its type arguments. */
+    HRESULT(CLR_STDCALL *GetClassIDInfo2)(PI, ClassID, ModuleID *module, mdTypeDef *type,
+                                          ClassID *parent, ULONG32 cap, ULONG32 *total,
+                                          ClassID type_args[]);             /* 41 */
     clr_slot GetCodeInfo2;                                                  /* 42 */
-    clr_slot GetClassFromTokenAndTypeArgs;                                  /* 43 */
+    HRESULT(CLR_STDCALL *GetClassFromTokenAndTypeArgs)(PI, ModuleID, mdTypeDef type,
+                                                       ULONG32 count, ClassID type_args[],
+                                                       ClassID *out);       /* 43 */
     clr_slot GetFunctionFromTokenAndTypeArgs;                               /* 44 */
     clr_slot EnumModuleFrozenObjects;                                       /* 45 */
-    clr_slot GetArrayObjectInfo;                                            /* 46 */
-    clr_slot GetBoxClassLayout;                                             /* 47 */
+    /* An array object's rank dimensions: their lengths and lower bounds,
+     * and where its elements start (row-major, element size apart). */
+    HRESULT(CLR_STDCALL *GetArrayObjectInfo)(PI, ObjectID, ULONG32 rank, ULONG32 lengths[],
+                                             int lower_bounds[], BYTE **data); /* 46 */
+    /* A value type's box: where the value starts in the boxed object. */
+    HRESULT(CLR_STDCALL *GetBoxClassLayout)(PI, ClassID, ULONG32 *buffer_offset); /* 47 */
     clr_slot GetThreadAppDomain;                                            /* 48 */
     clr_slot GetRVAStaticAddress;                                           /* 49 */
     clr_slot GetAppDomainStaticAddress;                                     /* 50 */
@@ -117,15 +173,20 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot RequestProfilerDetach;                                         /* 58 */
     HRESULT(CLR_STDCALL *SetFunctionIDMapper2)(PI, FunctionIDMapper2 *mapper,
                                                void *client_data);          /* 59 */
-    clr_slot GetStringLayout2;                                              /* 60 */
+    HRESULT(CLR_STDCALL *GetStringLayout2)(PI, ULONG *length_offset,
+                                           ULONG *buffer_offset);           /* 60 */
     HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3)(
         PI, FunctionEnter3 *enter, FunctionLeave3 *leave,
         FunctionTailcall3 *tailcall);                                       /* 61 */
     HRESULT(CLR_STDCALL *SetEnterLeaveFunctionHooks3WithInfo)(
         PI, FunctionEnter3WithInfo *enter, FunctionLeave3WithInfo *leave,
         FunctionTailcall3WithInfo *tailcall);                               /* 62 */
-    clr_slot GetFunctionEnter3Info;                                         /* 63 */
-    clr_slot GetFunctionLeave3Info;                                         /* 64 */
+    HRESULT(CLR_STDCALL *GetFunctionEnter3Info)(PI, FunctionID, COR_PRF_ELT_INFO,
+                                                COR_PRF_FRAME_INFO *frame, ULONG *cb_args,
+                                                COR_PRF_FUNCTION_ARGUMENT_INFO *args); /* 63 */
+    HRESULT(CLR_STDCALL *GetFunctionLeave3Info)(PI, FunctionID, COR_PRF_ELT_INFO,
+                                                COR_PRF_FRAME_INFO *frame,
+                                                COR_PRF_FUNCTION_ARGUMENT_RANGE *ret); /* 64 */
     clr_slot GetFunctionTailcall3Info;                                      /* 65 */
     clr_slot EnumModules;                                                   /* 66 */
     HRESULT(CLR_STDCALL *GetRuntimeInformation)(PI, USHORT *instance,
@@ -135,7 +196,9 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 WCHAR version[]);           /* 67 */
     clr_slot GetThreadStaticAddress2;                                       /* 68 */
     clr_slot GetAppDomainsContainingModule;                                 /* 69 */
-    clr_slot GetModuleInfo2;                                                /* 70 */
+    HRESULT(CLR_STDCALL *GetModuleInfo2)(PI, ModuleID, LPCBYTE *base, ULONG cch_name,
+                                         ULONG *pcch_name, WCHAR name[], AssemblyID *assembly,
+                                         DWORD *flags);                     /* 70 */
     /* ICorProfilerInfo4 */
     clr_slot EnumThreads;                                                   /* 71 */
     clr_slot InitializeCurrentThread;                                       /* 72 */
@@ -151,7 +214,7 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 ULONG32 *total,
                                                 COR_DEBUG_IL_TO_NATIVE_MAP map[]); /* 78 */
     clr_slot EnumJITedFunctions2;                                           /* 79 */
-    clr_slot GetObjectSize2;                                                /* 80 */
+    HRESULT(CLR_STDCALL *GetObjectSize2)(PI, ObjectID, SIZE_T *size);      /* 80 */
     /* ICorProfilerInfo5: valid only on a pointer obtained for IID_ICorProfilerInfo5 */
     HRESULT(CLR_STDCALL *GetEventMask2)(PI, DWORD *low, DWORD *high);       /* 81 */
     HRESULT(CLR_STDCALL *SetEventMask2)(PI, DWORD low, DWORD high);         /* 82 */
@@ -183,11 +246,22 @@ struct ICorProfilerInfo9 {
 
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromObject, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetEventMask, 6);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo, 14);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassLayout, 40);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassIDInfo2, 41);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetClassFromTokenAndTypeArgs, 43);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetArrayObjectInfo, 46);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetBoxClassLayout, 47);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStringLayout2, 60);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionEnter3Info, 63);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionLeave3Info, 64);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo, 15);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEventMask, 16);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo, 20);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleMetaData, 21);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILFunctionBody, 22);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILFunctionBodyAllocator, 23);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetILFunctionBody, 24);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetILInstrumentedCodeMap, 29);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetILToNativeMapping, 35);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, DoStackSnapshot, 36);
@@ -198,6 +272,7 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(IMethodMallocVtbl, Alloc, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, RequestReJIT, 73);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCodeInfo3, 75);

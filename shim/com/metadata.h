@@ -31,7 +31,9 @@ typedef struct IMetaDataImportVtbl {
                                           ULONG *pcch_name, DWORD *flags,
                                           mdToken *extends);                  /* 12 */
     clr_slot GetInterfaceImplProps;                                           /* 13 */
-    clr_slot GetTypeRefProps;                                                 /* 14 */
+    /* The name is the full one, "Ns.Name". */
+    HRESULT(CLR_STDCALL *GetTypeRefProps)(MI, mdToken tr, mdToken *scope, WCHAR *name,
+                                          ULONG cch_name, ULONG *pcch_name); /* 14 */
     clr_slot ResolveTypeRef;                                                  /* 15 */
     clr_slot EnumMembers;                                                     /* 16 */
     clr_slot EnumMembersWithName;                                             /* 17 */
@@ -40,7 +42,9 @@ typedef struct IMetaDataImportVtbl {
     HRESULT(CLR_STDCALL *EnumMethodsWithName)(MI, HCORENUM *e, mdTypeDef cls,
                                               const WCHAR *name, mdMethodDef out[],
                                               ULONG cap, ULONG *count);       /* 19 */
-    clr_slot EnumFields;                                                      /* 20 */
+    /* The fields (static and instance) a TypeDef declares itself. */
+    HRESULT(CLR_STDCALL *EnumFields)(MI, HCORENUM *e, mdTypeDef cls, mdFieldDef out[],
+                                     ULONG cap, ULONG *count);                /* 20 */
     clr_slot EnumFieldsWithName;                                              /* 21 */
     clr_slot EnumParams;                                                      /* 22 */
     clr_slot EnumMemberRefs;                                                  /* 23 */
@@ -82,7 +86,13 @@ typedef struct IMetaDataImportVtbl {
     clr_slot GetCustomAttributeProps;                                         /* 54 */
     clr_slot FindTypeRef;                                                     /* 55 */
     clr_slot GetMemberProps;                                                  /* 56 */
-    clr_slot GetFieldProps;                                                   /* 57 */
+    /* name: the simple name; sig: the FieldSig blob; value: a literal's
+     * constant (type and size in elem_type, value_len). */
+    HRESULT(CLR_STDCALL *GetFieldProps)(MI, mdFieldDef fd, mdTypeDef *cls, WCHAR *name,
+                                        ULONG cch_name, ULONG *pcch_name, DWORD *attr,
+                                        PCCOR_SIGNATURE *sig, ULONG *sig_size,
+                                        DWORD *elem_type, const void **value,
+                                        ULONG *value_len);                    /* 57 */
     clr_slot GetPropertyProps;                                                /* 58 */
     clr_slot GetParamProps;                                                   /* 59 */
     clr_slot GetCustomAttributeByName;                                        /* 60 */
@@ -101,10 +111,13 @@ struct IMetaDataImport {
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumTypeDefs, 6);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindTypeDefByName, 9);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeDefProps, 12);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeRefProps, 14);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethods, 18);
+CLR_SLOT_AT(IMetaDataImportVtbl, EnumFields, 20);
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethodsWithName, 19);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetMethodProps, 30);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetFieldProps, 57);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 CLR_SLOT_AT(IMetaDataImportVtbl, IsGlobal, 64);
 _Static_assert(sizeof(IMetaDataImportVtbl) == 65 * sizeof(void (*)(void)),

@@ -39,6 +39,7 @@ typedef size_t SIZE_T;
 
 typedef uint32_t mdToken;
 typedef mdToken mdMethodDef;
+typedef mdToken mdFieldDef;
 typedef mdToken mdTypeDef;
 typedef mdToken mdSignature;
 typedef const BYTE *PCCOR_SIGNATURE;

@@ -505,6 +505,7 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
     shim_lock(p);
     const shim_harness_method *hm = m->observer;
     int role = m->role;
+    int jit_time = m->jit_time && m->instrumented;
     const ilmap *map = m->map;
     const uint32_t *starts = hm ? hm->new_starts : NULL;
     size_t start_count = hm ? hm->new_start_count : 0;
@@ -538,6 +539,21 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
             check_version(h, p, m, name, role, n);
         return;
     }
+    /* A body of the original code (JIT-compiled, ReJITID 0): that it went
+     * into the store with its own map, and, when the shim instrumented
+     * the method at JIT time (a collectible module), the map checks of
+     * code compiled under its COR_IL_MAP. */
+    if (n->rejit == 0) {
+        if (n->stored)
+            shim_report_check(r, "store_body", n->store_status == ILMAP_OK,
+                              "\"method\":\"%s\"%s,\"rejit\":0,\"entries\":%u,"
+                              "\"code_size\":%" PRIu64 ",\"status\":\"%s\"",
+                              name, where, (unsigned)n->map.total, n->code_size,
+                              ilmap_status_str(n->store_status));
+        if (jit_time && n->code_ok)
+            check_map(r, name, where, role, map, starts, start_count, n);
+        return;
+    }
     /* A later body of the version (a tier): read by its code start. */
     int starts_here = ranged && n->ranges[0].startAddress == start;
     shim_report_check(r, "code_info4", starts_here,
@@ -548,6 +564,12 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
     if (!n->code_ok)
         return;
     int read = check_map(r, name, where, role, map, starts, start_count, n) == 0;
+    if (n->stored)
+        shim_report_check(r, "store_body", n->store_status == ILMAP_OK,
+                          "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"entries\":%u,"
+                          "\"code_size\":%" PRIu64 ",\"status\":\"%s\"",
+                          name, where, n->rejit, (unsigned)n->map.total, n->code_size,
+                          ilmap_status_str(n->store_status));
     shim_report_event(r, "body_checked",
                       "\"method\":\"%s\"%s,\"rejit\":%" PRIuPTR ",\"entries\":%u,"
                       "\"code_size\":%" PRIu64,
@@ -603,6 +625,13 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         long long il_signed = 0;
         if (sscanf(line, "%x %u %lld", &token, &native, &il_signed) != 3)
             continue;
+        /* (c) and c_store hold a frame to a version's first body: with
+         * tiering kept it may have run in a later one, and the frame does
+         * not say which (shim/FINDINGS.md, fifth round). */
+        if (p->keep_tiering) {
+            skipped++;
+            continue;
+        }
         uint32_t runtime_il = (uint32_t)il_signed;
         shim_lock(p);
         const shim_version *v = NULL;

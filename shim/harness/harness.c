@@ -6,6 +6,8 @@
  */
 #include "harness/harness.h"
 
+#include <stdatomic.h>
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,13 @@ static void on_initialized(void *ctx, shim_profiler *p, const shim_init_note *n)
     report_runtime(r, p);
     if (p->elt_enabled)
         shim_check_elt_setup(&p->elt, r);
+    if (p->elt.args)
+        shim_report_event(r, "args_setup",
+                          "\"ok\":%s,\"hooks_hr\":\"0x%08X\",\"mapper_hr\":\"0x%08X\","
+                          "\"selectors\":%zu,\"max_calls\":%" PRIu32,
+                          p->args_enabled ? "true" : "false", (unsigned)p->elt.hr_hooks,
+                          (unsigned)p->elt.hr_mapper, p->args.selection.count,
+                          p->args.max_calls);
     shim_report_event(r, "initialized",
                       "\"event_mask\":\"0x%08X\",\"high_mask_hr\":\"0x%08X\",\"selectors\":%zu,"
                       "\"probe\":%s,\"elt\":%s,\"store\":%s",
@@ -181,14 +190,39 @@ static void on_rejit_error(void *ctx, shim_profiler *p, shim_method *m, mdMethod
 static void on_body_read(void *ctx, shim_profiler *p, shim_method *m, const shim_body_note *n)
 {
     shim_check_body(ctx, p, m, n);
+    shim_check_body_lookup(ctx, p, m, n);
+}
+
+static void on_module_unloaded(void *ctx, shim_profiler *p, const shim_unload_note *n)
+{
+    shim_check_unload(ctx, p, n);
+}
+
+static void on_args_line(void *ctx, shim_profiler *p, const char *line)
+{
+    (void)p;
+    shim_report_line(&((shim_harness *)ctx)->report, line);
 }
 
 static void on_shutdown(void *ctx, shim_profiler *p)
 {
     shim_harness *h = ctx;
     shim_check_frames(h, p);
+    shim_report_bodies_by_tier(h);
+    shim_check_store_final(h, p);
     if (p->elt_enabled)
         shim_check_elt(&p->elt, &h->report);
+    if (p->args_enabled) {
+        size_t methods = 0;
+        for (const shim_args_target *t = atomic_load(&p->args.targets); t; t = t->next)
+            methods++;
+        shim_report_event(&h->report, "args_done",
+                          "\"methods\":%zu,\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
+                          ",\"refused\":%" PRIu64,
+                          methods, (uint64_t)atomic_load(&p->args.lines),
+                          (uint64_t)atomic_load(&p->args.skipped),
+                          (uint64_t)atomic_load(&p->args.refused));
+    }
     shim_lock(p);
     /* Where every selected method ended up: instrumented, refused by the
      * instrumenter, requested but never compiled (never called after the
@@ -218,14 +252,18 @@ static void on_shutdown(void *ctx, shim_profiler *p)
         ",\"bodies_dropped\":%" PRIu64 ",\"late_waiting\":%zu,\"late_trigger_jit\":%" PRIu64
         ",\"late_trigger_cached_search\":%" PRIu64 ",\"cached_searches\":%" PRIu64
         ",\"bodies_checked\":%" PRIu64 ",\"bodies_extra\":%" PRIu64 ",\"keep_tiering\":%s"
-        ",\"methods_requested_not_compiled\":%zu,\"methods_late_never_compiled\":%zu",
+        ",\"methods_requested_not_compiled\":%zu,\"methods_late_never_compiled\":%zu"
+        ",\"modules_unloaded\":%" PRIu64 ",\"methods_unloaded\":%" PRIu64
+        ",\"unload_store_failures\":%" PRIu64 ",\"bodies_stored_extra\":%" PRIu64
+        ",\"bodies_stored_original\":%" PRIu64,
         p->method_count, c->instrumented_bodies, rejitted, c->modules_loaded, c->jit_started,
         c->jit_finished, c->rejit_requested, c->rejit_params, c->rejit_started,
         c->rejit_finished, c->rejit_errors, c->methods_skipped_no_body, c->methods_refused,
         c->methods_dropped, h->versions_dropped, c->bodies_dropped, c->late_waiting,
         c->late_by_jit, c->late_by_cached_search, c->cached_searches, c->bodies_read,
         c->bodies_extra, p->keep_tiering ? "true" : "false", requested_not_compiled,
-        late_never_compiled);
+        late_never_compiled, c->modules_unloaded, c->methods_unloaded, c->unload_store_failures,
+        c->bodies_stored_extra, c->bodies_stored_original);
     shim_unlock(p);
     shim_report_close(&h->report);
 }
@@ -234,6 +272,7 @@ static const shim_hooks harness_hooks = {
     &the_harness,      on_configure,     on_initialized,
     on_rejit_requested, on_rejit_parameters, on_rejit_finished,
     on_rejit_error,    on_body_read,     on_shutdown,
+    on_module_unloaded, on_args_line,
 };
 
 const shim_hooks *shim_harness_hooks(void)

@@ -41,8 +41,13 @@ typedef struct shim_harness_method {
     int twin_checked;
 } shim_harness_method;
 
+#define SHIM_TIER_SLOTS 8 /* body numbers 0..6, the last slot for 7 and later */
+
 typedef struct shim_harness {
     shim_report report;
+    /* stored bodies whose lookups were checked, by body number: of the
+     * original code (ReJITID 0), of ReJIT versions (under the report lock) */
+    uint64_t tier_original[SHIM_TIER_SLOTS], tier_rejit[SHIM_TIER_SLOTS];
     char *frames_path;
     uint64_t versions_dropped;
     int dropped_logged;
@@ -58,6 +63,21 @@ shim_harness_method *shim_harness_method_of(shim_method *m);
 void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m,
                      const shim_body_note *n);
 void shim_check_frames(shim_harness *h, shim_profiler *p);
+
+/* body_checks.c: check "store_lookup" on a body just stored: the store
+ * answers addresses inside it (each entry of its map) with this body and
+ * the map's IL offset, whichever tier it is; counts per version kind and
+ * body number for the "bodies_by_tier" event at shutdown. */
+void shim_check_body_lookup(shim_harness *h, shim_profiler *p, shim_method *m,
+                            const shim_body_note *n);
+void shim_report_bodies_by_tier(shim_harness *h);
+
+/* unload_checks.c: at ModuleUnloadStarted, the store's removal against
+ * what the shim had put in for the module (then the module's per-method
+ * data is freed); at shutdown, "store_final": after reclaiming nothing
+ * is pending and the store holds exactly the loaded modules' bodies. */
+void shim_check_unload(shim_harness *h, shim_profiler *p, const shim_unload_note *n);
+void shim_check_store_final(shim_harness *h, shim_profiler *p);
 
 /* elt_checks.c: the "elt_setup" check after Initialize, and at shutdown
  * the hooks' counts against the mapper's answers. */

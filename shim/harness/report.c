@@ -68,6 +68,10 @@ void shim_report_check(shim_report *r, const char *kind, int ok, const char *fie
     snprintf(head, sizeof head, "\"type\":\"check\",\"check\":\"%s\",\"ok\":%s", safe,
              ok ? "true" : "false");
     lock(r);
+    if (r->summarized) { /* a compilation finishing during Shutdown: dropped */
+        unlock(r);
+        return;
+    }
     shim_report_kind *k = kind_of(r, kind);
     if (ok) {
         r->passed++;
@@ -93,11 +97,29 @@ void shim_report_event(shim_report *r, const char *event, const char *fields, ..
     shim_json_escape(safe, sizeof safe, event);
     snprintf(head, sizeof head, "\"type\":\"event\",\"event\":\"%s\"", safe);
     lock(r);
+    if (r->summarized) {
+        unlock(r);
+        return;
+    }
     r->events++;
     va_list ap;
     va_start(ap, fields);
     write_line(r, head, fields, ap);
     va_end(ap);
+    unlock(r);
+}
+
+void shim_report_line(shim_report *r, const char *object)
+{
+    if (!r || !object)
+        return;
+    lock(r);
+    if (!r->summarized && r->file) {
+        r->events++;
+        fputs(object, r->file);
+        fputc('\n', r->file);
+        fflush(r->file);
+    }
     unlock(r);
 }
 

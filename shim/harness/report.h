@@ -45,8 +45,14 @@ void shim_report_check(shim_report *r, const char *kind, int ok, const char *fie
 void shim_report_event(shim_report *r, const char *event, const char *fields, ...)
     SHIM_PRINTF(3, 4);
 
+/* Writes one whole JSON object as a line, as given (it must be one,
+ * without a newline); counted with the events. */
+void shim_report_line(shim_report *r, const char *object);
+
 /* Writes the summary line once (later calls do nothing); `fields` as above,
- * may be NULL. */
+ * may be NULL. It is the last line: checks and events after it (a
+ * background compilation finishing while Shutdown runs) are dropped, so
+ * that the summary always agrees with the lines before it. */
 void shim_report_summary(shim_report *r, const char *fields, ...) SHIM_PRINTF(2, 3);
 
 void shim_report_close(shim_report *r);

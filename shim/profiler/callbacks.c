@@ -1,8 +1,7 @@
 /*
  * The shim's ICorProfilerCallback4 vtable: the do-nothing stubs of
  * com/callback_stubs.c with the callbacks the profiler acts on (profiler.c,
- * modules.c, rejit.c)
- * put in their slots.
+ * modules.c, unload.c, rejit.c) put in their slots.
  */
 #include <stdatomic.h>
 
@@ -20,6 +19,7 @@ static void build(ICorProfilerCallback4Vtbl *v)
     v->Initialize = shim_cb_initialize;
     v->Shutdown = shim_cb_shutdown;
     v->ModuleLoadFinished = shim_cb_module_load_finished;
+    v->ModuleUnloadStarted = shim_cb_module_unload_started;
     v->JITCompilationStarted = shim_cb_jit_started;
     v->JITCompilationFinished = shim_cb_jit_finished;
     v->JITCachedFunctionSearchStarted = shim_cb_cache_search_started;

@@ -19,8 +19,11 @@
 static _Atomic(shim_elt *) active;
 static atomic_flag claimed = ATOMIC_FLAG_INIT;
 
-DWORD shim_elt_event_mask(void)
+DWORD shim_elt_event_mask(int args)
 {
+    /* Argument mode: the slow path, for the named methods only (args.h). */
+    if (args)
+        return shim_args_event_mask();
     /* ENTERLEAVE alone: none of FUNCTION_ARGS, FUNCTION_RETVAL or
      * FRAME_INFO, so the runtime takes the fast path and JIT-compiled
      * code calls the shim's stubs directly (platform/elt_hooks.h says
@@ -65,15 +68,73 @@ void shim_elt_count(uintptr_t id, int kind)
                                                : HOOK_ENTER);
 }
 
+/* Argument mode's slow-path hooks: plain C, called through the runtime's
+ * helper with the client ID and the ELT info handle. */
+static shim_args_target *args_target(shim_elt *e, UINT_PTR id, FunctionID *function)
+{
+    if (!e || !e->args || id == 0 || id > e->capacity)
+        return NULL;
+    *function = atomic_load_explicit(&e->function_of[id], RELAXED);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    if (!*function ||
+        FAILED(e->info->lpVtbl->GetFunctionInfo(e->info, *function, &cls, &module, &token)))
+        return NULL;
+    return shim_args_find(e->args, module, token);
+}
+
+static void CLR_STDCALL args_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    count_hook(id.clientID, HOOK_ENTER);
+    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
+    FunctionID function = 0;
+    shim_args_target *t = args_target(e, id.clientID, &function);
+    if (t)
+        shim_args_enter(e->args, t, function, elt);
+}
+
+static void CLR_STDCALL args_leave(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    count_hook(id.clientID, HOOK_LEAVE);
+    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
+    FunctionID function = 0;
+    shim_args_target *t = args_target(e, id.clientID, &function);
+    if (t)
+        shim_args_leave(e->args, t, function, elt);
+}
+
+static void CLR_STDCALL args_tailcall(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    (void)elt;
+    count_hook(id.clientID, HOOK_TAILCALL);
+    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
+    FunctionID function = 0;
+    shim_args_target *t = args_target(e, id.clientID, &function);
+    if (t)
+        shim_args_tailcall(e->args, t);
+}
+
 int shim_elt_watched(shim_elt *e, ModuleID module)
 {
     if (!module)
         return 0;
     for (const shim_elt_module *m = atomic_load_explicit(&e->modules, memory_order_acquire); m;
          m = m->next)
-        if (m->module == module)
+        if (atomic_load_explicit(&m->module, memory_order_relaxed) == module)
             return 1;
     return 0;
+}
+
+void shim_elt_unwatch_module(shim_elt *e, ModuleID module)
+{
+    if (!e || !e->started || !module)
+        return;
+    for (shim_elt_module *m = atomic_load_explicit(&e->modules, memory_order_acquire); m;
+         m = m->next) {
+        uintptr_t expected = module;
+        atomic_compare_exchange_strong(&m->module, &expected, (uintptr_t)0);
+    }
 }
 
 /* libilmap's filter: hook a function iff its module is watched.
@@ -91,7 +152,10 @@ static int filter(void *context, ilmap_function_id function)
         bump(&e->filter_no_info);
         return 0;
     }
-    int hook = shim_elt_watched(e, module);
+    shim_args_target *t = e->args ? shim_args_find(e->args, module, token) : NULL;
+    if (t)
+        shim_args_prepare(e->args, t);
+    int hook = e->args ? t != NULL : shim_elt_watched(e, module);
     if (hook)
         bump(&e->filter_hooked);
     return hook;
@@ -145,8 +209,8 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
         shim_log("ELT: already started in this process");
         return 1;
     }
-    shim_elt_hooks hooks;
-    if (!shim_elt_hooks_get(&hooks)) {
+    shim_elt_hooks hooks = {0};
+    if (!e->args && !shim_elt_hooks_get(&hooks)) {
         shim_log("ELT: no fast-path hook stubs for this platform; running without enter/leave "
                  "hooks (the runtime's slow path would corrupt vector arguments)");
         e->setup = SHIM_ELT_SETUP_NO_STUBS;
@@ -184,14 +248,19 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
     atomic_store_explicit(&active, e, memory_order_release);
 
     /* Mask, hooks, then the mapper (doc/function-ids.md#setup). */
-    e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, hooks.enter, hooks.leave,
-                                                            hooks.tailcall);
+    if (e->args)
+        e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, args_enter,
+                                                                        args_leave,
+                                                                        args_tailcall);
+    else
+        e->hr_hooks = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, hooks.enter,
+                                                                hooks.leave, hooks.tailcall);
     if (SUCCEEDED(e->hr_hooks))
         e->hr_mapper = info->lpVtbl->SetFunctionIDMapper2(info, map_function, e);
     int ok = SUCCEEDED(e->hr_hooks) && SUCCEEDED(e->hr_mapper);
     e->started = 1;
     e->setup = SHIM_ELT_SETUP_SET;
-    e->saves = hooks.how;
+    e->saves = e->args ? "slow-path" : hooks.how;
     if (!ok)
         shim_log("ELT: SetEnterLeaveFunctionHooks3WithInfo 0x%08X, SetFunctionIDMapper2 0x%08X",
                  (unsigned)e->hr_hooks, (unsigned)e->hr_mapper);
@@ -211,7 +280,7 @@ void shim_elt_watch_module(shim_elt *e, ModuleID module)
         atomic_fetch_add(&e->modules_refused, 1);
         return;
     }
-    m->module = module;
+    atomic_init(&m->module, module);
     m->next = atomic_load_explicit(&e->modules, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&e->modules, &m->next, m,
                                                   memory_order_release, memory_order_relaxed)) {

@@ -30,17 +30,23 @@
 
 #include "com/info.h"
 #include "ilmap-versions.h"
+#include "profiler/args.h"
 
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
 
-/* A watched module; a list that only grows (see shim_elt_watch_module). */
+/* A watched module; a list that only grows (see shim_elt_watch_module);
+ * an unloaded module's entry is cleared to 0, never unlinked. */
 typedef struct shim_elt_module {
-    ModuleID module;
+    atomic_uintptr_t module;
     struct shim_elt_module *next;
 } shim_elt_module;
 
 typedef struct shim_elt {
     ICorProfilerInfo4 *info;
+    /* Argument mode (ILMAP_SHIM_ARGS, args.h): set before shim_elt_start,
+     * the mapper hooks only args' methods and the hooks are the slow-path
+     * ones in C (they count too); NULL: counting mode, fast-path stubs. */
+    shim_args *args;
     ilmap_fid_mapper *mapper;
     size_t capacity; /* distinct FunctionIDs the mapper takes; client IDs are 1..capacity */
     /* Indexed by client ID (entry 0 unused). */
@@ -73,8 +79,8 @@ enum shim_elt_setup {
 };
 
 /* The event-mask bits the hooks need; SetEventMask must have them before
- * shim_elt_start (doc/profiling-abi.md#elt-abi). */
-DWORD shim_elt_event_mask(void);
+ * shim_elt_start (doc/profiling-abi.md#elt-abi). args: argument mode. */
+DWORD shim_elt_event_mask(int args);
 
 /*
  * In Initialize, after SetEventMask: creates the mapper for max_functions
@@ -91,5 +97,10 @@ int shim_elt_watched(shim_elt *e, ModuleID module);
 /* Hooks the functions of module from now on (call it in
  * ModuleLoadFinished, before any of them is JIT-compiled). */
 void shim_elt_watch_module(shim_elt *e, ModuleID module);
+
+/* ModuleUnloadStarted: module is not watched any more (its ModuleID can
+ * be reused by a module loaded later). Functions already mapped keep
+ * their answer: libilmap's mapper has no removal. */
+void shim_elt_unwatch_module(shim_elt *e, ModuleID module);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "com/info.h"
 #include "ilmap.h"
+#include "ilmap-versions.h"
 #include "profiler/instrument.h"
 #include "profiler/runtime_read.h"
 
@@ -84,6 +85,20 @@ typedef struct shim_body_note {
     ilmap_status store_status;
 } shim_body_note;
 
+/* ModuleUnloadStarted, after the module left the version store and the
+ * registry. The records in methods are freed when the hook returns: an
+ * observer frees its per-method data (shim_method.observer) here. */
+typedef struct shim_unload_note {
+    ModuleID module;
+    const char *name;              /* JSON-safe; "" when unknown */
+    ilmap_status status;           /* ilmap_store_remove_module (INVALID_ARG: no store) */
+    ilmap_store_removed removed;   /* what the store took out */
+    ilmap_store_stats before, after; /* the store's counters around the removal */
+    shim_method *const *methods;   /* the module's records, out of the registry */
+    size_t method_count;
+    size_t requests_dropped;       /* pending ReJIT requests for it, never made */
+} shim_unload_note;
+
 typedef struct shim_hooks {
     void *ctx; /* passed back as every hook's first argument */
     void (*configure)(void *ctx, shim_profiler *p, shim_settings *s);
@@ -101,6 +116,11 @@ typedef struct shim_hooks {
     void (*body_read)(void *ctx, shim_profiler *p, shim_method *m, const shim_body_note *n);
     /* Shutdown, after the ReJIT thread stopped. */
     void (*shutdown)(void *ctx, shim_profiler *p);
+    void (*module_unloaded)(void *ctx, shim_profiler *p, const shim_unload_note *n);
+    /* One {"type":"args",...} report line (a whole JSON object, no
+     * newline), at the leave of a call of an ILMAP_SHIM_ARGS method, on
+     * that thread, inside the runtime's enter/leave hook. */
+    void (*args_line)(void *ctx, shim_profiler *p, const char *line);
 } shim_hooks;
 
 #endif

@@ -202,3 +202,19 @@ void shim_instrumented_free(shim_instrumented *out)
     free(out->new_starts);
     memset(out, 0, sizeof *out);
 }
+
+COR_IL_MAP *shim_instrumented_cor_map(const shim_instrumented *inst)
+{
+    size_t n = inst->map_count ? inst->map_count : 1;
+    if (n > SIZE_MAX / sizeof(COR_IL_MAP))
+        return NULL;
+    COR_IL_MAP *entries = malloc(n * sizeof *entries);
+    if (!entries)
+        return NULL;
+    for (size_t i = 0; i < inst->map_count; i++) {
+        entries[i].oldOffset = inst->map[i].old_offset;
+        entries[i].newOffset = inst->map[i].new_offset;
+        entries[i].fAccurate = inst->map[i].accurate;
+    }
+    return entries;
+}

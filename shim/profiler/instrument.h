@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "com/info.h"
 #include "ilmap.h"
 
 /* What to insert, and where. */
@@ -44,5 +45,11 @@ int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
                     shim_instrumented *out, const char **why);
 
 void shim_instrumented_free(shim_instrumented *out);
+
+/* The instrumented body's map as the runtime takes it
+ * (SetILInstrumentedCodeMap): a malloc'ed COR_IL_MAP array of
+ * inst->map_count entries (the caller frees it once the call returns: the
+ * runtime copies it), or NULL when out of memory. */
+COR_IL_MAP *shim_instrumented_cor_map(const shim_instrumented *inst);
 
 #endif

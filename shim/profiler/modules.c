@@ -14,6 +14,7 @@
 #include "com/flags.h"
 #include "com/guids.h"
 #include "com/metadata.h"
+#include "profiler/bodies.h"
 #include "profiler/log.h"
 #include "profiler/profiler.h"
 #include "profiler/resolve.h"
@@ -111,7 +112,49 @@ static shim_method *method_add(shim_profiler *p, ModuleID module, mdMethodDef to
     return m;
 }
 
-static void module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
+int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out_list,
+                       size_t *count)
+{
+    *out_list = NULL;
+    *count = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < p->method_count; i++)
+        n += p->methods[i]->module == module;
+    if (n == 0)
+        return 0;
+    shim_method **out = malloc(n * sizeof *out);
+    if (!out)
+        return 1;
+    size_t kept = 0;
+    for (size_t i = 0; i < p->method_count; i++) {
+        shim_method *m = p->methods[i];
+        if (m->module != module) {
+            p->methods[kept++] = m;
+            continue;
+        }
+        if (m->late && !m->requested && p->count.late_waiting)
+            p->count.late_waiting--;
+        out[(*count)++] = m;
+    }
+    p->method_count = kept;
+    /* The index holds positions: rebuilt over the records that remain. */
+    memset(p->method_index, 0, p->index_cap * sizeof *p->method_index);
+    for (size_t i = 0; i < p->method_count; i++)
+        index_put(p->method_index, p->index_cap, p->methods[i], i + 1);
+    *out_list = out;
+    return 0;
+}
+
+void shim_method_free(shim_method *m)
+{
+    if (!m)
+        return;
+    free(m->bodies);
+    ilmap_free(m->map);
+    free(m);
+}
+
+void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
 {
     WCHAR name[512];
     ULONG len = 0;
@@ -132,7 +175,7 @@ static void module_name(shim_profiler *p, ModuleID module, char *out, size_t cap
  * cached-code lookup), their tokens in *tokens_out (malloc'd, the caller
  * frees). */
 static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport *md,
-                              mdMethodDef **tokens_out)
+                              int collectible, mdMethodDef **tokens_out)
 {
     *tokens_out = NULL;
     mdMethodDef probe = 0;
@@ -211,6 +254,12 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 memcpy(m->name, display, sizeof m->name);
                 if (m->late) {
                     p->count.late_waiting++;
+                } else if (collectible) {
+                    /* never rejitted: instrumented at its first JIT
+                     * compilation instead (jit_instrument.c) */
+                    m->requested = 1;
+                    m->jit_time = 1;
+                    p->any_jit_time = 1;
                 } else {
                     m->requested = 1;
                     tokens[added++] = f->token;
@@ -228,6 +277,19 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
     return added;
 }
 
+/* The runtime does not rejit code of collectible assemblies
+ * (shim/FINDINGS.md, fifth round). */
+static int is_collectible(shim_profiler *p, ModuleID module)
+{
+    LPCBYTE base = NULL;
+    ULONG len = 0;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+    HRESULT hr = p->info->lpVtbl->GetModuleInfo2(p->info, module, &base, 0, &len, NULL,
+                                                 &assembly, &flags);
+    return SUCCEEDED(hr) && (flags & COR_PRF_MODULE_COLLECTIBLE) != 0;
+}
+
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
                                                  HRESULT status)
 {
@@ -237,7 +299,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     shim_lock(p);
     p->count.modules_loaded++;
     shim_unlock(p);
-    if (FAILED(status) || p->selection.count == 0)
+    if (FAILED(status) || (p->selection.count == 0 && !p->args_enabled))
         return S_OK;
 
     IUnknown *unk = NULL;
@@ -246,11 +308,14 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     if (hr != S_OK || !unk)
         return S_OK; /* resource-only or dynamic module: nothing to select */
     IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
+    /* Argument reports: before anything of the module is JIT-compiled. */
+    if (p->args_enabled)
+        shim_args_module_loaded(&p->args, module, md);
     mdMethodDef *tokens = NULL;
     shim_lock(p);
     size_t before = p->method_count;
     shim_unlock(p);
-    size_t n = register_module(p, module, md, &tokens);
+    size_t n = register_module(p, module, md, is_collectible(p, module), &tokens);
     md->lpVtbl->Release(md);
     shim_lock(p);
     int selected = p->method_count > before;
@@ -266,7 +331,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     }
 
     char name[1024];
-    module_name(p, module, name, sizeof name);
+    shim_module_name(p, module, name, sizeof name);
     ModuleID *modules = n <= ULONG_MAX ? malloc(n * sizeof *modules) : NULL;
     if (!modules) {
         shim_lock(p);
@@ -300,13 +365,15 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block)
 {
-    (void)function;
     (void)safe_to_block;
     shim_profiler *p = shim_profiler_of(self);
     if (p && p->initialized) {
         shim_lock(p);
         p->count.jit_started++;
+        int any = p->any_jit_time;
         shim_unlock(p);
+        if (any)
+            shim_jit_instrument(p, function);
     }
     return S_OK;
 }
@@ -356,10 +423,16 @@ HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID
     p->count.jit_finished++;
     size_t waiting = p->count.late_waiting;
     shim_unlock(p);
-    if (!waiting || FAILED(status))
+    if (FAILED(status))
         return S_OK;
-
-    late_trigger(p, function, "jit", p->wait_ms);
+    /* A late method's ReJIT request first: the sooner it is made, the
+     * fewer calls run the original code. */
+    if (waiting)
+        late_trigger(p, function, "jit", p->wait_ms);
+    /* Every JIT compilation of a selected method is a new body of its
+     * original code (one per tier with tiering kept): into the store. It
+     * stays readable by its code start after the request. */
+    shim_record_jit_bodies(p, function);
     return S_OK;
 }
 

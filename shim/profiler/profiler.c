@@ -152,6 +152,13 @@ static int has_interface(IUnknown *unk, const IID *iid)
     return 1;
 }
 
+/* An args report line, handed to the observer. */
+static void emit_args_line(void *ctx, const char *line)
+{
+    shim_profiler *p = ctx;
+    SHIM_HOOK(p, args_line, line);
+}
+
 HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *info_unk)
 {
     shim_profiler *p = shim_profiler_of(self);
@@ -207,8 +214,17 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
      * method (ReadyToRun code has no hooks) and call the hooks on every
      * call of a hooked function. */
     p->elt_enabled = shim_env_u32("ILMAP_SHIM_ELT", 0) != 0;
-    if (p->elt_enabled)
-        mask |= shim_elt_event_mask();
+    /* Argument reports use the same hooks and mapper in argument mode
+     * (slow path, only the named methods hooked): the two exclude each
+     * other, because the event mask chooses one path for every hook. */
+    p->args_enabled = shim_args_init(&p->args, getenv("ILMAP_SHIM_ARGS"),
+                                     shim_env_u32("ILMAP_SHIM_ARGS_MAX", 0)) == 0;
+    if (p->args_enabled && p->elt_enabled) {
+        shim_log("ILMAP_SHIM_ARGS is set: ILMAP_SHIM_ELT ignored (one kind of hook per process)");
+        p->elt_enabled = 0;
+    }
+    if (p->elt_enabled || p->args_enabled)
+        mask |= shim_elt_event_mask(p->args_enabled);
     note.mask = mask;
     note.hr_mask = p->info->lpVtbl->SetEventMask(p->info, mask);
     if (FAILED(note.hr_mask)) {
@@ -229,6 +245,16 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     /* The hooks and the mapper go in after the final event mask; the ID
      * mapper must be set before the first JIT compilation
      * (doc/function-ids.md#setup). */
+    if (p->args_enabled) {
+        p->args.info = p->info;
+        p->args.emit = emit_args_line;
+        p->args.emit_ctx = p;
+        p->elt.args = &p->args;
+        if (shim_elt_start(&p->elt, p->info, shim_env_u32("ILMAP_SHIM_ELT_MAX", 0))) {
+            shim_log("continuing without argument reports");
+            p->args_enabled = 0;
+        }
+    }
     if (p->elt_enabled && shim_elt_start(&p->elt, p->info, shim_env_u32("ILMAP_SHIM_ELT_MAX", 0)))
         shim_log("continuing without enter/leave hooks");
     shim_store_open(&p->store);

@@ -30,12 +30,15 @@ typedef struct shim_body {
     FunctionID function;
     ReJITID rejit;
     UINT_PTR code_start;
-    int stored; /* the version's first body, read whole and recorded in the store */
+    int stored; /* the version's first body, read whole and handed to the store */
+    int in_store; /* the store took it (ILMAP_OK): removed with the module */
 } shim_body;
 
 /* One selected method: (module, methodDef) as ReJIT identifies it.
- * Allocated one by one and never moved or freed while the process runs:
- * callbacks keep a pointer across unlock. */
+ * Allocated one by one and never moved; callbacks keep a pointer across
+ * unlock. Freed only when its module unloads (unload.c): by then the
+ * runtime runs, compiles and rejits nothing of that module any more, so
+ * no callback about it can be holding the pointer. */
 struct shim_method {
     ModuleID module;
     mdMethodDef token;
@@ -44,7 +47,12 @@ struct shim_method {
     uint32_t probe_token;      /* 0: nop probe */
     char name[320];            /* "Ns.Type::Method", JSON-safe */
     int late;                  /* ReJIT only after the first JIT compilation */
-    int requested;             /* ReJIT requested */
+    int requested;             /* ReJIT requested (jit_time: waiting for its JIT) */
+    /* In a collectible module, which the runtime never rejits: the new
+     * body and map are given at JITCompilationStarted (jit_instrument.c). */
+    int jit_time;
+    int jit_claimed;           /* a thread is instrumenting it (jit_time) */
+    int il_map_stored;         /* its map is the store's IL-level map for (module, token) */
     /* Set once, in GetReJITParameters, then read-only. */
     int instrumented;
     int refused;               /* the instrumenter refused its IL */
@@ -62,8 +70,14 @@ typedef struct shim_counters {
         rejit_started, rejit_finished, rejit_errors, instrumented_bodies;
     uint64_t late_by_jit, late_by_cached_search, cached_searches;
     uint64_t bodies_read, bodies_extra; /* extra: a version's bodies after its first */
+    /* in the version store besides each ReJIT version's first body: the
+     * ReJIT versions' later bodies (tiers), the original code's bodies */
+    uint64_t bodies_stored_extra, bodies_stored_original;
     /* what was not done (each kind logged once, see shim_note_dropped) */
     uint64_t methods_skipped_no_body, methods_refused, methods_dropped, bodies_dropped;
+    /* ModuleUnloadStarted: modules seen, method records dropped with them,
+     * store removals that failed (the module then stays in the store) */
+    uint64_t modules_unloaded, methods_unloaded, unload_store_failures;
     size_t late_waiting; /* late methods whose first compilation is still to come */
 } shim_counters;
 
@@ -84,12 +98,15 @@ struct shim_profiler {
     shim_store store;  /* every ReJIT version and its native body (libilmap) */
     int elt_enabled;   /* ILMAP_SHIM_ELT=1 */
     shim_elt elt;      /* enter/leave hooks and libilmap's FunctionIDMapper */
+    int args_enabled;  /* ILMAP_SHIM_ARGS names methods (the hooks are elt's, in argument mode) */
+    shim_args args;
     uint32_t wait_ms;
     uint32_t probe_every;
     int verbose;
     int initialized;
     int keep_tiering;  /* ILMAP_SHIM_KEEP_TIERING=1 */
     int any_late;      /* late selectors exist: cached searches are monitored */
+    int any_jit_time;  /* a collectible module had selected methods (under lock) */
     int dropped_logged;
     shim_counters count;
 };
@@ -111,8 +128,12 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
 HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
                                                  HRESULT status);
+HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block);
+/* jit_instrument.c: a jit_time method's new body and map, at its first
+ * JITCompilationStarted. */
+void shim_jit_instrument(shim_profiler *p, FunctionID function);
 HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
                                          HRESULT status, BOOL safe_to_block);
 HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,
@@ -150,6 +171,20 @@ void shim_unlock(shim_profiler *p);
  * the caller holds p->lock. */
 shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token);
 shim_method *shim_method_at(shim_profiler *p, size_t i);
+
+/* Takes every record of module out of the registry (list and index; a
+ * late method still waiting stops being counted as waiting) and returns
+ * them in *out, a malloc'ed array of *count (NULL when there are none).
+ * Returns non-zero when memory ran out: then nothing was taken out. The
+ * caller holds p->lock and frees each record with shim_method_free. */
+int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out, size_t *count);
+
+/* Frees a record taken out by shim_unlink_module (not its observer data,
+ * which belongs to the hooks). */
+void shim_method_free(shim_method *m);
+
+/* The module's name (JSON-safe; "" when the runtime cannot say). */
+void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap);
 
 /* Logs the first refusal of each kind (a bit in p->dropped_logged) with
  * what it was about; the counts go into the summary. */

@@ -14,6 +14,7 @@
 
 #include "com/function_control.h"
 #include "profiler/log.h"
+#include "profiler/bodies.h"
 #include "profiler/profiler.h"
 
 HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
@@ -50,16 +51,11 @@ static void set_body(shim_profiler *p, shim_method *m, const char *name,
         return; /* the body is set; without a valid map no map is claimed */
 
     if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
-        COR_IL_MAP *entries = malloc((inst->map_count ? inst->map_count : 1) * sizeof *entries);
+        COR_IL_MAP *entries = shim_instrumented_cor_map(inst);
         if (!entries) {
             ilmap_free(map);
             shim_log("out of memory for the IL map of %s", name);
             return;
-        }
-        for (size_t i = 0; i < inst->map_count; i++) {
-            entries[i].oldOffset = inst->map[i].old_offset;
-            entries[i].newOffset = inst->map[i].new_offset;
-            entries[i].fAccurate = inst->map[i].accurate;
         }
         note->map_tried = 1;
         note->hr_map = control->lpVtbl->SetILInstrumentedCodeMap(control,
@@ -130,85 +126,6 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
     return S_OK;
 }
 
-/* Claims one native body: 1 when it is new (then *index is its number
- * among the bodies of (function, rejit)), 0 when it was read already or
- * cannot be recorded (counted). The caller holds the lock. */
-static int claim_body(shim_profiler *p, shim_method *m, FunctionID function, ReJITID rejit,
-                      UINT_PTR start, unsigned *index)
-{
-    unsigned same = 0;
-    for (size_t i = 0; i < m->body_count; i++) {
-        if (m->bodies[i].code_start == start)
-            return 0;
-        same += m->bodies[i].function == function && m->bodies[i].rejit == rejit;
-    }
-    if (m->body_count == m->body_cap) {
-        size_t cap = m->body_cap ? m->body_cap * 2 : 4;
-        shim_body *grown = cap < SIZE_MAX / sizeof *grown
-                               ? realloc(m->bodies, cap * sizeof *grown)
-                               : NULL;
-        if (!grown) {
-            p->count.bodies_dropped++;
-            shim_note_dropped(p, 4, "a native body not checked");
-            return 0;
-        }
-        m->bodies = grown;
-        m->body_cap = cap;
-    }
-    shim_body b = {function, rejit, start, 0};
-    m->bodies[m->body_count++] = b;
-    p->count.bodies_read++;
-    if (same)
-        p->count.bodies_extra++;
-    *index = same;
-    return 1;
-}
-
-static uint64_t total_size(const COR_PRF_CODE_INFO *ranges, ULONG32 count)
-{
-    uint64_t size = 0;
-    for (ULONG32 i = 0; i < count; i++)
-        size += ranges[i].size;
-    return size;
-}
-
-/* Reads the map of the body in note->source into note (runtime order,
- * also in libilmap's type); 0 when it was read whole and is not empty. */
-static ilmap_native_entry *read_body_map(shim_body_note *note)
-{
-    if (shim_read_map(&note->source, &note->map) != S_OK || note->map.total == 0)
-        return NULL;
-    ilmap_native_entry *e = malloc(note->map.total * sizeof *e);
-    if (!e)
-        return NULL;
-    for (ULONG32 i = 0; i < note->map.total; i++) {
-        e[i].il_offset = note->map.entries[i].ilOffset;
-        e[i].native_start = note->map.entries[i].nativeStartOffset;
-        e[i].native_end = note->map.entries[i].nativeEndOffset;
-    }
-    return e;
-}
-
-static void note_start(shim_body_note *note, ModuleID module, mdMethodDef token,
-                       FunctionID function, ReJITID rejit)
-{
-    memset(note, 0, sizeof *note);
-    note->module = module;
-    note->token = token;
-    note->function = function;
-    note->rejit = rejit;
-}
-
-/* Tells the hooks, then frees what the note points to. */
-static void note_done(shim_profiler *p, shim_method *m, shim_body_note *note,
-                      COR_PRF_CODE_INFO *code)
-{
-    SHIM_HOOK(p, body_read, m, note);
-    free((void *)note->exported);
-    free(note->map.entries);
-    free(code);
-}
-
 /* The first native body of a new (function, rejit): its code ranges
  * (GetCodeInfo3), its map read by code start, and the version recorded
  * in libilmap's version store with the COR_IL_MAP the runtime was given. */
@@ -216,22 +133,22 @@ static void read_first_body(shim_profiler *p, shim_method *m, ModuleID module,
                             mdMethodDef token, FunctionID function, ReJITID rejit)
 {
     shim_body_note note;
-    note_start(&note, module, token, function, rejit);
+    shim_note_start(&note, module, token, function, rejit);
     note.first = 1;
     COR_PRF_CODE_INFO *code = NULL;
     note.hr_code = shim_read_code_info(p->info, function, rejit, &code, &note.range_count);
     if (SUCCEEDED(note.hr_code))
-        note.code_size = total_size(code, note.range_count);
+        note.code_size = shim_code_size(code, note.range_count);
     note.ranges = code;
     note.code_ok = SUCCEEDED(note.hr_code) && note.range_count > 0 &&
                    note.code_size <= 0xFFFFFFFFu;
     if (note.code_ok) {
         shim_lock(p);
-        claim_body(p, m, function, rejit, code[0].startAddress, &note.index);
+        shim_claim_body(p, m, function, rejit, code[0].startAddress, &note.index);
         shim_unlock(p);
         shim_map_source src = {p->info, p->has_info9, function, rejit, code[0].startAddress};
         note.source = src;
-        ilmap_native_entry *exported = read_body_map(&note);
+        ilmap_native_entry *exported = shim_read_body_map(&note);
         note.exported = exported;
         if (exported) {
             note.stored = 1;
@@ -241,49 +158,14 @@ static void read_first_body(shim_profiler *p, shim_method *m, ModuleID module,
                 exported, note.map.total, (uint32_t)note.code_size);
             shim_lock(p);
             for (size_t i = 0; i < m->body_count; i++)
-                if (m->bodies[i].code_start == code[0].startAddress)
+                if (m->bodies[i].code_start == code[0].startAddress) {
                     m->bodies[i].stored = 1;
+                    m->bodies[i].in_store = note.store_status == ILMAP_OK;
+                }
             shim_unlock(p);
         }
     }
-    note_done(p, m, &note, code);
-}
-
-/* Every native body of (function, rejit) not read yet: with tiering kept,
- * one per tier (ReJITCompilationFinished fires for each, while
- * GetCodeInfo3 keeps describing the first). Each is read by its code
- * start (Info9). Only the first body is in the version store. */
-static void read_new_bodies(shim_profiler *p, shim_method *m, ModuleID module,
-                            mdMethodDef token, FunctionID function, ReJITID rejit)
-{
-    UINT_PTR *starts = NULL;
-    ULONG32 n = 0;
-    if (FAILED(shim_read_code_starts(p->info, function, rejit, &starts, &n))) {
-        free(starts);
-        return;
-    }
-    for (ULONG32 i = 0; i < n; i++) {
-        shim_body_note note;
-        note_start(&note, module, token, function, rejit);
-        shim_lock(p);
-        int fresh = starts[i] != 0 && claim_body(p, m, function, rejit, starts[i], &note.index);
-        shim_unlock(p);
-        if (!fresh)
-            continue;
-        COR_PRF_CODE_INFO *code = NULL;
-        note.hr_code = shim_read_code_info_at(p->info, starts[i], &code, &note.range_count);
-        if (SUCCEEDED(note.hr_code))
-            note.code_size = total_size(code, note.range_count);
-        note.ranges = code;
-        note.code_ok = SUCCEEDED(note.hr_code) && note.range_count > 0 &&
-                       code[0].startAddress == starts[i] && note.code_size <= 0xFFFFFFFFu;
-        shim_map_source src = {p->info, 1, function, rejit, starts[i]};
-        note.source = src;
-        if (note.code_ok)
-            note.exported = read_body_map(&note);
-        note_done(p, m, &note, code);
-    }
-    free(starts);
+    shim_note_done(p, m, &note, code);
 }
 
 HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, FunctionID function,
@@ -319,8 +201,10 @@ HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, Function
         return S_OK;
     if (!known)
         read_first_body(p, m, module, token, function, rejit);
+    /* With tiering kept, one more body per tier: ReJITCompilationFinished
+     * fires for each, while GetCodeInfo3 keeps describing the first. */
     if (p->has_info9)
-        read_new_bodies(p, m, module, token, function, rejit);
+        shim_record_bodies(p, m, module, token, function, rejit);
     return S_OK;
 }
 

@@ -80,8 +80,10 @@ static void worker_main(void *arg)
         uint64_t seq = 0;
         for (shim_rejit_batch *b = joined ? joined : chain; b;) {
             shim_rejit_batch *next = joined ? NULL : b->next;
-            hr = w->info->lpVtbl->RequestReJIT(w->info, b->count, b->modules, b->methods);
-            if (FAILED(hr))
+            /* A batch emptied by shim_rejit_forget_module is not sent. */
+            if (b->count)
+                hr = w->info->lpVtbl->RequestReJIT(w->info, b->count, b->modules, b->methods);
+            if (b->count && FAILED(hr))
                 shim_log("RequestReJIT(%u methods) failed: 0x%08X", (unsigned)b->count,
                          (unsigned)hr);
             seq = b->seq;
@@ -169,6 +171,28 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
         hr = S_FALSE;
     ilmap_mutex_unlock(&w->lock);
     return hr;
+}
+
+size_t shim_rejit_forget_module(shim_rejit_worker *w, ModuleID module)
+{
+    if (!w || !w->running || !module)
+        return 0;
+    size_t dropped = 0;
+    ilmap_mutex_lock(&w->lock);
+    for (shim_rejit_batch *b = w->head; b; b = b->next) {
+        ULONG kept = 0;
+        for (ULONG i = 0; i < b->count; i++) {
+            if (b->modules[i] == module) {
+                dropped++;
+                continue;
+            }
+            b->modules[kept] = b->modules[i];
+            b->methods[kept++] = b->methods[i];
+        }
+        b->count = kept;
+    }
+    ilmap_mutex_unlock(&w->lock);
+    return dropped;
 }
 
 void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms)

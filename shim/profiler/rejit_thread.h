@@ -8,6 +8,7 @@
 #ifndef SHIM_REJIT_THREAD_H
 #define SHIM_REJIT_THREAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "com/info.h"
@@ -43,6 +44,12 @@ int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info);
  */
 HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
                            const mdMethodDef *methods, ULONG count, uint32_t timeout_ms);
+
+/* Drops the pending (not yet requested) entries of module from the queue,
+ * for ModuleUnloadStarted: a request naming an unloaded ModuleID must not
+ * reach the runtime. A request already taken by the thread is not
+ * recalled. Returns how many entries were dropped. */
+size_t shim_rejit_forget_module(shim_rejit_worker *w, ModuleID module);
 
 /* Asks the thread to stop and waits up to timeout_ms; the thread is
  * joined only if it has exited, so a thread stuck inside the runtime at

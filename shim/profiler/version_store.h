@@ -14,10 +14,13 @@
 
 #include "com/info.h"
 #include "ilmap-versions.h"
+#include "platform/thread.h"
 
 typedef struct shim_store {
     ilmap_store *store;          /* NULL: the store could not be created */
-    ilmap_store_reader *reader;  /* the one reading thread's slot (shutdown) */
+    ilmap_store_reader *reader;  /* the shim's one reader slot, used under lock */
+    ilmap_mutex lock;            /* one reading thread at a time (unloads, shutdown) */
+    int lock_ready;
 } shim_store;
 
 /* Creates the store; logs and returns non-zero on failure (the shim then
@@ -38,9 +41,38 @@ ilmap_status shim_store_add(shim_store *s, FunctionID function, ModuleID module,
                             const ilmap_native_entry *exported, uint32_t count,
                             uint32_t code_size);
 
-/* Where address is, per the store. Reads from one thread at a time (the
- * reader slot is claimed on first use). */
+/* One more native body of a version already in the store: a later tier
+ * of a ReJIT version, or a body of the original code (rejit 0; the
+ * function is registered as an instance of (module, token) if it is not
+ * yet). original_il: the export is in original IL offsets (compiled under
+ * a COR_IL_MAP). Returns the first failing status. */
+ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID module,
+                                 mdMethodDef token, ReJITID rejit, int original_il,
+                                 const COR_PRF_CODE_INFO *ranges, size_t range_count,
+                                 const ilmap_native_entry *exported, uint32_t count,
+                                 uint32_t code_size);
+
+/* The IL-level map of (module, token) (ilmap_store_set_il_map), a copy of
+ * map: what the original version's bodies compiled after a
+ * SetILInstrumentedCodeMap at JIT time capture. */
+ilmap_status shim_store_set_il_map(shim_store *s, ModuleID module, mdMethodDef token,
+                                   const ilmap *map);
+
+/* Where address is, per the store. The reader slot is claimed on first
+ * use and shared by the threads that ask, one at a time (under s->lock). */
 ilmap_status shim_store_lookup(shim_store *s, uintptr_t address, ilmap_store_location *out);
+
+/* ModuleUnloadStarted: everything the store holds for module goes, in
+ * one publication (ilmap_store_remove_module, doc/rejit.md#removal); the
+ * store's counters just before and after, when before/after are not NULL
+ * (zeroed if they cannot be read). Returns the removal's status. */
+ilmap_status shim_store_remove_module(shim_store *s, ModuleID module,
+                                      ilmap_store_removed *removed, ilmap_store_stats *before,
+                                      ilmap_store_stats *after);
+
+/* The store's counters after freeing what no read can see any more
+ * (ilmap_store_reclaim); *pending gets what still waits for readers. */
+ilmap_status shim_store_settle(shim_store *s, ilmap_store_stats *stats, size_t *pending);
 
 /* The address of native offset `native` in code laid out over ranges
  * (hot first, then cold, offsets running across them end to end, as the

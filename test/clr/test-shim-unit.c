@@ -273,6 +273,7 @@ static void instrument(void)
 /* A fake runtime                                                       */
 
 #define MODULE ((ModuleID)0x1000)
+#define MODULE2 ((ModuleID)0x2000) /* the same metadata; loaded and unloaded */
 #define TD_T 0x02000002u
 #define TD_P 0x02000003u
 #define TOK_M 0x06000001u
@@ -374,12 +375,72 @@ static HRESULT CLR_STDCALL info_module_info(ICorProfilerInfo9 *self, ModuleID mo
     return cch >= 9 && !shim_utf8_to_utf16("fake.dll", name, cch) ? S_OK : E_FAIL;
 }
 
+static HRESULT CLR_STDCALL info_module_info2(ICorProfilerInfo9 *self, ModuleID module,
+                                             LPCBYTE *base, ULONG cch, ULONG *pcch,
+                                             WCHAR name[], AssemblyID *assembly, DWORD *flags)
+{
+    (void)self;
+    (void)cch;
+    (void)name;
+    *base = NULL;
+    *assembly = 0;
+    *pcch = 9;
+    *flags = module == MODULE2 ? COR_PRF_MODULE_COLLECTIBLE : 0;
+    return S_OK;
+}
+
+/* JIT-time instrumentation (MODULE2 is collectible): the allocator, the
+ * new body, the map. */
+static uint8_t jit_body[256];
+static ULONG jit_map_count;
+static int jit_body_set;
+static void *CLR_STDCALL malloc_alloc(IMethodMalloc *self, ULONG size)
+{
+    (void)self;
+    return size <= sizeof jit_body ? jit_body : NULL;
+}
+static ULONG CLR_STDCALL malloc_ref(IMethodMalloc *self)
+{
+    (void)self;
+    return 1;
+}
+static const IMethodMallocVtbl fake_malloc_vtbl = {NULL, malloc_ref, malloc_ref, malloc_alloc};
+static IMethodMalloc fake_malloc = {&fake_malloc_vtbl};
+
+static HRESULT CLR_STDCALL info_allocator(ICorProfilerInfo9 *self, ModuleID module,
+                                          IMethodMalloc **out)
+{
+    (void)self;
+    *out = module == MODULE2 ? &fake_malloc : NULL;
+    return *out ? S_OK : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_set_body(ICorProfilerInfo9 *self, ModuleID module,
+                                         mdMethodDef token, LPCBYTE header)
+{
+    (void)self;
+    (void)token;
+    jit_body_set = module == MODULE2 && header == jit_body;
+    return jit_body_set ? S_OK : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_set_map(ICorProfilerInfo9 *self, FunctionID f, BOOL start,
+                                        ULONG n, COR_IL_MAP map[])
+{
+    (void)self;
+    (void)start;
+    (void)map;
+    jit_map_count = n;
+    return f == 0x6001 ? S_OK : E_INVALIDARG;
+}
+
 static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID module, DWORD flags,
                                          const IID *riid, IUnknown **out)
 {
     (void)self;
     *out = NULL;
-    if (module != MODULE || flags != CLR_OF_READ || !shim_guid_equal(riid, &IID_IMetaDataImport))
+    if ((module != MODULE && module != MODULE2) || flags != CLR_OF_READ ||
+        !shim_guid_equal(riid, &IID_IMetaDataImport))
         return E_INVALIDARG;
     *out = (IUnknown *)(void *)&fake.md;
     return S_OK;
@@ -390,7 +451,7 @@ static HRESULT CLR_STDCALL info_body(ICorProfilerInfo9 *self, ModuleID module, m
 {
     (void)self;
     (void)t;
-    if (module != MODULE)
+    if (module != MODULE && module != MODULE2)
         return E_INVALIDARG;
     *header = tiny_body;
     *size = sizeof tiny_body;
@@ -403,6 +464,11 @@ static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionI
     (void)self;
     *cls = 0;
     *module = MODULE;
+    if (f >= 0x6001 && f <= 0x6004) { /* MODULE2's functions */
+        *module = MODULE2;
+        *token = (mdToken)(0x06000000u + (f - 0x6000));
+        return S_OK;
+    }
     if (f < 0x5001 || f > 0x5004)
         return E_INVALIDARG;
     *token = (mdToken)(0x06000000u + (f - 0x5000));
@@ -437,6 +503,21 @@ static HRESULT CLR_STDCALL info_code_info3(ICorProfilerInfo9 *self, FunctionID f
     fake_version *v = version_of(f, 0);
     if (!v || v->rejit != r)
         return CORPROF_E_FUNCTION_NOT_COMPILED;
+    *total = 1;
+    if (cap >= 1) {
+        out[0].startAddress = v->start;
+        out[0].size = v->code_size;
+    }
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_code_info4(ICorProfilerInfo9 *self, UINT_PTR start,
+                                           ULONG32 cap, ULONG32 *total, COR_PRF_CODE_INFO out[])
+{
+    (void)self;
+    fake_version *v = version_of(0, start);
+    if (!v)
+        return E_INVALIDARG;
     *total = 1;
     if (cap >= 1) {
         out[0].startAddress = v->start;
@@ -548,6 +629,11 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .GetILToNativeMapping2 = info_map2,
     .SetEventMask2 = info_set_mask2,
     .GetNativeCodeStartAddresses = info_starts,
+    .GetCodeInfo4 = info_code_info4,
+    .GetModuleInfo2 = info_module_info2,
+    .GetILFunctionBodyAllocator = info_allocator,
+    .SetILFunctionBody = info_set_body,
+    .SetILInstrumentedCodeMap = info_set_map,
     .GetILToNativeMapping3 = info_map3,
 };
 
@@ -980,6 +1066,25 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
         fprintf(f, "garbage\n");
         fclose(f);
     }
+    /* A second, collectible module: its methods are selected but not
+     * rejitted (the runtime would ignore it); one is instrumented at its
+     * JITCompilationStarted and compiled (original version, under the
+     * map), and the module unloads: its body and IL map leave the store,
+     * its records the registry. */
+    int rejit_calls = atomic_load(&fake.rejit_calls);
+    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE2, S_OK) == S_OK);
+    CHECK(atomic_load(&fake.rejit_calls) == rejit_calls);
+    CHECK(cb->lpVtbl->JITCompilationStarted(cb, 0x6001, 1) == S_OK);
+    CHECK(jit_body_set && jit_map_count == n);
+    make_version(&fake.versions[3], TOK_M, 0, old_il, n);
+    fake.versions[3].function = 0x6001;
+    fake.versions[3].start = 0x900000u;
+    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x6001, S_OK, 1) == S_OK);
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, MODULE2) == S_OK);
+    /* Unloads of a module the shim never selected from, and of module 0:
+     * nothing of MODULE goes (checks c and c_store still find it). */
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
+    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0) == S_OK);
     CHECK(cb->lpVtbl->Shutdown(cb) == S_OK);
     return 0;
 }
@@ -1006,16 +1111,25 @@ static void check_report(const char *path)
     if (count_of(text, "\"ok\":false"))
         fprintf(stderr, "%s\n", text);
     CHECK(count_of(text, "\"type\":\"summary\"") == 1);
-    CHECK(count_of(text, "\"check\":\"a\",") == 2 * 6);          /* M and A */
+    CHECK(count_of(text, "\"check\":\"a\",") == 3 * 6); /* M and A; MODULE2 M at JIT time */
     CHECK(count_of(text, "\"check\":\"a_unmapped\",") == 6);     /* B */
     CHECK(count_of(text, "\"check\":\"b\",") == 8);              /* prolog, 6, epilog */
     CHECK(count_of(text, "\"check\":\"c\",") == 2);
     CHECK(count_of(text, "\"check\":\"store_add\",") == 3); /* M, A, B */
     CHECK(count_of(text, "\"check\":\"c_store\",") == 2);
-    CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 3);
+    CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 4);
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);
     CHECK(count_of(text, "\"methods_selected\":4") == 1);
+    CHECK(count_of(text, "\"modules_unloaded\":2,") == 1);
+    CHECK(count_of(text, "\"methods_unloaded\":4,") == 1);
+    CHECK(count_of(text, "\"check\":\"store_body\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"unload_removed\",\"ok\":true") == 1); /* MODULE2 only */
+    CHECK(count_of(text, "\"check\":\"unload_stats\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"check\":\"unload_lookup\",\"ok\":true") == 1);
+    CHECK(count_of(text, "\"instrumented\":1,\"functions\":1,\"versions\":0,\"bodies\":1,"
+                         "\"il_maps\":1") == 1);
+    CHECK(count_of(text, "\"check\":\"store_final\",\"ok\":true") == 1);
     CHECK(count_of(text, "Ns.T::A") > 0);
 }
 
@@ -1080,13 +1194,13 @@ static void elt(const char *report)
     static shim_elt e;
     shim_report r;
     CHECK(shim_report_open(&r, report) == 0);
-    CHECK(shim_elt_event_mask() == COR_PRF_MONITOR_ENTERLEAVE);
+    CHECK(shim_elt_event_mask(0) == COR_PRF_MONITOR_ENTERLEAVE);
     CHECK(shim_elt_start(NULL, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
 
     fake.info.lpVtbl = &fake_info_vtbl;
     fake.md.lpVtbl = &fake_md_vtbl;
     DWORD saved_mask = fake.mask;
-    fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask();
+    fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask(0);
     shim_elt_hooks stubs;
     if (!shim_elt_hooks_get(&stubs)) {
         /* No stubs for this platform (elt_hooks.h): the shim refuses,

@@ -11,13 +11,7 @@
 
 #include "ilmap-il.h"
 
-#define REQUIRE(c)                                                                                 \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,11 +11,7 @@
 
 #include "ilmap-serial.h"
 
-#define REQUIRE(c)                                                                                 \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
+#include "fuzz.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -63,8 +59,6 @@ static void check_all(const uint8_t *data, size_t size)
     if (ilmap_view_open(data, size, ILMAP_SERIAL_PREFIX, &v, NULL) == ILMAP_OK)
         REQUIRE(v.size <= size);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,3 +4,4 @@
 #include "ilmap-algebra.h"
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
+#include "ilmap-sig.h"

@@ -2,3 +2,4 @@
 #include "ilmap.hpp"
 
 using ilmap_headers_test_map = ilmap_cpp::map;
+using ilmap_headers_test_sig = ilmap_cpp::sig;

@@ -226,6 +226,28 @@ static void test_fid_mapper()
     CHECK(fm.stats().hooked == 1);
 }
 
+static void test_sig()
+{
+    // instance void M(int, string[]), decoded, encoded, classified.
+    const std::vector<std::uint8_t> blob{ 0x20, 0x02, 0x01, 0x08, 0x1D, 0x0E };
+    const ilm::sig g(blob);
+    CHECK(g.kind() == ILMAP_SIG_KIND_METHOD && g.info().count == 2);
+    CHECK(g.encode() == blob);
+    const std::vector<ilmap_sig_slot> slots = g.classify(nullptr, ILMAP_SIG_POINTER_8);
+    CHECK(slots.size() == 4 && slots[0].role == ILMAP_SIG_ROLE_THIS &&
+          slots[1].repr == ILMAP_SIG_REPR_PRIMITIVE && slots[1].size == 4 &&
+          slots[2].repr == ILMAP_SIG_REPR_OBJECT_ID && slots[3].repr == ILMAP_SIG_REPR_VOID);
+    // A defect throws with its byte offset.
+    const std::vector<std::uint8_t> bad{ 0x20, 0x01, 0x01, 0x17 };
+    bool thrown = false;
+    try {
+        ilm::sig b(bad);
+    } catch (const ilm::error &e) {
+        thrown = e.code() == ILMAP_E_FORMAT && e.index() == 3;
+    }
+    CHECK(thrown);
+}
+
 int main()
 {
     try {
@@ -234,6 +256,7 @@ int main()
         test_rewrite();
         test_store();
         test_fid_mapper();
+        test_sig();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;

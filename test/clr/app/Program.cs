@@ -45,6 +45,8 @@ namespace IlmapShimTest
                 sb.Append("late ").Append(Late.Compute(round + 6)).Append('\n');
             }
             sb.Append("hot ").Append(Hot.Run()).Append('\n');
+            sb.Append("loop ").Append(Hot.Loop(4000000)).Append('\n');
+            Unloads.Run(sb);
             Console.Write(sb.ToString());
             Frames.Write();
             Console.Error.WriteLine("probe hits: " + Probe.Count.ToString(CultureInfo.InvariantCulture));
@@ -332,6 +334,8 @@ namespace IlmapShimTest
     {
         public static int Step(int x)
         {
+            if (x % 97 == 0)
+                Frames.Record();
             if ((x & 3) == 0)
                 return x * 3 + 1;
             return x ^ 5;
@@ -345,6 +349,20 @@ namespace IlmapShimTest
                 for (int i = 0; i < 200; i++)
                     sum += Step(i + round);
                 System.Threading.Thread.Sleep(150);
+            }
+            return sum;
+        }
+
+        /// <summary>One call, a long loop: tier-0 code that on-stack
+        /// replacement can move into an optimized body mid-loop.</summary>
+        public static long Loop(int n)
+        {
+            long sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                sum += (i % 7) * 3 - (i & 5);
+                if (i % (n / 4) == 0)
+                    Frames.Record();
             }
             return sum;
         }

@@ -1,0 +1,100 @@
+/*
+ * A body's answers: native offset -> (mapping, IL offset, original IL
+ * offset), composed once, when the body is attached.
+ *
+ * Why: a store lookup used to ask the body's native map
+ * (ilmap_native_to_il()) and then its IL map (ilmap_new_to_old()), two
+ * structures in two allocations, each a few dependent cache misses away.
+ * Both are fixed for the body's life (the body captures its version's IL
+ * map when attached: doc/rejit.md#store-maps), so their composition is
+ * too. It is a step function of the native offset: between two
+ * consecutive breakpoints of the native map (its entries' starts and
+ * non-zero ends) every test of the runtime's scan is constant, so the
+ * answer is too (doc/native-to-il.md), except that EXACT answers only at
+ * the matched entry's start: the interval's first offset. So one sorted
+ * array of interval starts, and per interval the IL offset, the original
+ * IL offset and the mapping, with a flag for "EXACT at the start, the
+ * mapping elsewhere". It is laid out right behind the body, in the same
+ * allocation, for a sampler's cold lookups: each interval's start and
+ * answer in one 16-byte record, and a slot table over the body's code
+ * (common/search.h) that leads to the one or two records to compare.
+ *
+ * The composition asks the native map and the IL map through their public
+ * lookups only (at each interval's first and second offset), so it agrees
+ * with them by construction, whatever their insides.
+ */
+#ifndef ILMAP_VERSIONS_ANSWERS_H
+#define ILMAP_VERSIONS_ANSWERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/search.h"
+#include "ilmap.h"
+#include "platform/prefetch.h"
+
+#define ANSWER_EXACT_AT_START 0x80u
+
+/* One interval: where it starts and its answer, 16 bytes (four per cache
+ * line), so the start a search compares and the answer it then reads are
+ * one load apart at most. */
+typedef struct answer_record {
+    uint32_t start;
+    uint32_t il, original;
+    uint32_t kind; /* ILMAP_MAPPING_* | ANSWER_EXACT_AT_START */
+} answer_record;
+
+/*
+ * A body's answers: the intervals' records by start, and a slot table
+ * over the body's code (search.h): about one slot per interval, so a
+ * lookup reads the slot's two counts and then one or two records.
+ */
+typedef struct body_answers {
+    uint32_t count;  /* intervals; 0: no native map (NO_INFO) */
+    uint32_t shift;  /* slots of 2^shift bytes of code */
+    const uint32_t *below;           /* per slot, intervals starting before it */
+    const answer_record *records;    /* ascending starts, records[0].start == 0 */
+} body_answers;
+
+/* One interval while composing. */
+typedef struct answer_interval {
+    uint32_t start, il, original;
+    uint8_t kind;
+} answer_interval;
+
+/* The intervals of (native, il_map) over [0, code_size), merged where
+ * neighbours answer alike: *out is malloc'd (NULL and 0 when native is
+ * NULL). il_map may be NULL (no translation), as may original_il (the
+ * native map answers in original IL already: ILMAP_BODY_ORIGINAL_IL). */
+ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, int original_il,
+                             uint32_t code_size, answer_interval **out, uint32_t *count);
+
+/* Bytes answers_place() writes for count intervals over code_size bytes
+ * of code (overflow-checked: SIZE_MAX when it does not fit). */
+size_t answers_bytes(uint32_t count, uint32_t code_size);
+
+/* Lays the intervals out at mem (answers_bytes() bytes, 16-byte aligned)
+ * and points out at them. */
+void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
+                   body_answers *out);
+
+/* The answer at native offset x (< the body's code size). */
+static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *il,
+                                  uint32_t *original)
+{
+    if (a->count == 0) {
+        *il = *original = 0;
+        return ILMAP_MAPPING_NO_INFO;
+    }
+    /* records[0].start == 0 <= x: the rank is at least 1. */
+    const uint32_t stride = sizeof(answer_record) / sizeof(uint32_t);
+    uint32_t i = search_slot_rank_u32(&a->records[0].start, stride, a->below, a->shift, x) - 1;
+    const answer_record *r = &a->records[i];
+    *il = r->il;
+    *original = r->original;
+    if ((r->kind & ANSWER_EXACT_AT_START) && x == r->start)
+        return ILMAP_MAPPING_EXACT;
+    return r->kind & ~ANSWER_EXACT_AT_START;
+}
+
+#endif

@@ -1,0 +1,576 @@
+// The clr suite's argument-report program (run-args.py): calls methods
+// with primitives at their edge values, strings (non-ASCII, surrogates,
+// escapes, null), objects and structs, and writes what each call passed
+// and returned to the file named by its first argument, one JSON line per
+// call: {"method":"Ns.Type::M","this":T,"args":[T,...],"ret":T} with every
+// value tagged as [kind, text] so that the runner can build the value the
+// shim must report (floats as their bits, strings as UTF-16 code units).
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Text;
+using System.Threading;
+
+namespace ArgsTest
+{
+    static class Expect
+    {
+        static readonly List<string> lines = new List<string>();
+
+        public static string I(long v) => "[\"int\",\"" + v + "\"]";
+        public static string U(ulong v) => "[\"int\",\"" + v + "\"]";
+        public static string Wide(long v) => "[\"wide\",\"" + v + "\"]";
+        public static string UWide(ulong v) => "[\"wide\",\"" + v + "\"]";
+        public static string B(bool v) => "[\"bool\",\"" + (v ? "true" : "false") + "\"]";
+        public static string C(char v) => "[\"str\",[" + (int)v + "]]";
+        public static string F(float v) => "[\"r4\",\"" + BitConverter.SingleToInt32Bits(v) + "\"]";
+        public static string D(double v) => "[\"r8\",\"" + BitConverter.DoubleToInt64Bits(v) + "\"]";
+        public static string Obj(string cls) => "[\"class\",\"" + cls + "\"]";
+        public static string Null() => "[\"null\",\"\"]";
+        // An object or struct: its class and its fields, name then value.
+        public static string O(string cls, params string[] kv)
+        {
+            var sb = new StringBuilder("[\"obj\",[\"").Append(cls).Append("\",{");
+            for (int i = 0; i < kv.Length; i += 2)
+                sb.Append(i == 0 ? "" : ",").Append('"').Append(kv[i]).Append("\":").Append(kv[i + 1]);
+            return sb.Append("}]]").ToString();
+        }
+        public static string Ref(string inner) => "[\"ref\"," + inner + "]";
+        public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
+        public static string Arr(params string[] elems) =>
+            "[\"arr\",[" + string.Join(",", elems) + "]]";
+        public static string S(string v)
+        {
+            if (v == null)
+                return "[\"null\",\"\"]";
+            var sb = new StringBuilder("[\"str\",[");
+            for (int i = 0; i < v.Length; i++)
+                sb.Append(i == 0 ? "" : ",").Append((int)v[i]);
+            return sb.Append("]]").ToString();
+        }
+
+        public static void Call(string method, string self, string ret, params string[] args)
+        {
+            var sb = new StringBuilder("{\"method\":\"").Append(method).Append('"');
+            if (self != null)
+                sb.Append(",\"this\":").Append(self);
+            sb.Append(",\"args\":[").Append(string.Join(",", args)).Append(']');
+            if (ret != null)
+                sb.Append(",\"ret\":").Append(ret);
+            lock (lines)
+                lines.Add(sb.Append('}').ToString());
+        }
+
+        public static void Write(string path) => File.WriteAllLines(path, lines);
+    }
+
+    static class Prims
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Ints(sbyte a, byte b, short c, ushort d, int e, uint f, long g, ulong h,
+                                nint i, nuint j)
+        {
+            return a + b + c + d + e + (long)f + g + (long)h + i + (long)j;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static double Floats(float a, double b)
+        {
+            return a * 2.0 + b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static float Single(float a)
+        {
+            return a / 3.0f;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static char NextChar(char c, bool up)
+        {
+            return up ? (char)(c + 1) : (char)(c - 1);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool Not(bool b)
+        {
+            return !b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ulong MaxU(ulong a, ulong b)
+        {
+            return a > b ? a : b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Join(string a, string b)
+        {
+            if (a == null || b == null)
+                return null;
+            return a + "|" + b;
+        }
+
+        public static int sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Seven()
+        {
+            return 7;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Nothing(int x, string s)
+        {
+            sink += x + (s == null ? 0 : s.Length);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Fact(int n)
+        {
+            int r = n <= 1 ? 1 : n * Fact(n - 1);
+            return r;
+        }
+
+        // An object and a struct by their fields, an array.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Other(object o, Point p, int[] a)
+        {
+            return p.X + (a == null ? 0 : a.Length) + (o == null ? 0 : 1);
+        }
+    }
+
+    class Box
+    {
+        public int Value;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Add(int x)
+        {
+            Value += x;
+            return Value;
+        }
+    }
+
+    class Counter
+    {
+        int n;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Next()
+        {
+            return ++n;
+        }
+    }
+
+    class DerivedBox : Box
+    {
+    }
+
+    struct Point
+    {
+        public int X, Y;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Sum(int k)
+        {
+            return X + Y + k;
+        }
+    }
+
+    enum Color : byte { Red = 1, Green = 2, Blue = 200 }
+    enum Big : long { Min = long.MinValue, Max = long.MaxValue }
+    enum Neg : short { A = -5, B = short.MaxValue }
+    enum Plain { Zero, One, Many = int.MinValue }
+    enum Wide : ulong { Top = ulong.MaxValue }
+
+    // Enums, byrefs, pointers and one-dimension arrays (issue 13 item 2).
+    static unsafe class More
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Color Enums(Color c, Big b, Neg n, Plain p, Wide w)
+        {
+            return c == Color.Red ? Color.Blue : (Color)((byte)c + (int)p + (int)n + (long)b + (long)w);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Refs(ref int a, in double d, out string s, ref Color c, ref long l,
+                               ref string r)
+        {
+            a += 1;
+            s = "set " + d;
+            c = Color.Green;
+            l = -l;
+            r = null;
+            return a;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ref int Pick(int[] a, int i)
+        {
+            return ref a[i];
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int* Pointers(int* p, byte* q, delegate*<int, int> f)
+        {
+            return p + (q == null ? 0 : 1) + (f == null ? 0 : 1);
+        }
+
+        public static int Twice(int x) => 2 * x;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Arrays(int[] i, string[] s, Color[] c, double[] d, char[] ch, bool[] b,
+                                 long[] l, byte[] empty)
+        {
+            return (i == null ? 0 : i.Length) + (s == null ? 0 : s.Length) + c.Length + d.Length +
+                   ch.Length + b.Length + l.Length + empty.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string[] Split(string s)
+        {
+            return s == null ? null : s.Split(',');
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Objects(object o, Node n, Mixed m, Large l, Outer outer)
+        {
+            return (o == null ? 0 : 1) + n.Id + m.I + (int)l.B + outer.B;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Mixed MakeMixed(int i, double d)
+        {
+            return new Mixed { I = i, D = d };
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Node MakeNode(int id, string name)
+        {
+            return new Node { Id = id, Name = name };
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Jagged(int[][] j, object[] o)
+        {
+            return j.Length + o.Length;
+        }
+    }
+
+    class Node
+    {
+        public int Id;
+        public string Name;
+        public Node Next;
+    }
+
+    class Heavy : Node
+    {
+        public double Weight;
+        public Color Tint;
+        public int[] Data;
+    }
+
+    // Split across an integer and a floating register on SysV.
+    struct Mixed
+    {
+        public int I;
+        public double D;
+    }
+
+    // Larger than two registers: passed by reference to a copy.
+    struct Large
+    {
+        public long A, B, C;
+        public string S;
+    }
+
+    struct Outer
+    {
+        public Mixed M;
+        public byte B;
+    }
+
+    static class Many
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Counted(int i)
+        {
+            return i * 3;
+        }
+    }
+
+    static class Program
+    {
+        const string P = "ArgsTest.Prims::";
+
+        static void Ints(sbyte a, byte b, short c, ushort d, int e, uint f, long g, ulong h,
+                         nint i, nuint j)
+        {
+            long r = Prims.Ints(a, b, c, d, e, f, g, h, i, j);
+            Expect.Call(P + "Ints", null, Expect.Wide(r), Expect.I(a), Expect.U(b), Expect.I(c),
+                        Expect.U(d), Expect.I(e), Expect.U(f), Expect.Wide(g), Expect.UWide(h),
+                        Expect.Wide(i), Expect.UWide(j));
+        }
+
+        static void Floats(float a, double b)
+        {
+            double r = Prims.Floats(a, b);
+            Expect.Call(P + "Floats", null, Expect.D(r), Expect.F(a), Expect.D(b));
+        }
+
+        static void Single(float a)
+        {
+            float r = Prims.Single(a);
+            Expect.Call(P + "Single", null, Expect.F(r), Expect.F(a));
+        }
+
+        static void Join(string a, string b)
+        {
+            string r = Prims.Join(a, b);
+            Expect.Call(P + "Join", null, Expect.S(r), Expect.S(a), Expect.S(b));
+        }
+
+        const string M = "ArgsTest.More::";
+
+        static string E(Color c) => Expect.I((byte)c);
+
+        static unsafe void MoreCalls()
+        {
+            foreach (var (c, b, n, p, w) in new[] {
+                         (Color.Red, Big.Min, Neg.A, Plain.Zero, Wide.Top),
+                         (Color.Blue, Big.Max, Neg.B, Plain.Many, (Wide)0),
+                         ((Color)7, (Big)0, (Neg)0, (Plain)(-1), (Wide)1) })
+            {
+                Color r = More.Enums(c, b, n, p, w);
+                Expect.Call(M + "Enums", null, E(r), E(c), Expect.Wide((long)b), Expect.I((short)n),
+                            Expect.I((int)p), Expect.UWide((ulong)w));
+            }
+
+            int a = 41;
+            double d = -0.5;
+            string s = "before \u00e9";
+            Color col = Color.Blue;
+            long l = long.MinValue + 1;
+            string r2 = null;
+            int ra = a;
+            double rd = d;
+            string rs = s;
+            Color rc = col;
+            long rl = l;
+            int ret = More.Refs(ref a, in d, out s, ref col, ref l, ref r2);
+            Expect.Call(M + "Refs", null, Expect.I(ret), Expect.Ref(Expect.I(ra)),
+                        Expect.Ref(Expect.D(rd)), Expect.Ref(Expect.S(rs)), Expect.Ref(E(rc)),
+                        Expect.Ref(Expect.Wide(rl)), Expect.Ref(Expect.Null()));
+            // A byref into an object (a field), and one returned.
+            var box = new Box { Value = -3 };
+            string before = Expect.Ref(Expect.I(box.Value));
+            ret = More.Refs(ref box.Value, in d, out s, ref col, ref l, ref s);
+            Expect.Call(M + "Refs", null, Expect.I(ret), before, Expect.Ref(Expect.D(d)),
+                        Expect.Ref(Expect.S("set -0.5")), Expect.Ref(E(Color.Green)),
+                        Expect.Ref(Expect.Wide(-rl)), Expect.Ref(Expect.S("set -0.5")));
+            var arr = new[] { 5, 6, 7 };
+            ref int picked = ref More.Pick(arr, 2);
+            Expect.Call(M + "Pick", null, Expect.Ref(Expect.I(picked)),
+                        Expect.Arr(Expect.I(5), Expect.I(6), Expect.I(7)), Expect.I(2));
+
+            int local = 9;
+            byte* bp = (byte*)0x1234;
+            delegate*<int, int> f = &More.Twice;
+            int* pr = More.Pointers(&local, bp, f);
+            Expect.Call(M + "Pointers", null, Expect.Hex((ulong)pr), Expect.Hex((ulong)&local),
+                        Expect.Hex((ulong)bp), Expect.Hex((ulong)(nint)f));
+            pr = More.Pointers(null, null, null);
+            Expect.Call(M + "Pointers", null, Expect.Hex((ulong)pr), Expect.Hex(0), Expect.Hex(0),
+                        Expect.Hex(0));
+
+            int n2 = More.Arrays(new[] { int.MinValue, 0, int.MaxValue },
+                                 new[] { "a", null, "\u4e2d\"\\", "" },
+                                 new[] { Color.Red, Color.Blue },
+                                 new[] { 0.25, double.NaN, double.NegativeInfinity, -0.0 },
+                                 new[] { 'x', '\u00e9' }, new[] { true, false },
+                                 new[] { long.MinValue, long.MaxValue }, new byte[0]);
+            Expect.Call(M + "Arrays", null, Expect.I(n2),
+                        Expect.Arr(Expect.I(int.MinValue), Expect.I(0), Expect.I(int.MaxValue)),
+                        Expect.Arr(Expect.S("a"), Expect.Null(), Expect.S("\u4e2d\"\\"), Expect.S("")),
+                        Expect.Arr(E(Color.Red), E(Color.Blue)),
+                        Expect.Arr(Expect.D(0.25), Expect.D(double.NaN),
+                                   Expect.D(double.NegativeInfinity), Expect.D(-0.0)),
+                        Expect.Arr(Expect.C('x'), Expect.C('\u00e9')),
+                        Expect.Arr(Expect.B(true), Expect.B(false)),
+                        Expect.Arr(Expect.Wide(long.MinValue), Expect.Wide(long.MaxValue)),
+                        Expect.Arr());
+            n2 = More.Arrays(null, null, new Color[0], new double[0], new char[0], new bool[0],
+                             new long[0], new byte[0]);
+            Expect.Call(M + "Arrays", null, Expect.I(n2), Expect.Null(), Expect.Null(),
+                        Expect.Arr(), Expect.Arr(), Expect.Arr(), Expect.Arr(), Expect.Arr(),
+                        Expect.Arr());
+            More.Split("p,q,\u00fc");
+            Expect.Call(M + "Split", null, Expect.Arr(Expect.S("p"), Expect.S("q"), Expect.S("\u00fc")),
+                        Expect.S("p,q,\u00fc"));
+            More.Split(null);
+            Expect.Call(M + "Split", null, Expect.Null(), Expect.Null());
+            // Not decoded yet: arrays of arrays (by class); an array of
+            // objects has each object by its fields.
+            n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1, "s", null });
+            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Obj("?")),
+                        Expect.Arr(Expect.O("System.Int32", "m_value", Expect.I(1)), Expect.S("s"),
+                                   Expect.Null()));
+
+            ObjectCalls();
+        }
+
+        static string ENode(Node n, int depth)
+        {
+            if (n == null)
+                return Expect.Null();
+            string cls = n is Heavy ? "ArgsTest.Heavy" : "ArgsTest.Node";
+            if (depth > 3)
+                return Expect.Obj(cls);
+            var kv = new List<string> { "Id", Expect.I(n.Id), "Name", Expect.S(n.Name),
+                                        "Next", ENode(n.Next, depth + 1) };
+            if (n is Heavy h)
+                kv.AddRange(new[] { "Weight", Expect.D(h.Weight), "Tint", E(h.Tint),
+                                    "Data", h.Data == null ? Expect.Null()
+                                                           : Expect.Arr(Expect.I(h.Data[0])) });
+            return Expect.O(cls, kv.ToArray());
+        }
+
+        static string EMixed(Mixed m) =>
+            Expect.O("ArgsTest.Mixed", "I", Expect.I(m.I), "D", Expect.D(m.D));
+
+        static void ObjectCalls()
+        {
+            var chain = new Node { Id = 1, Name = "one", Next = new Heavy { Id = 2, Name = null,
+                Weight = -2.5, Tint = Color.Blue, Data = new[] { 9 },
+                Next = new Node { Id = 3, Name = "\u00fe", Next = new Node { Id = 4 } } } };
+            var mixed = new Mixed { I = -7, D = 0.125 };
+            var large = new Large { A = long.MinValue, B = 2, C = -3, S = "large" };
+            var outer = new Outer { M = new Mixed { I = 5, D = double.NaN }, B = 255 };
+            foreach (object o in new object[] { 42, Color.Blue, "text", 3.5, null, chain })
+            {
+                int r = More.Objects(o, chain, mixed, large, outer);
+                string eo = o == null ? Expect.Null()
+                    : o is int i ? Expect.O("System.Int32", "m_value", Expect.I(i))
+                    : o is Color c ? Expect.O("ArgsTest.Color", "value__", E(c))
+                    : o is string str ? Expect.S(str)
+                    : o is double d ? Expect.O("System.Double", "m_value", Expect.D(d))
+                    : ENode((Node)o, 1);
+                Expect.Call(M + "Objects", null, Expect.I(r), eo, ENode(chain, 1), EMixed(mixed),
+                            Expect.O("ArgsTest.Large", "A", Expect.Wide(large.A), "B",
+                                     Expect.Wide(large.B), "C", Expect.Wide(large.C), "S",
+                                     Expect.S(large.S)),
+                            Expect.O("ArgsTest.Outer", "M", EMixed(outer.M), "B", Expect.I(outer.B)));
+            }
+            Mixed mr = More.MakeMixed(11, -0.0);
+            Expect.Call(M + "MakeMixed", null, EMixed(mr), Expect.I(11), Expect.D(-0.0));
+            Node nr = More.MakeNode(8, "eight");
+            Expect.Call(M + "MakeNode", null, ENode(nr, 1), Expect.I(8), Expect.S("eight"));
+        }
+
+        static int Main(string[] argv)
+        {
+            if (argv.Length != 1)
+            {
+                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl>");
+                return 2;
+            }
+            Ints(sbyte.MinValue, byte.MaxValue, short.MinValue, ushort.MaxValue, int.MinValue,
+                 uint.MaxValue, long.MinValue, ulong.MaxValue, nint.MinValue, nuint.MaxValue);
+            Ints(sbyte.MaxValue, byte.MinValue, short.MaxValue, ushort.MinValue, int.MaxValue,
+                 uint.MinValue, long.MaxValue, ulong.MinValue, nint.MaxValue, nuint.MinValue);
+            Ints(-1, 1, -1, 1, -1, 1, -1, 1, -1, 1);
+
+            double[] doubles = { 0.0, -0.0, 1.0, -1.5, 0.1, 1.0 / 3.0, double.MaxValue,
+                                 double.MinValue, double.Epsilon, 1e-310, double.NaN,
+                                 double.PositiveInfinity, double.NegativeInfinity, 123456789.125 };
+            float[] floats = { 0.0f, -0.0f, 1.0f, 0.1f, float.MaxValue, float.MinValue,
+                               float.Epsilon, 1e-40f, float.NaN, float.PositiveInfinity,
+                               float.NegativeInfinity, 16777217.0f, 3.14159274f, -2.5e-20f };
+            for (int k = 0; k < doubles.Length; k++)
+                Floats(floats[k], doubles[k]);
+            foreach (float f in floats)
+                Single(f);
+
+            foreach (var (c, up) in new[] { ('a', true), ('\0', true), ('"', false), ('\\', true),
+                                            ('\u00e9', true), ('\u4e2d', false), ('\ud800', true),
+                                            ('\uffff', false), ('\n', true) })
+            {
+                char r = Prims.NextChar(c, up);
+                Expect.Call(P + "NextChar", null, Expect.C(r), Expect.C(c), Expect.B(up));
+            }
+            foreach (bool b in new[] { true, false })
+                Expect.Call(P + "Not", null, Expect.B(Prims.Not(b)), Expect.B(b));
+            Expect.Call(P + "MaxU", null, Expect.UWide(Prims.MaxU(ulong.MaxValue, 1)),
+                        Expect.UWide(ulong.MaxValue), Expect.UWide(1));
+
+            Join("plain", "ascii");
+            Join("caf\u00e9 \u00fcber \u4e2d\u6587 \u0440\u0443\u0441", "\U0001F600 emoji");
+            Join("quote \" backslash \\ slash / tab \t nl \n cr \r nul \0 bell \a", "\u007f\u0080");
+            Join("lone \ud800 high", "lone \udc00 low");
+            Join("", "");
+            Join(null, "x");
+            Join("y", null);
+            Join(new string('x', 3000), "\u2028\u2029");
+
+            Expect.Call(P + "Seven", null, Expect.I(Prims.Seven()));
+            var counter = new Counter();
+            for (int k = 0; k < 3; k++)
+                Expect.Call("ArgsTest.Counter::Next", Expect.O("ArgsTest.Counter", "n", Expect.I(k)),
+                            Expect.I(counter.Next()));
+            Prims.Nothing(7, "seven");
+            Expect.Call(P + "Nothing", null, null, Expect.I(7), Expect.S("seven"));
+            Prims.Nothing(-7, null);
+            Expect.Call(P + "Nothing", null, null, Expect.I(-7), Expect.S(null));
+
+            Prims.Fact(5);
+            for (int n = 1, f = 1; n <= 5; n++, f *= n)
+                Expect.Call(P + "Fact", null, Expect.I(f), Expect.I(n));
+
+            var pt = new Point { X = 3, Y = 4 };
+            int o = Prims.Other(new Box(), pt, new int[] { 1, 2 });
+            string ept = Expect.O("ArgsTest.Point", "X", Expect.I(3), "Y", Expect.I(4));
+            Expect.Call(P + "Other", null, Expect.I(o), Expect.O("ArgsTest.Box", "Value", Expect.I(0)),
+                        ept, Expect.Arr(Expect.I(1), Expect.I(2)));
+            o = Prims.Other(null, pt, null);
+            Expect.Call(P + "Other", null, Expect.I(o), "[\"null\",\"\"]", ept,
+                        "[\"null\",\"\"]");
+
+            var box = new Box();
+            Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.Box", "Value", Expect.I(0)),
+                        Expect.I(box.Add(5)),
+                        Expect.I(5));
+            Box derived = new DerivedBox();
+            Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.DerivedBox", "Value", Expect.I(0)),
+                        Expect.I(derived.Add(-9)), Expect.I(-9));
+            Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
+                        Expect.I(10));
+
+            MoreCalls();
+
+            // More calls than ILMAP_SHIM_ARGS_MAX, on four threads at once:
+            // the runner checks that calls 1..max are each reported once.
+            var threads = new Thread[4];
+            long total = 0;
+            for (int t = 0; t < threads.Length; t++)
+            {
+                threads[t] = new Thread(() =>
+                {
+                    long sum = 0;
+                    for (int i = 0; i < 500; i++)
+                        sum += Many.Counted(i);
+                    Interlocked.Add(ref total, sum);
+                });
+                threads[t].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+
+            Expect.Write(argv[0]);
+            Console.WriteLine("done " + total);
+            return 0;
+        }
+    }
+}
