@@ -7,6 +7,8 @@
 #                               concurrent code under ThreadSanitizer, then the
 #                               libFuzzer targets for a bounded time in a clang build, then
 #                               a Windows x86-64 (MinGW-w64) cross build tested under wine
+#   bash scripts/run.sh fuzz [--minutes N]   a long libFuzzer campaign, N minutes per
+#                               target, new coverage merged into test/fuzz/corpus-*
 # Installs what is missing (meson, ninja, a C compiler, pkg-config; for the tests also
 # cmake, g++, clang with its libFuzzer runtime, gcc-mingw-w64-x86-64, wine and wine64)
 # with apt-get first,
@@ -231,8 +233,44 @@ job_cross() {
 
 job=${1:-}
 shift || true
+# A long fuzzing campaign: every libFuzzer target for N minutes (default
+# 10) from its corpus in the tree (test/fuzz/corpus-NAME), on a working
+# copy of it; then the inputs that add coverage are merged back into the
+# tree's corpus (review and commit them). A crash stops the job with the
+# input saved as build-fuzz/test/fuzz/crash-NAME-*. Prints each target's
+# executions and coverage.
+job_fuzz() {
+    local minutes=10 name exe work log
+    if [ "${1:-}" = --minutes ]; then
+        minutes=${2:?--minutes N}
+        case "$minutes" in ""|0|*[!0-9]*) say "--minutes wants a whole number >= 1"; exit 2 ;; esac
+    elif [ -n "${1:-}" ]; then
+        say "usage: bash scripts/run.sh fuzz [--minutes N]"; exit 2
+    fi
+    CC=clang configure build-fuzz -Dbench=false -Dexamples=false
+    ninja -C build-fuzz
+    for exe in build-fuzz/test/fuzz/fuzz-*; do
+        [ -x "$exe" ] && [ -f "$exe" ] || continue
+        name=${exe##*/fuzz-}
+        work=build-fuzz/corpus-work/$name
+        log=build-fuzz/fuzz-$name.log
+        mkdir -p "$work" "test/fuzz/corpus-$name"
+        say "fuzz-$name: $minutes min from test/fuzz/corpus-$name"
+        "$exe" -max_total_time=$((minutes * 60)) -max_len=4096 -print_final_stats=1 \
+            -artifact_prefix="build-fuzz/test/fuzz/crash-$name-" \
+            "$work" "test/fuzz/corpus-$name" >"$log" 2>&1 || {
+            tail -n 40 "$log"; say "fuzz-$name found a crash (see $log)"; exit 1; }
+        local execs cov
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+        cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
+        "$exe" -merge=1 "test/fuzz/corpus-$name" "$work" >"$log.merge" 2>&1
+        say "fuzz-$name: $execs executions, $cov, no crash; corpus now $(ls "test/fuzz/corpus-$name" | wc -l) inputs"
+    done
+}
+
 case "$job" in
     bench) ensure_tools; job_bench "$@" ;;
     test) ensure_tools; ensure_fuzzer; job_test; job_cross ;;
-    *) echo "usage: bash scripts/run.sh bench [bench options] | test" >&2; exit 2 ;;
+    fuzz) ensure_tools; ensure_fuzzer; job_fuzz "$@" ;;
+    *) echo "usage: bash scripts/run.sh bench [bench options] | test | fuzz [--minutes N]" >&2; exit 2 ;;
 esac

@@ -110,6 +110,21 @@ expect 3 "unwritable output" -- "$tool" compose "$dir/seed.txt" "$dir/pass2.txt"
 expect 0 "specials as values" -- "$tool" show "$dir/special.txt"
 contains "100 PROLOG 1" "special printed by name"
 
+# The text format's numbers: decimal (a leading zero is not octal), 0x hex,
+# a negative ACCURATE; lines of any length; a NUL byte is malformed.
+printf '0 0\n010 0x10 -1 # ten, sixteen\n' > "$dir/numbers.txt"
+expect 0 "decimal with a leading zero, hex, negative accurate" -- "$tool" show "$dir/numbers.txt"
+contains "10 16 -1" "010 is ten"
+{ printf '0 0\n# '; head -c 5000 /dev/zero | tr '\0' x; printf '\n7 9\n'; } > "$dir/long.txt"
+expect 0 "a long comment line" -- "$tool" show "$dir/long.txt"
+contains "7 9 1" "after a long line"
+printf '0 0\n5 1\0000\n' > "$dir/nul.txt"
+expect 1 "a NUL byte" -- "$tool" show "$dir/nul.txt"
+contains "nul.txt:2:" "names the line"
+expect 2 "octal-looking offset argument is decimal" -- "$tool" translate "$dir/seed.txt" --old 0x
+expect 0 "translate 010" -- "$tool" translate "$dir/seed.txt" --old 010
+[ "$out" = 20 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: old 010 -> $out"; }
+
 # Damaged serialized files: a flipped byte, a cut, a foreign byte order.
 cp "$dir/c.ilmap" "$dir/flip.ilmap"
 printf '\x07' | dd of="$dir/flip.ilmap" bs=1 seek=40 conv=notrunc 2>/dev/null

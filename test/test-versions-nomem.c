@@ -270,7 +270,32 @@ static ilmap_status op_revert(ilmap_store *s, ilmap_store_removed *rm)
     return ilmap_store_revert(s, MOD(3), MD(0), NULL);
 }
 
+static ilmap_status op_add_function(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    return ilmap_store_add_function(s, FID(2, FUNCS + 1), MOD(2), MD(FUNCS + 1));
+}
+
+static ilmap_status op_set_il_map_for_function(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    ilmap *m = shift_map(5);
+    ilmap_status st = ilmap_store_set_il_map_for_function(s, FID(3, 12), m);
+    if (st != ILMAP_OK)
+        ilmap_free(m);
+    return st;
+}
+
+static ilmap_status op_set_current(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    return ilmap_store_set_current(s, FID(1, 8), 3); /* version 2 was not current */
+}
+
 static const op ops[] = {
+    { "add_function", op_add_function, 1 },
+    { "set_il_map_for_function", op_set_il_map_for_function, 1 },
+    { "set_current", op_set_current, 1 },
     { "remove_module", op_remove_module, 1 },
     { "remove_module (unknown)", op_remove_unknown_module, 0 },
     { "remove_version (current)", op_remove_current_version, 1 },

@@ -13,6 +13,7 @@
 
 #include "ilmap-algebra.h"
 #include "ilmap-serial.h"
+#include "text_map.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -70,6 +71,8 @@ static uint8_t *read_file(const char *path, size_t *size)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
+    /* We read into our own buffer: stdio needs none of its own. */
+    setvbuf(f, NULL, _IONBF, 0);
     size_t cap = 4096, n = 0;
     uint8_t *buf = malloc(cap);
     while (buf) {
@@ -97,33 +100,13 @@ static uint8_t *read_file(const char *path, size_t *size)
 
 static int parse_number(const char *s, uint32_t *out)
 {
-    if (strcmp(s, "PROLOG") == 0)
-        return *out = ILMAP_PROLOG, 1;
-    if (strcmp(s, "EPILOG") == 0)
-        return *out = ILMAP_EPILOG, 1;
-    if (strcmp(s, "NO_MAPPING") == 0)
-        return *out = ILMAP_NO_MAPPING, 1;
-    if (*s == '-' || *s == '+' || *s == '\0')
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || v > 0xFFFFFFFFull)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
+    return text_map_parse_value((const uint8_t *)s, strlen(s), out);
 }
 
 static void print_offset(FILE *to, uint32_t v)
 {
-    if (v == ILMAP_PROLOG)
-        fputs("PROLOG", to);
-    else if (v == ILMAP_EPILOG)
-        fputs("EPILOG", to);
-    else if (v == ILMAP_NO_MAPPING)
-        fputs("NO_MAPPING", to);
-    else
-        fprintf(to, "%lu", (unsigned long)v);
+    char buf[12];
+    fwrite(buf, 1, text_map_format_offset(buf, v), to);
 }
 
 /* A loaded file: an IL map's entries (text or kind 1) or a native view. */
@@ -153,52 +136,16 @@ static int is_serialized(const uint8_t *b, size_t n)
 
 static int parse_text(const char *path, const uint8_t *b, size_t n, loaded *l)
 {
-    size_t cap = 64, line = 0;
-    const char *p = (const char *)b, *end = p + n;
-    l->entries = malloc(cap * sizeof *l->entries);
-    if (!l->entries)
+    size_t line;
+    text_map_status st = text_map_parse(b, n, &l->entries, &l->count, &line);
+    if (st == TEXT_MAP_NOMEM)
         return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        char text[256];
-        line++;
-        if (len >= sizeof text) {
-            fprintf(stderr, "%s: %s:%zu: line too long\n", prog, path, line);
-            return EXIT_INVALID;
-        }
-        memcpy(text, p, len);
-        text[len] = '\0';
-        p += len + (nl ? 1 : 0);
-        char *hash = strchr(text, '#');
-        if (hash)
-            *hash = '\0';
-        char *fields[4];
-        int nf = 0;
-        for (char *tok = strtok(text, " \t\r,"); tok; tok = strtok(NULL, " \t\r,"))
-            if (nf < 4)
-                fields[nf++] = tok;
-            else
-                nf = 5;
-        if (nf == 0)
-            continue;
-        uint32_t o, v, acc = 1;
-        if (nf < 2 || nf > 3 || !parse_number(fields[0], &o) || !parse_number(fields[1], &v) ||
-            (nf == 3 && !parse_number(fields[2], &acc))) {
-            fprintf(stderr,
-                    "%s: %s:%zu: expected \"OLD NEW [ACCURATE]\" with 32-bit unsigned "
-                    "numbers or PROLOG/EPILOG/NO_MAPPING\n",
-                    prog, path, line);
-            return EXIT_INVALID;
-        }
-        if (l->count == cap) {
-            ilmap_entry *bigger = realloc(l->entries, 2 * cap * sizeof *bigger);
-            if (!bigger)
-                return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-            l->entries = bigger;
-            cap *= 2;
-        }
-        l->entries[l->count++] = (ilmap_entry){o, v, (int32_t)acc};
+    if (st != TEXT_MAP_OK) {
+        fprintf(stderr,
+                "%s: %s:%zu: expected \"OLD NEW [ACCURATE]\" with 32-bit unsigned "
+                "numbers (decimal or 0x hex) or PROLOG/EPILOG/NO_MAPPING\n",
+                prog, path, line);
+        return EXIT_INVALID;
     }
     return EXIT_OK;
 }
@@ -208,6 +155,8 @@ static int load(const char *path, loaded *l)
     memset(l, 0, sizeof *l);
     size_t n;
     l->bytes = read_file(path, &n);
+    if (!l->bytes && errno == ENOMEM)
+        return fail(EXIT_INTERNAL, "cannot read %s: %s", path, strerror(errno));
     if (!l->bytes)
         return fail(EXIT_IO, "cannot read %s: %s", path, strerror(errno));
     if (!is_serialized(l->bytes, n))
@@ -267,12 +216,9 @@ static int build(const char *path, const loaded *l, int lenient, ilmap **out)
 
 static void print_entries(FILE *to, const ilmap_entry *e, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        print_offset(to, e[i].old_offset);
-        fputc(' ', to);
-        print_offset(to, e[i].new_offset);
-        fprintf(to, " %ld\n", (long)e[i].accurate);
-    }
+    char line[TEXT_MAP_LINE_MAX];
+    for (size_t i = 0; i < n; i++)
+        fwrite(line, 1, text_map_format_entry(line, &e[i]), to);
 }
 
 static int cmd_show(const char *path, int lenient)
@@ -345,38 +291,80 @@ static int cmd_translate(const char *path, const char *how, const char *value, i
     return rc;
 }
 
-static int write_out(const char *path, const ilmap *c, int text)
+/* The composed map as the file's bytes (text or serialized), in memory:
+ * every allocation happens before the output file is touched. */
+static int output_bytes(const char *path, const ilmap *c, int text, uint8_t **out, size_t *size)
 {
-    FILE *f = fopen(path, text ? "w" : "wb");
-    if (!f)
-        return fail(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
-    int ok = 1;
+    *out = NULL;
+    *size = 0;
     size_t n = ilmap_get_count(c);
-    if (text) {
-        ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);
-        if (!e) {
-            fclose(f);
+    if (!text) {
+        size_t need;
+        ilmap_serialize(c, 0, &need, NULL);
+        uint8_t *buf = malloc(need ? need : 1);
+        if (!buf)
             return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-        }
-        ilmap_export(c, n, &n, e);
-        fprintf(f, "# COR_IL_MAP composed by ilmap: %zu entries (old new accurate)\n", n);
-        print_entries(f, e, n);
-        free(e);
-    } else {
-        size_t size;
-        ilmap_serialize(c, 0, &size, NULL);
-        uint8_t *buf = malloc(size);
-        if (!buf || ilmap_serialize(c, size, &size, buf) != ILMAP_OK) {
+        if (ilmap_serialize(c, need, &need, buf) != ILMAP_OK) {
             free(buf);
-            fclose(f);
             return fail(EXIT_INTERNAL, "%s: cannot serialize%s", path, "");
         }
-        ok = fwrite(buf, 1, size, f) == size;
-        free(buf);
+        *out = buf;
+        *size = need;
+        return EXIT_OK;
     }
+    char head[80];
+    int hn = snprintf(head, sizeof head, "# COR_IL_MAP composed by ilmap: %zu entries (old new accurate)\n", n);
+    if (hn <= 0 || (size_t)hn >= sizeof head || n > (SIZE_MAX - sizeof head) / TEXT_MAP_LINE_MAX)
+        return fail(EXIT_INTERNAL, "%s: too many entries%s", path, "");
+    ilmap_entry *e = malloc((n ? n : 1) * sizeof *e);
+    char *buf = malloc(sizeof head + n * TEXT_MAP_LINE_MAX);
+    if (!e || !buf) {
+        free(e);
+        free(buf);
+        return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    }
+    ilmap_export(c, n, &n, e);
+    memcpy(buf, head, (size_t)hn);
+    size_t len = (size_t)hn;
+    for (size_t i = 0; i < n; i++)
+        len += text_map_format_entry(buf + len, &e[i]);
+    free(e);
+    *out = (uint8_t *)buf;
+    *size = len;
+    return EXIT_OK;
+}
+
+/* Writes the composed map to path; on any failure no file is left there
+ * (a failed write removes what it created). */
+static int write_out(const char *path, const ilmap *c, int text)
+{
+    uint8_t *bytes;
+    size_t size;
+    int rc = output_bytes(path, c, text, &bytes, &size);
+    if (rc != EXIT_OK)
+        return rc;
+    FILE *f = fopen(path, text ? "w" : "wb");
+    if (!f) {
+        int err = errno;
+        free(bytes);
+        return fail(err == ENOMEM ? EXIT_INTERNAL : EXIT_IO, "cannot write %s: %s", path,
+                    strerror(err));
+    }
+    /* One write from our buffer: stdio needs no buffer of its own. */
+    setvbuf(f, NULL, _IONBF, 0);
+    int ok = fwrite(bytes, 1, size, f) == size;
+    int err = errno;
     ok = !ferror(f) && ok;
-    if (fclose(f) != 0 || !ok)
-        return fail(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    free(bytes);
+    if (!ok) {
+        remove(path);
+        return fail(err == ENOMEM ? EXIT_INTERNAL : EXIT_IO, "cannot write %s: %s", path,
+                    strerror(err));
+    }
     return EXIT_OK;
 }
 
@@ -471,11 +459,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: wrong arguments for '%s'\n", prog, cmd);
         return usage(stderr), EXIT_USAGE;
     }
+    int rc;
     if (strcmp(cmd, "show") == 0)
-        return cmd_show(pos[0], lenient);
-    if (strcmp(cmd, "validate") == 0)
-        return cmd_validate(pos[0], lenient);
-    if (strcmp(cmd, "translate") == 0)
-        return cmd_translate(pos[0], how, value, lenient);
-    return cmd_compose(pos[0], pos[1], out, text, lenient, require_exact);
+        rc = cmd_show(pos[0], lenient);
+    else if (strcmp(cmd, "validate") == 0)
+        rc = cmd_validate(pos[0], lenient);
+    else if (strcmp(cmd, "translate") == 0)
+        rc = cmd_translate(pos[0], how, value, lenient);
+    else
+        rc = cmd_compose(pos[0], pos[1], out, text, lenient, require_exact);
+    /* What was printed must have reached standard output. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int err = errno;
+        if (rc == EXIT_OK)
+            rc = fail(EXIT_IO, "cannot write standard output: %s%s", strerror(err), "");
+    }
+    return rc;
 }

@@ -50,8 +50,11 @@ static ilmap_status check_insertions(rw_layout *l, size_t count, size_t *bad)
         if (ins->size > 0 && !same) {
             il_stream own;
             size_t where;
-            if (stream_decode(ins->code, ins->size, &own, &where, k != last_appended, 0) !=
-                ILMAP_OK) {
+            ilmap_status st =
+                stream_decode(ins->code, ins->size, &own, &where, k != last_appended, 0);
+            if (st == ILMAP_E_NOMEM)
+                return st; /* running out of memory is not the insertion's fault */
+            if (st != ILMAP_OK) {
                 *bad = k;
                 return ILMAP_E_EDIT;
             }

@@ -1,8 +1,11 @@
 /*
- * Over-aligned allocation (cache-line aligned structs of the version
- * store): C11 aligned_alloc, or _aligned_malloc on Windows, whose C
- * runtimes have no aligned_alloc. Memory from ilmap_aligned_alloc must be
- * released with ilmap_aligned_free, never free().
+ * The library's one over-aligned allocator (cache-line aligned structs of
+ * the version store, the bodies' chunks). Built on malloc, aligned by hand
+ * with the pointer malloc returned kept in the word before the block: the
+ * same code on every platform (Windows' C runtimes have no aligned_alloc),
+ * and a test that interposes malloc reaches these allocations too. Memory
+ * from ilmap_aligned_alloc must be released with ilmap_aligned_free, never
+ * free().
  */
 #ifndef ILMAP_PLATFORM_MEMORY_H
 #define ILMAP_PLATFORM_MEMORY_H
@@ -15,23 +18,30 @@
 #  include <malloc.h>
 #endif
 
-/* align: a power of two; size: a multiple of align (as C11 asks). */
+/* align: a power of two (raised to a pointer's size if smaller); any
+ * size. NULL on failure or when size + align would overflow. */
 static inline void *ilmap_aligned_alloc(size_t align, size_t size)
 {
-#if defined(_WIN32)
-    return _aligned_malloc(size, align);
-#else
-    return aligned_alloc(align, size);
-#endif
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    if (align & (align - 1u))
+        return NULL;
+    if (size > SIZE_MAX - align - sizeof(void *))
+        return NULL;
+    unsigned char *raw = malloc(size + align + sizeof(void *));
+    if (!raw)
+        return NULL;
+    uintptr_t at = ((uintptr_t)raw + sizeof(void *) + align - 1u) & ~(uintptr_t)(align - 1u);
+    unsigned char *p = raw + (at - (uintptr_t)raw);
+    ((void **)(void *)p)[-1] = raw;
+    return p;
 }
 
+/* NULL is a no-op. */
 static inline void ilmap_aligned_free(void *p)
 {
-#if defined(_WIN32)
-    _aligned_free(p);
-#else
-    free(p);
-#endif
+    if (p)
+        free(((void **)p)[-1]);
 }
 
 /* The bytes a malloc'd block p of `requested` bytes really holds, where

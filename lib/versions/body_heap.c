@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "platform/memory.h"
 #include "versions/body_heap.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -29,28 +30,6 @@ struct bh_chunk {
     size_t bytes;
 };
 
-/* From malloc (so that a test interposing malloc reaches these too),
- * aligned by hand: bytes (a multiple of 64) at a 64-byte boundary, with
- * the pointer malloc returned in the word before. NULL on failure. */
-static void *aligned_block(size_t bytes)
-{
-    if (bytes > SIZE_MAX - 2u * BH_LINE)
-        return NULL;
-    unsigned char *raw = malloc(bytes + 2u * BH_LINE);
-    if (!raw)
-        return NULL;
-    uintptr_t at = ((uintptr_t)raw + sizeof(void *) + BH_LINE - 1u) & ~(uintptr_t)(BH_LINE - 1u);
-    unsigned char *p = raw + (at - (uintptr_t)raw);
-    ((void **)(void *)p)[-1] = raw;
-    return p;
-}
-
-static void aligned_block_free(void *p)
-{
-    if (p)
-        free(((void **)p)[-1]);
-}
-
 void bh_init(body_heap *h)
 {
     h->chunks = NULL;
@@ -72,7 +51,7 @@ static int new_chunk(body_heap *h, size_t need)
     size_t bytes = h->next_chunk;
     while (bytes - BH_LINE < need) /* need <= 4 KiB < FIRST_CHUNK - 64 */
         bytes *= 2;
-    struct bh_chunk *c = aligned_block(bytes);
+    struct bh_chunk *c = ilmap_aligned_alloc(BH_LINE, bytes);
     if (!c)
         return 0;
     c->next = h->chunks;
@@ -95,7 +74,7 @@ void *bh_alloc(body_heap *h, size_t size)
         if (size > SIZE_MAX - BH_LINE)
             return NULL;
         size_t bytes = (size + BH_LINE - 1u) & ~(size_t)(BH_LINE - 1u);
-        return aligned_block(bytes);
+        return ilmap_aligned_alloc(BH_LINE, bytes);
     }
     size_t bytes = lines * BH_LINE;
     void *p = h->free_blocks[lines];
@@ -118,7 +97,7 @@ void bh_free(body_heap *h, void *p, size_t size)
         return;
     size_t lines = lines_of(size ? size : 1u);
     if (lines == 0) {
-        aligned_block_free(p);
+        ilmap_aligned_free(p);
         return;
     }
     *(void **)p = h->free_blocks[lines];
@@ -132,7 +111,7 @@ void bh_destroy(body_heap *h)
     while (c) {
         struct bh_chunk *next = c->next;
         BH_UNPOISON(c, c->bytes);
-        aligned_block_free(c);
+        ilmap_aligned_free(c);
         c = next;
     }
     bh_init(h);

@@ -13,7 +13,6 @@ int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
     size_t bytes = (size_t)nslots * sizeof(struct ilmap_store_reader);
 
     memset(d, 0, sizeof *d);
-    /* aligned_alloc wants a multiple of the alignment: the struct's size is. */
     d->slots = ilmap_aligned_alloc(_Alignof(struct ilmap_store_reader), bytes);
     if (!d->slots)
         return -1;
@@ -28,6 +27,7 @@ int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
     ilmap_atomic_init_u32(&d->used_slots, 0);
     ilmap_atomic_init_u64(&d->global, 1);
     d->release = release;
+    d->store = store;
     d->writer_fence = writer_fence && ilmap_heavy_fence_available() ? 1u : 0u;
     return 0;
 }
@@ -35,7 +35,7 @@ int epoch_init(epoch_domain *d, uint32_t nslots, struct ilmap_store *store,
 static void free_batch(epoch_domain *d, retire_batch *b)
 {
     for (size_t i = 0; i < b->count; i++)
-        d->release(&b->items[i]);
+        d->release(d->store, &b->items[i]);
     free(b->items);
     free(b);
 }

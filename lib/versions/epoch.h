@@ -68,7 +68,9 @@ typedef struct retire_batch {
     retire_item *items;
 } retire_batch;
 
-typedef void (*retire_release_fn)(const retire_item *item);
+/* Frees one retired object; store: the domain's store (for what the
+ * object came from). */
+typedef void (*retire_release_fn)(struct ilmap_store *store, const retire_item *item);
 
 /* Cache lines: `global` is read by every read and written once per
  * publication; the writer-only fields, written many times per
@@ -87,6 +89,7 @@ typedef struct epoch_domain {
     uint32_t batches;          /* batches queued */
     uint64_t reclaimed;
     retire_release_fn release;
+    struct ilmap_store *store; /* release's context */
 } epoch_domain;
 
 /* 0 or ILMAP_E_NOMEM. writer_fence: use platform/fence.h's process-wide

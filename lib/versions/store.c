@@ -12,7 +12,7 @@
 #include "versions/store.h"
 
 
-static void release_item(const retire_item *item)
+static void release_item(ilmap_store *store, const retire_item *item)
 {
     switch (item->kind) {
     case RETIRE_MEMORY:
@@ -27,7 +27,7 @@ static void release_item(const retire_item *item)
     case RETIRE_BODY: {
         struct store_body *body = item->ptr;
         ilmap_native_free(body->native);
-        bh_free(body->heap, body, body->bytes);
+        bh_free(&store->bodies, body, body->bytes);
         break;
     }
     }
@@ -41,8 +41,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     if ((flags & ~ILMAP_STORE_WRITER_FENCE) || max_readers > ILMAP_STORE_MAX_READERS)
         return ILMAP_E_INVALID_ARG;
 
-    /* Over-aligned (cache lines): calloc does not promise that. The size
-     * of a 64-aligned struct is a multiple of 64, as aligned_alloc wants. */
+    /* Over-aligned (cache lines): calloc does not promise that. */
     ilmap_store *s = ilmap_aligned_alloc(_Alignof(ilmap_store), sizeof *s);
     struct ilmap_store_snapshot *empty = calloc(1, sizeof *empty);
     if (s)
@@ -75,7 +74,7 @@ static void teardown_unref(struct store_mapref *mr)
 {
     if (mr && --mr->refs == 0) {
         retire_item item = { mr, RETIRE_MAPREF };
-        release_item(&item);
+        release_item(NULL, &item); /* a map needs no store */
     }
 }
 
@@ -94,7 +93,7 @@ void ilmap_store_free(ilmap_store *store)
         struct store_body *body = ptr_of_word(r[3]);
         teardown_unref(body->il);
         retire_item item = { body, RETIRE_BODY };
-        release_item(&item);
+        release_item(store, &item);
     }
     for (const uint64_t *r = vt_seek(sh[T_METHODS], snap->tables[T_METHODS], zero, &cur); r;
          r = vt_next(sh[T_METHODS], &cur))
@@ -524,12 +523,16 @@ static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
  * address index. The one place a body enters the tables. */
 static ilmap_status link_body(store_txn *t, const struct store_body *body)
 {
+    /* The index's prefetch hint: the lines a lookup reads, the first few
+     * or the whole body if small. */
+    size_t whole = (body->bytes + BH_LINE - 1u) / BH_LINE;
+    uint32_t lines = (uint32_t)(whole < AX_MAX_LINES ? whole : AX_MAX_LINES);
     const uint64_t entry[4] = { body->function_id, body->rejit_id, body->ranges[0].start,
                                 word_of_ptr(body) };
     ilmap_status st = insert(t, T_BODIES, entry);
     for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
         st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
-                       range_ref(body, i), body->lines);
+                       range_ref(body, i), lines);
     return st;
 }
 
@@ -599,7 +602,6 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         free(iv);
         return txn_fail(&t, ILMAP_E_NOMEM);
     }
-    body->heap = &s->bodies;
     body->bytes = bytes;
     answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
     free(iv);
@@ -613,9 +615,6 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->il_map = il ? il->map : NULL;
     body->code_size = total;
     body->nranges = (uint32_t)n;
-    /* What a lookup reads: the first lines, or the whole body if small. */
-    size_t lines = (bytes + BH_LINE - 1u) / BH_LINE;
-    body->lines = (uint32_t)(lines < AX_MAX_LINES ? lines : AX_MAX_LINES);
     memcpy(body->ranges, ranges, n * sizeof ranges[0]);
 
     st = link_body(&t, body);

@@ -79,9 +79,7 @@ struct store_body {
     const ilmap *il_map;       /* il->map */
     uint32_t code_size;
     uint32_t nranges;
-    uint32_t lines; /* the address index's prefetch hint (addr_index.h) */
-    body_heap *heap;  /* where the block came from, and its size */
-    size_t bytes;
+    size_t bytes; /* its block's size in the store's body heap */
     struct store_range ranges[];
 };
 
