@@ -1,7 +1,7 @@
 /*
  * native_assemble: one allocation, sized to the map, holding the sorted
  * table, the native -> IL answers (unless the map is scanned) and, for an
- * indexed map, the bucket tables; native.h describes the three forms,
+ * indexed map, the bucket tables; native.h describes the four forms,
  * intervals.c computes the answers.
  */
 #include <stdlib.h>
@@ -111,8 +111,10 @@ static ilmap_status assemble_scan(const native_table *t, unsigned mode, uint32_t
 /* The native -> IL answers of a table, and its classes: computed for the
  * small and the indexed forms, freed before native_assemble returns. */
 typedef struct answers {
-    uint32_t *breakpoints; /* 2 * count: starts and non-zero ends */
+    uint32_t *breakpoints; /* 2 * count + 1: 0, starts and non-zero ends */
     uint32_t *claim;       /* per interval: the entry, or NATIVE_NONE */
+    uint32_t *il;          /* per interval: the direct answer's IL offset */
+    uint8_t *kind;         /* per interval: its kind byte */
     uint32_t nkeys;        /* breakpoints */
     uint32_t nintervals;   /* nkeys + 1 */
     uint32_t prolog_end, normal_end, epilog_end;
@@ -122,6 +124,8 @@ static void answers_free(answers *a)
 {
     free(a->breakpoints);
     free(a->claim);
+    free(a->il);
+    free(a->kind);
 }
 
 static void *alloc_array(size_t count, size_t size)
@@ -145,7 +149,7 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
     while (a->epilog_end < count && r[a->epilog_end].il_offset == ILMAP_EPILOG)
         a->epilog_end++;
 
-    a->breakpoints = alloc_array((size_t)count * 2, sizeof *a->breakpoints);
+    a->breakpoints = alloc_array((size_t)count * 2 + 1, sizeof *a->breakpoints);
     if (!a->breakpoints)
         return ILMAP_E_NOMEM;
     uint32_t nbreaks = intervals_breakpoints(r, count, a->breakpoints);
@@ -159,10 +163,93 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
     }
     intervals_claim(r, count, a->breakpoints, nbreaks, a->claim, next);
     free(next);
+
+    /* The direct answers: what the runtime hands back for each interval
+     * (doc/native-to-il.md#scan); interval i begins at key i - 1. */
+    a->il = alloc_array(a->nintervals, sizeof *a->il);
+    a->kind = alloc_array(a->nintervals, sizeof *a->kind);
+    if (!a->il || !a->kind)
+        return ILMAP_E_NOMEM;
+    for (uint32_t i = 0; i < a->nintervals; i++) {
+        uint32_t c = a->claim[i], il = 0;
+        unsigned kind;
+        if (c == NATIVE_NONE) {
+            kind = ILMAP_MAPPING_NO_INFO;
+        } else {
+            switch (r[c].il_offset) {
+            case ILMAP_PROLOG: kind = ILMAP_MAPPING_PROLOG; break;
+            case ILMAP_EPILOG: kind = ILMAP_MAPPING_EPILOG; il = t->last_il; break;
+            case ILMAP_NO_MAPPING: kind = ILMAP_MAPPING_UNMAPPED_ADDRESS; break;
+            default:
+                il = r[c].il_offset;
+                kind = ILMAP_MAPPING_APPROXIMATE;
+                if (i > 0 && r[c].native_start == a->breakpoints[i - 1])
+                    kind |= NATIVE_KIND_AT_START;
+                break;
+            }
+        }
+        a->il[i] = il;
+        a->kind[i] = (uint8_t)kind;
+    }
     return ILMAP_OK;
 }
 
-/* A small map: head, columns, keys, uint8_t answers, sources. */
+/* Each exported entry's start and end as positions in the keys, width
+ * bytes each (every stored start and end is a key: native.h). */
+static void fill_positions(const native_table *t, const answers *a, unsigned width,
+                           void *starts, void *ends)
+{
+    for (uint32_t k = 0; k < t->count; k++) {
+        uint32_t s = intervals_position(a->breakpoints, a->nkeys, t->records[k].native_start);
+        uint32_t e = intervals_position(a->breakpoints, a->nkeys, t->records[k].native_end);
+        switch (width) {
+        case 1:
+            ((uint8_t *)starts)[k] = (uint8_t)s;
+            ((uint8_t *)ends)[k] = (uint8_t)e;
+            break;
+        case 2:
+            ((uint16_t *)starts)[k] = (uint16_t)s;
+            ((uint16_t *)ends)[k] = (uint16_t)e;
+            break;
+        default:
+            ((uint32_t *)starts)[k] = s;
+            ((uint32_t *)ends)[k] = e;
+            break;
+        }
+    }
+}
+
+/* The exported entry of unknown end, NATIVE_NONE or NATIVE_SEVERAL
+ * (native.h). */
+static uint32_t unknown_end(const native_table *t)
+{
+    uint32_t found = NATIVE_NONE;
+
+    for (uint32_t k = 0; k < t->count; k++) {
+        if (t->records[k].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) {
+            if (found != NATIVE_NONE)
+                return NATIVE_SEVERAL;
+            found = k;
+        }
+    }
+    return found;
+}
+
+/* The IL column and the sources of the exported entries. */
+static void fill_il(const native_table *t, uint32_t *il, unsigned mode, void *sources)
+{
+    for (uint32_t k = 0; k < t->count; k++) {
+        const ilmap_native_record *r = &t->records[k];
+        il[k] = r->il_offset;
+        if (mode == NATIVE_SRC_U8)
+            ((uint8_t *)sources)[k] = (uint8_t)r->source;
+        else if (mode == NATIVE_SRC_U32)
+            ((uint32_t *)sources)[k] = r->source;
+    }
+}
+
+/* A small map: head, keys, IL column, direct answers, positions,
+ * sources. */
 static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_t common,
                                    const answers *a, ilmap_native **out)
 {
@@ -182,27 +269,38 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
               a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
-    fill_columns(t, (uint32_t *)(void *)(base + sizeof *m), mode, base + l.sources);
+    memcpy(base + sizeof *m, a->breakpoints, (size_t)a->nkeys * sizeof(uint32_t));
+    fill_il(t, (uint32_t *)(void *)(base + l.il), mode, base + l.sources);
     if (mode == NATIVE_SRC_UNIFORM)
         base[l.sources] = (uint8_t)common;
-    if (a->nkeys)
-        memcpy(base + l.keys, a->breakpoints, (size_t)a->nkeys * sizeof(uint32_t));
-    for (uint32_t i = 0; i < a->nintervals; i++)
-        base[l.answers + i] = (uint8_t)(a->claim[i] + 1); /* NATIVE_NONE becomes 0 */
+    memcpy(base + l.answers, a->il, (size_t)a->nintervals * sizeof(uint32_t));
+    memcpy(base + l.kinds, a->kind, a->nintervals);
+    fill_positions(t, a, 1, base + l.starts, base + l.ends);
+    uint32_t unknown = unknown_end(t);
+    base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown == NATIVE_SEVERAL ? 0xFEu : unknown);
     *out = m;
     return ILMAP_OK;
 }
 
-/* An indexed map's offsets for the counts and widths in x; the block's
- * size in x->size (0 on overflow). */
-static void indexed_layout(native_index *x, unsigned mode)
+/* An indexed map's offsets for the counts and widths in x (direct: the
+ * direct form); the block's size in x->size (0 on overflow). */
+static void indexed_layout(native_index *x, unsigned mode, int direct)
 {
     layout l = { NATIVE_INDEXED_KEYS_OFF, 0 };
     uint32_t keys_off = layout_add(&l, x->nkeys, sizeof(uint32_t));
 
-    (void)layout_add(&l, 3 * (size_t)x->count, sizeof(uint32_t)); /* the columns */
-    x->answers_off = layout_add(&l, (size_t)x->nkeys + 1,
-                                (x->flags & NATIVE_WIDE_ANSWERS) ? 4 : 2);
+    if (direct) {
+        size_t width = native_position_width(x->flags);
+        (void)layout_add(&l, x->count, sizeof(uint32_t)); /* the IL column */
+        x->answers_off = layout_add(&l, (size_t)x->nkeys + 1, sizeof(uint32_t));
+        x->kinds_off = layout_add(&l, (size_t)x->nkeys + 1, 1);
+        x->starts_off = layout_add(&l, x->count, width);
+        x->ends_off = layout_add(&l, x->count, width);
+    } else {
+        (void)layout_add(&l, 3 * (size_t)x->count, sizeof(uint32_t)); /* the columns */
+        x->answers_off = layout_add(&l, (size_t)x->nkeys + 1,
+                                    (x->flags & NATIVE_WIDE_ANSWERS) ? 4 : 2);
+    }
     x->native_first_off = layout_add(&l, (size_t)x->native_nb + 2,
                                      (x->flags & NATIVE_WIDE_NATIVE) ? 4 : 2);
     x->il_first_off = layout_add(&l, (size_t)x->il_nb + 2, (x->flags & NATIVE_WIDE_IL) ? 4 : 2);
@@ -246,9 +344,10 @@ static void plan_widen(plan *p)
 /* The bucket tables' widths: as narrow as the memory bound allows,
  * widening the table with more buckets first; never wider than a bucket
  * per four keys (a map whose answers alone exceed the bound, such as one
- * with gaps between all its ranges, gets those). */
-static void plan_buckets(native_index *x, unsigned mode, const uint32_t *keys,
-                         const uint32_t *il_keys)
+ * with gaps between all its ranges, gets those). Returns whether the map
+ * fits the bound. */
+static int plan_buckets(native_index *x, unsigned mode, int direct, const uint32_t *keys,
+                        const uint32_t *il_keys)
 {
     plan pn = plan_start(keys, x->nkeys);
     plan pi = plan_start(il_keys, x->normal_end - x->prolog_end);
@@ -259,22 +358,25 @@ static void plan_buckets(native_index *x, unsigned mode, const uint32_t *keys,
         x->native_shift = (uint8_t)pn.shift;
         x->il_nb = pi.nb;
         x->il_shift = (uint8_t)pi.shift;
-        indexed_layout(x, mode);
+        indexed_layout(x, mode, direct);
         if (x->size == 0 || ilmap_malloc_estimate(x->size) <= limit)
-            return;
+            return x->size != 0;
         int widen_native = pn.shift < pn.widest && (pn.nb >= pi.nb || pi.shift >= pi.widest);
         if (widen_native)
             plan_widen(&pn);
         else if (pi.shift < pi.widest)
             plan_widen(&pi);
         else
-            return;
+            return 0;
     }
 }
 
+/* An indexed map, direct when it fits the bound (else with entry
+ * answers). */
 static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint32_t common,
                                      const answers *a, ilmap_native **out)
 {
+    int direct = 1;
     native_index x;
     uint32_t count = t->count;
     uint64_t *by_start = alloc_array(t->ncalls, sizeof *by_start);
@@ -296,13 +398,21 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     x.epilog_end = a->epilog_end;
     x.ncalls = t->ncalls;
     x.source = common;
+    x.unknown_end = unknown_end(t);
     /* uint16_t answers hold up to 0xFFFF (entry 0xFFFE); bucket entries
      * are positions up to the keys' end. */
     x.flags = (uint8_t)((count > 0xFFFFu ? NATIVE_WIDE_ANSWERS : 0u) |
                         (x.nkeys > 0xFFFFu ? NATIVE_WIDE_NATIVE : 0u) |
                         (x.normal_end > 0xFFFFu ? NATIVE_WIDE_IL : 0u) |
-                        (cpu_level_for_flags(t->flags) != CPU_PORTABLE ? NATIVE_SIMD : 0u));
-    plan_buckets(&x, mode, a->breakpoints, il_keys);
+                        (cpu_level_for_flags(t->flags) != CPU_PORTABLE ? NATIVE_SIMD : 0u) |
+                        (x.nkeys > 0x10000u ? NATIVE_POS32
+                         : x.nkeys > 0x100u ? NATIVE_POS16
+                                            : 0u));
+    if (!plan_buckets(&x, mode, 1, a->breakpoints, il_keys)) {
+        direct = 0;
+        x.flags &= (uint8_t)~(NATIVE_POS16 | NATIVE_POS32);
+        (void)plan_buckets(&x, mode, 0, a->breakpoints, il_keys);
+    }
 
     unsigned char *base = x.size ? malloc(x.size) : NULL;
     if (!base) {
@@ -312,23 +422,33 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     }
     memset(base, 0, x.size);
     ilmap_native *m = (ilmap_native *)(void *)base;
-    m->info = NATIVE_FORM_INDEXED | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT;
+    m->info = (direct ? NATIVE_FORM_DIRECT : NATIVE_FORM_INDEXED) | (t->dac ? NATIVE_DAC : 0u) |
+              (uint32_t)mode << NATIVE_SRC_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
     memcpy(base + sizeof *m, &x, sizeof x);
 
     uint32_t *keys = (uint32_t *)(void *)(base + NATIVE_INDEXED_KEYS_OFF);
     uint32_t *column = keys + x.nkeys;
-    if (x.nkeys)
-        memcpy(keys, a->breakpoints, (size_t)x.nkeys * sizeof *keys);
-    fill_columns(t, column, mode, base + x.sources_off);
+    memcpy(keys, a->breakpoints, (size_t)x.nkeys * sizeof *keys);
+    if (direct) {
+        fill_il(t, column, mode, base + x.sources_off);
+        memcpy(base + x.answers_off, a->il, (size_t)a->nintervals * sizeof(uint32_t));
+        memcpy(base + x.kinds_off, a->kind, a->nintervals);
+        fill_positions(t, a, native_position_width(x.flags), base + x.starts_off,
+                       base + x.ends_off);
+    } else {
+        fill_columns(t, column, mode, base + x.sources_off);
+    }
     buckets_fill(keys, x.nkeys, 0, x.native_nb, x.native_shift,
                  (x.flags & NATIVE_WIDE_NATIVE) != 0, base + x.native_first_off);
     buckets_fill(il_keys, x.normal_end - x.prolog_end, x.prolog_end, x.il_nb, x.il_shift,
                  (x.flags & NATIVE_WIDE_IL) != 0, base + x.il_first_off);
     free(il_keys);
 
-    if (x.flags & NATIVE_WIDE_ANSWERS) {
+    if (direct) {
+        /* written above */
+    } else if (x.flags & NATIVE_WIDE_ANSWERS) {
         uint32_t *answer = (uint32_t *)(void *)(base + x.answers_off);
         for (uint32_t i = 0; i < a->nintervals; i++)
             answer[i] = a->claim[i] + 1; /* NATIVE_NONE becomes 0 */
@@ -399,7 +519,8 @@ size_t ilmap_native_get_memory_bytes(const ilmap_native *m)
     size_t requested;
 
     switch (native_form(m)) {
-    case NATIVE_FORM_INDEXED: requested = native_index_of(m)->size; break;
+    case NATIVE_FORM_INDEXED:
+    case NATIVE_FORM_DIRECT: requested = native_index_of(m)->size; break;
     case NATIVE_FORM_SMALL:
         requested = native_small_layout_of((uint32_t)count, native_small_keys(m->info), mode).size;
         break;

@@ -1,7 +1,9 @@
 /*
  * The native -> IL answers. MapNativeOffsetToIL (doc/native-to-il.md#scan)
  * answers the first entry in sorted order whose range holds x, with overlaps,
- * end-0 entries and duplicates. Every start and non-zero end is a breakpoint;
+ * end-0 entries and duplicates. Every start and non-zero end is a breakpoint,
+ * and so is 0 (every stored start and end, 0 included, is then a key, and
+ * every offset has a key at or below it);
  * within an elementary interval between two breakpoints every "x >=
  * start" and "x < end" test is constant, so the first match is too. The
  * entries are visited in sorted order and each claims the intervals it
@@ -20,7 +22,7 @@ static int compare_u32(const void *a, const void *b)
 }
 
 /* The position of v in the strictly ascending bp[0, n); v is present. */
-static uint32_t position(const uint32_t *bp, uint32_t n, uint32_t v)
+uint32_t intervals_position(const uint32_t *bp, uint32_t n, uint32_t v)
 {
     return (uint32_t)search_upper_u32(bp, sizeof *bp, n, v) - 1;
 }
@@ -40,11 +42,12 @@ static uint32_t next_unclaimed(uint32_t *next, uint32_t i)
     return root;
 }
 
-/* The sorted, distinct breakpoints of the exported entries. */
+/* The sorted, distinct breakpoints of the exported entries, 0 first. */
 uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uint32_t *bp)
 {
     uint32_t n = 0, distinct = 0;
 
+    bp[n++] = 0;
     for (uint32_t k = 0; k < count; k++) {
         bp[n++] = r[k].native_start;
         if (r[k].native_end != 0)
@@ -71,7 +74,7 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
     for (uint32_t i = 0; i < nintervals; i++)
         claim[i] = NATIVE_NONE;
     for (uint32_t k = 0; k < count; k++) {
-        uint32_t lo = position(bp, nbreaks, r[k].native_start) + 1;
+        uint32_t lo = intervals_position(bp, nbreaks, r[k].native_start) + 1;
         uint32_t hi;
 
         if (r[k].native_end == 0) {
@@ -79,7 +82,7 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
                 continue; /* end 0 never matches a PROLOG (doc/native-to-il.md#end-zero) */
             hi = nintervals;
         } else {
-            hi = position(bp, nbreaks, r[k].native_end) + 1;
+            hi = intervals_position(bp, nbreaks, r[k].native_end) + 1;
         }
         for (uint32_t i = next_unclaimed(next, lo); i < hi; i = next_unclaimed(next, i)) {
             claim[i] = k;

@@ -75,29 +75,76 @@ NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t 
     return hits ? NODE_CTZ(hits) + 1 : 0;
 }
 
-/* A small map: the answer of x's elementary interval, as many keys as
- * are <= x. */
-NATIVE_INLINE uint32_t small_answer(uint32_t info, const uint32_t *il, uint32_t count, uint32_t x)
+/* A small map: as many keys as are <= x (at least 1: the key 0). */
+NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t x)
 {
-    const uint32_t *keys = il + 3 * (size_t)count;
-    uint32_t nkeys = native_small_keys(info);
-
 #if defined(RANK_HAVE_X86)
-    /* Whole groups of 4 keys by one biased compare each, the rest one by
-     * one: nothing read past the keys. */
+    /* Groups of 4 keys by one biased compare each; the keys above x are
+     * a suffix of a group, the count the position of the first (bit
+     * `valid` stops it at the keys' end). A last group may read up to 3
+     * words past the keys: the IL column's (a small map has at least 3
+     * entries), compared and ignored. */
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
-    uint32_t rank = 0, i = 0;
-    for (; i + 4 <= nkeys; i += 4) {
+    uint32_t rank = 0;
+    for (uint32_t i = 0; i < nkeys; i += 4) {
+        uint32_t valid = nkeys - i < 4 ? nkeys - i : 4;
         __m128i k = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
-        rank += NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(k, xb))) | 0x10u);
+        rank += NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(k, xb))) |
+                         (1u << valid));
     }
-    for (; i < nkeys; i++)
-        rank += keys[i] <= x;
-    return ((const uint8_t *)(keys + nkeys))[rank];
+    return rank;
 #else
-    return ((const uint8_t *)(keys + nkeys))[rank_search(keys, nkeys, x)];
+    return rank_search(keys, nkeys, x);
 #endif
+}
+
+/* The direct answer of interval r (r >= 1) at x: its IL offset and kind,
+ * EXACT where x is the interval's left key and the interval begins at
+ * the entry's start. */
+NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
+                                     const uint8_t *kinds, uint32_t r, uint32_t x,
+                                     uint32_t *il_offset)
+{
+    uint32_t kind = kinds[r];
+    uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
+
+    if (il_offset)
+        *il_offset = il_answers[r];
+    return (kind & 0x7Fu) >> exact;
+}
+
+/* A direct map's interval of x through its bucket table. flags is
+ * ix->flags' bucket bits, a constant in the common shape's copy. */
+NATIVE_INLINE uint32_t direct_rank(const ilmap_native *m, const native_index *ix, unsigned flags,
+                                   uint32_t x)
+{
+    return buckets_rank(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->native_first_off),
+                        (flags & NATIVE_WIDE_NATIVE) != 0, ix->native_nb, ix->native_shift, x,
+                        (flags & NATIVE_SIMD) != 0);
+}
+
+/* native -> IL on a direct map. */
+NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
+    uint32_t r = flags == NATIVE_COMMON_FLAGS ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, x)
+                                              : direct_rank(m, ix, flags, x);
+    return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
+                         native_at(m, ix->kinds_off), r, x, il_offset);
+}
+
+/* native -> IL on a small map. */
+NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il_answers = keys + nkeys + count;
+    uint32_t r = small_rank(keys, nkeys, x);
+    return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
+                         il_offset);
 }
 
 /* An indexed map: the same through the bucket table. flags is
@@ -114,6 +161,22 @@ NATIVE_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index 
     return ((const uint16_t *)native_at(m, ix->answers_off))[r];
 }
 
+/* The runtime's scan itself over any map (the positional forms keep no
+ * entry per interval): exported index + 1 of the first entry whose range
+ * holds x, 0 when none. O(n): ilmap_native_to_il_detail only. */
+static uint32_t entry_by_scan(const ilmap_native *m, uint32_t x)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = native_count(m);
+
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t end = native_bound(m, k, 1);
+        if (x >= native_bound(m, k, 0) && (x < end || (end == 0 && il[k] != ILMAP_PROLOG)))
+            return k + 1;
+    }
+    return 0;
+}
+
 /* Any map's answer, its IL column and count. */
 NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32_t **column,
                                  uint32_t *count)
@@ -121,6 +184,11 @@ NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32
     uint32_t info = m->info;
 
     switch (info & NATIVE_FORM_MASK) {
+    case NATIVE_FORM_DIRECT:
+    case NATIVE_FORM_SMALL:
+        *column = native_columns(m);
+        *count = native_count(m);
+        return entry_by_scan(m, x);
     case NATIVE_FORM_INDEXED: {
         const native_index *ix = native_index_of(m);
         unsigned flags = ix->flags;
@@ -130,10 +198,6 @@ NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32
             return indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x);
         return indexed_answer(m, ix, flags, x);
     }
-    case NATIVE_FORM_SMALL:
-        *column = native_columns(m);
-        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
-        return small_answer(info, *column, *count, x);
     default:
         *column = native_columns(m);
         *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
@@ -198,9 +262,7 @@ NATIVE_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t
  * itself. */
 NATIVE_NOINLINE unsigned small_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
 {
-    const uint32_t *il = native_columns(m);
-    uint32_t count = (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
-    return answer_of(m, il, count, small_answer(m->info, il, count, x), x, il_offset);
+    return small_direct_to_il(m, x, il_offset);
 }
 
 NATIVE_NOINLINE unsigned scan_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
@@ -237,10 +299,17 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
                  : upto <= c.normal_end ? c.prolog_end
                                         : c.prolog_end + (upto - c.normal_end);
     }
-    return answer_of(m, il, count, a, native_offset, il_offset);
+    switch (native_form(m)) {
+    case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
+    case NATIVE_FORM_SMALL: return small_direct_to_il(m, native_offset, il_offset);
+    default: return answer_of(m, il, count, a, native_offset, il_offset);
+    }
 }
 
-unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
+/* ilmap_native_to_il for the maps the public function leaves: none,
+ * scanned, indexed with entry answers, direct of an uncommon shape. */
+NATIVE_NOINLINE unsigned native_to_il_other(const ilmap_native *m, uint32_t native_offset,
+                                            uint32_t *il_offset)
 {
     if (!m) {
         if (il_offset)
@@ -249,6 +318,7 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
     }
 
     switch (native_form(m)) {
+    case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
     case NATIVE_FORM_INDEXED: {
         const native_index *ix = native_index_of(m);
         const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
@@ -262,6 +332,26 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
     }
 }
 
+/* The direct form's common shape inline, the rest apart. */
+unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
+{
+    if (NATIVE_LIKELY(m != NULL)) {
+        unsigned form = native_form(m);
+        if (form == NATIVE_FORM_DIRECT) {
+            const native_index *ix = native_index_of(m);
+            if ((ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
+                uint32_t r = direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset);
+                return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                     native_at(m, ix->answers_off), native_at(m, ix->kinds_off),
+                                     r, native_offset, il_offset);
+            }
+        } else if (form == NATIVE_FORM_SMALL) {
+            return small_to_il(m, native_offset, il_offset);
+        }
+    }
+    return native_to_il_other(m, native_offset, il_offset);
+}
+
 /* How many normal entries have an IL offset <= x (x not special), as the
  * position after them in the IL column; the column, its count and
  * where its normal entries start in *column, *count and *prolog_end. */
@@ -271,7 +361,8 @@ NATIVE_INLINE uint32_t il_rank(const ilmap_native *m, uint32_t x, const uint32_t
     uint32_t info = m->info;
 
     switch (info & NATIVE_FORM_MASK) {
-    case NATIVE_FORM_INDEXED: {
+    case NATIVE_FORM_INDEXED:
+    case NATIVE_FORM_DIRECT: {
         const native_index *ix = native_index_of(m);
         const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
         const void *first = native_at(m, ix->il_first_off);
@@ -312,7 +403,7 @@ NATIVE_INLINE uint32_t il_rank(const ilmap_native *m, uint32_t x, const uint32_t
 /* The first entry of the IL group holding entry k, which is not its
  * first (entries [lo, k] are normal and sorted): a short walk back, then
  * a binary search, so that a large group costs O(log n). */
-static uint32_t group_start_before(const uint32_t *il, uint32_t lo, uint32_t k)
+NATIVE_NOINLINE uint32_t group_start_before(const uint32_t *il, uint32_t lo, uint32_t k)
 {
     uint32_t v = il[k];
 
@@ -344,8 +435,15 @@ NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32
     uint32_t source;
 
     e.il_offset = il[k];
-    e.native_start = il[(size_t)count + k];
-    e.native_end = il[2 * (size_t)count + k];
+    if (native_form(m) == NATIVE_FORM_DIRECT) {
+        const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+        unsigned width = native_position_width(ix->flags);
+        e.native_start = keys[native_position(native_at(m, ix->starts_off), width, k)];
+        e.native_end = keys[native_position(native_at(m, ix->ends_off), width, k)];
+    } else {
+        e.native_start = il[(size_t)count + k];
+        e.native_end = il[2 * (size_t)count + k];
+    }
     switch (mode) {
     case NATIVE_SRC_ZERO: return e;
     case NATIVE_SRC_UNIFORM: source = ix->source; break;
@@ -437,35 +535,13 @@ NATIVE_NOINLINE ilmap_status il_to_native_any(const ilmap_native *m, uint32_t il
     return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
 }
 
-/* A small map and a normal IL offset. */
-NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+/* ilmap_il_to_native for what the public function leaves: an indexed
+ * map with entry answers (its common shape here), and every other case. */
+NATIVE_NOINLINE ilmap_status il_to_native_other(const ilmap_native *m, uint32_t il_offset,
                                                 ilmap_native_entry *entry, size_t *index,
                                                 int *il_matched)
 {
-    const uint32_t *il = native_columns(m);
-    uint32_t info = m->info;
-    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
-    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
-    uint32_t p = lo + rank_search(il + lo, hi - lo, il_offset);
-
-    if (p == lo)
-        return il_to_native_any(m, il_offset, entry, index, il_matched);
-    uint32_t k = group_start(il, lo, p - 1);
-    if (entry)
-        *entry = native_exported(m, k);
-    if (index)
-        *index = k;
-    if (il_matched)
-        *il_matched = il[k] == il_offset;
-    return ILMAP_OK;
-}
-
-ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                ilmap_native_entry *entry, size_t *index, int *il_matched)
-{
-    /* The common case: an indexed map of the common shape, a normal IL
-     * offset with a floor entry. */
-    if (m && native_indexed(m) && !native_is_special(il_offset)) {
+    if (m && native_form(m) == NATIVE_FORM_INDEXED && !native_is_special(il_offset)) {
         const native_index *ix = native_index_of(m);
         if ((ix->flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
             const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
@@ -484,9 +560,135 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
             }
         }
     }
-    if (m && native_form(m) == NATIVE_FORM_SMALL && !native_is_special(il_offset))
-        return small_il_to_native(m, il_offset, entry, index, il_matched);
     return il_to_native_any(m, il_offset, entry, index, il_matched);
+}
+
+/* Entry k of a positional map (keys, position columns of `width`
+ * bytes) as exported; unknown is the entry of unknown end (native.h),
+ * not NATIVE_SEVERAL. */
+NATIVE_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const uint32_t *keys,
+                                                  const uint32_t *il, const void *starts,
+                                                  const void *ends, unsigned width,
+                                                  uint32_t unknown, uint32_t k)
+{
+    ilmap_native_entry e;
+    uint32_t end = keys[native_position(ends, width, k)];
+
+    e.il_offset = il[k];
+    e.native_start = keys[native_position(starts, width, k)];
+    e.native_end = k == unknown ? m->code_size : end;
+    return e;
+}
+
+/* The floor entry k's results. */
+NATIVE_INLINE ilmap_status floor_found(const uint32_t *il, uint32_t k, uint32_t il_offset,
+                                       ilmap_native_entry e, ilmap_native_entry *entry,
+                                       size_t *index, int *il_matched)
+{
+    if (entry)
+        *entry = e;
+    if (index)
+        *index = k;
+    if (il_matched)
+        *il_matched = il[k] == il_offset;
+    return ILMAP_OK;
+}
+
+/* No floor entry. */
+NATIVE_INLINE ilmap_status floor_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    if (entry)
+        memset(entry, 0, sizeof *entry);
+    if (index)
+        *index = ILMAP_NO_INDEX;
+    if (il_matched)
+        *il_matched = 0;
+    return ILMAP_E_NOT_FOUND;
+}
+
+/* The floor entry from the rank p > lo of a normal IL offset: the first
+ * of its IL group when the group has one or two entries (most), else
+ * NATIVE_NONE (the caller asks il_to_native_any, which walks back). */
+NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32_t p)
+{
+    uint32_t k = p - 1;
+
+    if (k == lo || il[k - 1] != il[k])
+        return k;
+    k--;
+    return k == lo || il[k - 1] != il[k] ? k : NATIVE_NONE;
+}
+
+/* ilmap_il_to_native on a small map, for a normal IL offset. */
+NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                ilmap_native_entry *entry, size_t *index,
+                                                int *il_matched)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il = keys + nkeys;
+    uint32_t p = lo + rank_search(il + lo, hi - lo, il_offset);
+    /* the positions follow the answers (native.h) */
+    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
+    uint32_t unknown = starts[2 * count];
+
+    if (p == lo)
+        return floor_none(entry, index, il_matched);
+    uint32_t k = short_group_start(il, lo, p);
+    if (k == NATIVE_NONE || unknown == 0xFEu)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    unknown = unknown == 0xFFu ? NATIVE_NONE : unknown;
+    ilmap_native_entry e = positional_entry(m, keys, il, starts, starts + count, 1, unknown, k);
+    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+}
+
+/* ilmap_il_to_native on a direct map, for a normal IL offset: the
+ * common shape here, anything rarer (wide or portable tables, a long IL
+ * group, several entries of unknown end) through il_to_native_any, by a
+ * tail call, so that this path keeps its values in registers. */
+NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                 ilmap_native_entry *entry, size_t *index,
+                                                 int *il_matched)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags;
+    uint32_t unknown = ix->unknown_end;
+
+    if ((flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) != NATIVE_COMMON_FLAGS || unknown == NATIVE_SEVERAL)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    const uint32_t *il = keys + ix->nkeys;
+    uint32_t lo = ix->prolog_end;
+    uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb, ix->il_shift,
+                              il_offset, NATIVE_COMMON_FLAGS != 0);
+    if (p == lo)
+        return floor_none(entry, index, il_matched);
+    uint32_t k = short_group_start(il, lo, p);
+    if (k == NATIVE_NONE)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    ilmap_native_entry e =
+        positional_entry(m, keys, il, native_at(m, ix->starts_off), native_at(m, ix->ends_off),
+                         native_position_width(flags), unknown, k);
+    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+}
+
+/* The common cases apart, each with its own registers: a direct or a
+ * small map and a normal IL offset. */
+ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
+        unsigned form = native_form(m);
+        if (form == NATIVE_FORM_DIRECT)
+            return direct_il_to_native(m, il_offset, entry, index, il_matched);
+        if (form == NATIVE_FORM_SMALL)
+            return small_il_to_native(m, il_offset, entry, index, il_matched);
+    }
+    return il_to_native_other(m, il_offset, entry, index, il_matched);
 }
 
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,

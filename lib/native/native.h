@@ -31,38 +31,50 @@
 
 /*
  * The layout of an ilmap_native (doc/performance.md#native-memory): one
- * malloc'd block, sized to what the map needs, in one of three forms.
+ * malloc'd block, sized to what the map needs, in one of four forms.
  *
- * All start with a head (info word, code size, lastIL) and hold the
- * exported entries in the runtime's sorted order as three columns of
- * uint32_t (IL offset, native start, stored native end; in that order,
- * one after the other), then the source bits (none when all are 0, one
- * value when all are equal, else a column of uint8_t or uint32_t).
+ * All start with a head (info word, code size, lastIL) and keep the
+ * exported entries in the runtime's sorted order: an IL column (uint32_t)
+ * plus their native starts and stored ends, then the source bits (none
+ * when all are 0, one value when all are equal, else a column of uint8_t
+ * or uint32_t).
  *
- * The native -> IL answers are precomputed (intervals.c): the
- * breakpoints of the native axis (starts and non-zero ends, ascending,
- * the "keys") and, per elementary interval, the exported index + 1 of
- * the entry the runtime's scan answers (0: none). A lookup counts the
- * keys <= x, reads that answer a, then the IL offset and start of entry
- * a - 1 from the columns: for a = 0 that is the word before each column,
- * inside the block in every form (the head, the keys, the IL column's
- * last), read and then ignored, so that no branch is taken on it.
+ * The native -> IL answers are precomputed (intervals.c) over the
+ * breakpoints of the native axis (0, the starts and the non-zero ends,
+ * ascending, the "keys"): per elementary interval, either the answer
+ * itself ("direct": the IL offset handed back, and a byte holding the
+ * mapping kind plus whether the interval begins at the matched entry's
+ * start, which makes an offset equal to its left key EXACT), or the
+ * exported index + 1 of the matched entry (0: none). A lookup counts the
+ * keys <= x (at least 1: the key 0) and reads that interval's answer.
  *
  *   - scan (at most NATIVE_SCAN_MAX entries, no call sites, or a small
- *     map whose breakpoints would not fit the memory bound): the columns
- *     only; lookups test every entry.
- *   - small (up to NATIVE_SMALL_MAX entries, no call sites): after the
- *     columns, the keys and a uint8_t answer per interval; the head's
- *     info word holds the counts. Lookups search the keys and the IL
- *     column by a branch-free binary search: no bucket table.
- *   - indexed: an index part after the head (native_index), then the
- *     keys, the columns, the answers (uint16_t below 65535 entries, else
- *     uint32_t), a bucket table (buckets.h) over the keys and one over
- *     the IL column's normal entries (their width chosen to keep the map
- *     within twice its exported array), the call sites as full records
- *     and their native order, the source bits. The keys sit right before
- *     the IL column, and the IL column before the start column, so that
- *     a bucket's fixed-width window never leaves the block.
+ *     map whose keys would not fit the memory bound): starts and ends
+ *     as uint32_t columns after the IL column; lookups test every entry.
+ *   - small (up to NATIVE_SMALL_MAX entries, no call sites): the keys,
+ *     the IL column, the direct answers (uint32_t IL offsets, then the
+ *     kind bytes), each entry's start and end as a uint8_t position in
+ *     the keys, the source bits; the head's info word holds the counts.
+ *     Lookups search the keys (SSE2) or the IL column (binary search):
+ *     no bucket table.
+ *   - direct (indexed, direct answers): an index part after the head
+ *     (native_index), the keys, the IL column, the direct answers, the
+ *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
+ *     uint32_t as the key count needs), a bucket table (buckets.h) over
+ *     the keys and one over the IL column's normal entries, the call
+ *     sites as full records and their native order, the source bits.
+ *   - indexed (entry answers): what a map gets when the direct answers
+ *     would not fit the bound (gaps between its ranges double its
+ *     intervals): the index part, the keys, the IL, start and end
+ *     columns (uint32_t), the entry answers (uint16_t below 65535
+ *     entries, else uint32_t), then as the direct form. A lookup reads
+ *     the IL offset and start of entry a - 1 from the columns: for a = 0
+ *     that is the word before each column, inside the block, read and
+ *     then ignored, so that no branch is taken on it.
+ *
+ * In the indexed forms the keys sit right before the IL column, and the
+ * IL column before more uint32_t words, so that a bucket's fixed-width
+ * window never leaves the block.
  */
 
 /* Entries up to which a map without call sites is scanned, and up to
@@ -74,7 +86,8 @@
 #define NATIVE_FORM_MASK 0x3u
 #define NATIVE_FORM_SCAN 0x0u
 #define NATIVE_FORM_SMALL 0x1u
-#define NATIVE_FORM_INDEXED 0x2u
+#define NATIVE_FORM_INDEXED 0x2u /* entry answers */
+#define NATIVE_FORM_DIRECT 0x3u  /* indexed, direct answers */
 #define NATIVE_DAC 0x4u
 #define NATIVE_SRC_SHIFT 3u /* 2 bits: enum native_src */
 #define NATIVE_COUNT_SHIFT 5u /* scan and small: the count, 6 bits */
@@ -82,6 +95,20 @@
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
 #define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
+
+/* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
+ * the code size as its end; a built map has one, the last in native
+ * order), so that the lookups need not read the source bits: its index,
+ * NATIVE_NONE when there is none, NATIVE_SEVERAL when there are more
+ * (the source bits say which then). A small map keeps it in a byte,
+ * 0xFF and 0xFE for these two. */
+#define NATIVE_SEVERAL 0xFFFFFFFEu
+
+/* A direct answer's kind byte: the ILMAP_MAPPING_* result, with
+ * NATIVE_KIND_AT_START when the interval begins at the matched (normal)
+ * entry's start: there, x equal to the interval's left key is EXACT
+ * (APPROXIMATE >> 1). */
+#define NATIVE_KIND_AT_START 0x80u
 
 /* How the source bits are kept. */
 enum native_src {
@@ -99,10 +126,12 @@ struct ilmap_native {
 };
 
 /* native_index.flags */
-#define NATIVE_WIDE_ANSWERS 0x1u /* answers are uint32_t */
+#define NATIVE_WIDE_ANSWERS 0x1u /* entry answers are uint32_t */
 #define NATIVE_WIDE_NATIVE 0x2u  /* the native bucket table is uint32_t */
 #define NATIVE_WIDE_IL 0x4u      /* the IL bucket table is uint32_t */
 #define NATIVE_SIMD 0x8u         /* bucket windows use SSE2 / NEON */
+#define NATIVE_POS16 0x10u       /* direct: key positions are uint16_t */
+#define NATIVE_POS32 0x20u       /* direct: key positions are uint32_t */
 
 /* The index part of an indexed map, right after the head; the keys
  * follow it. Offsets are in bytes from the start of the block. */
@@ -111,7 +140,11 @@ typedef struct native_index {
     uint32_t nkeys;  /* native breakpoints */
     uint8_t native_shift, il_shift, flags, reserved;
     uint32_t native_nb, il_nb; /* buckets */
-    uint32_t native_first_off, il_first_off, answers_off;
+    uint32_t native_first_off, il_first_off;
+    uint32_t answers_off; /* entry answers, or the direct IL offsets */
+    uint32_t kinds_off;   /* direct: the kind bytes */
+    uint32_t starts_off, ends_off; /* direct: the key positions */
+    uint32_t unknown_end; /* the entry of unknown end (see above) */
     uint32_t prolog_end, normal_end, epilog_end; /* the table's classes */
     uint32_t ncalls; /* call sites */
     uint32_t source; /* the common source (NATIVE_SRC_UNIFORM) */
@@ -124,9 +157,16 @@ static inline unsigned native_form(const ilmap_native *m)
     return m->info & NATIVE_FORM_MASK;
 }
 
+/* The indexed forms, direct or not. */
 static inline int native_indexed(const ilmap_native *m)
 {
-    return native_form(m) == NATIVE_FORM_INDEXED;
+    return (native_form(m) & NATIVE_FORM_INDEXED) != 0;
+}
+
+/* The forms that keep starts and ends as positions in the keys. */
+static inline int native_positional(const ilmap_native *m)
+{
+    return native_form(m) == NATIVE_FORM_SMALL || native_form(m) == NATIVE_FORM_DIRECT;
 }
 
 static inline const native_index *native_index_of(const ilmap_native *m)
@@ -154,13 +194,11 @@ static inline uint32_t native_small_keys(uint32_t info)
 /* Where an indexed map's keys start. */
 #define NATIVE_INDEXED_KEYS_OFF (sizeof(ilmap_native) + sizeof(native_index))
 
-/* The IL column; the start and end columns follow it, count apart. */
-static inline const uint32_t *native_columns(const ilmap_native *m)
+/* The keys of a small or indexed map. */
+static inline const uint32_t *native_keys(const ilmap_native *m)
 {
-    size_t head = native_indexed(m) ? NATIVE_INDEXED_KEYS_OFF +
-                                          (size_t)native_index_of(m)->nkeys * sizeof(uint32_t)
-                                    : sizeof *m;
-    return (const uint32_t *)(const void *)((const unsigned char *)m + head);
+    return (const uint32_t *)native_at(
+        m, native_indexed(m) ? (uint32_t)NATIVE_INDEXED_KEYS_OFF : (uint32_t)sizeof *m);
 }
 
 /* Bytes of each source value in mode's column (0: no column). */
@@ -169,10 +207,12 @@ static inline size_t native_source_bytes(unsigned mode)
     return mode == NATIVE_SRC_U8 ? 1 : mode == NATIVE_SRC_U32 ? 4 : 0;
 }
 
-/* A small map's byte offsets past the columns: the keys, the answers,
- * the source bits (a column, or the common byte), the end. */
+/* A small map's byte offsets: the IL column, the direct answers (IL
+ * offsets, kinds), the starts' and ends' positions, the byte naming the
+ * entry of unknown end, the source bits (a column, or the common byte),
+ * the end. */
 typedef struct native_small_layout {
-    size_t keys, answers, sources, size;
+    size_t il, answers, kinds, starts, ends, unknown, sources, size;
 } native_small_layout;
 
 static inline native_small_layout native_small_layout_of(uint32_t count, uint32_t nkeys,
@@ -180,13 +220,33 @@ static inline native_small_layout native_small_layout_of(uint32_t count, uint32_
 {
     native_small_layout l;
 
-    l.keys = sizeof(ilmap_native) + 12 * (size_t)count;
-    l.answers = l.keys + 4 * (size_t)nkeys;
-    l.sources = l.answers + nkeys + 1;
+    l.il = sizeof(ilmap_native) + 4 * (size_t)nkeys;
+    l.answers = l.il + 4 * (size_t)count;
+    l.kinds = l.answers + 4 * ((size_t)nkeys + 1);
+    l.starts = l.kinds + nkeys + 1;
+    l.ends = l.starts + count;
+    l.unknown = l.ends + count;
+    l.sources = l.unknown + 1;
     if (mode == NATIVE_SRC_U32)
         l.sources = (l.sources + 3u) & ~(size_t)3u;
     l.size = l.sources + (mode == NATIVE_SRC_UNIFORM ? 1 : count * native_source_bytes(mode));
     return l;
+}
+
+/* The IL column; in the scan and indexed forms the start and end
+ * columns follow it, count apart. */
+static inline const uint32_t *native_columns(const ilmap_native *m)
+{
+    size_t head;
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_SCAN: head = sizeof *m; break;
+    case NATIVE_FORM_SMALL: head = sizeof *m + 4 * (size_t)native_small_keys(m->info); break;
+    default:
+        head = NATIVE_INDEXED_KEYS_OFF + (size_t)native_index_of(m)->nkeys * sizeof(uint32_t);
+        break;
+    }
+    return (const uint32_t *)(const void *)((const unsigned char *)m + head);
 }
 
 /* Where the source column (or a small map's common byte) starts. */
@@ -195,11 +255,11 @@ static inline const void *native_sources(const ilmap_native *m, unsigned mode)
     uint32_t count = native_count(m);
 
     switch (native_form(m)) {
-    case NATIVE_FORM_INDEXED: return native_at(m, native_index_of(m)->sources_off);
     case NATIVE_FORM_SMALL:
         return (const unsigned char *)m +
                native_small_layout_of(count, native_small_keys(m->info), mode).sources;
-    default: return native_columns(m) + 3 * (size_t)count;
+    case NATIVE_FORM_SCAN: return native_columns(m) + 3 * (size_t)count;
+    default: return native_at(m, native_index_of(m)->sources_off);
     }
 }
 
@@ -220,6 +280,42 @@ static inline uint32_t native_source(const ilmap_native *m, uint32_t k)
     if (mode == NATIVE_SRC_U8)
         return ((const uint8_t *)native_sources(m, mode))[k];
     return ((const uint32_t *)native_sources(m, mode))[k];
+}
+
+/* Position i of a positional column of `width` bytes. */
+static inline uint32_t native_position(const void *column, unsigned width, uint32_t i)
+{
+    switch (width) {
+    case 1: return ((const uint8_t *)column)[i];
+    case 2: return ((const uint16_t *)column)[i];
+    default: return ((const uint32_t *)column)[i];
+    }
+}
+
+/* A direct map's position width in bytes (1, 2 or 4). */
+static inline unsigned native_position_width(unsigned flags)
+{
+    return (flags & NATIVE_POS32) ? 4u : (flags & NATIVE_POS16) ? 2u : 1u;
+}
+
+/* The stored native start (end: 0) or end (1) of exported entry k. */
+static inline uint32_t native_bound(const ilmap_native *m, uint32_t k, int end)
+{
+    uint32_t count = native_count(m);
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_SMALL: {
+        native_small_layout l = native_small_layout_of(count, native_small_keys(m->info), 0);
+        const uint8_t *pos = native_at(m, (uint32_t)(end ? l.ends : l.starts));
+        return native_keys(m)[pos[k]];
+    }
+    case NATIVE_FORM_DIRECT: {
+        const native_index *x = native_index_of(m);
+        return native_keys(m)[native_position(native_at(m, end ? x->ends_off : x->starts_off),
+                                              native_position_width(x->flags), k)];
+    }
+    default: return native_columns(m)[(size_t)(end ? 2 : 1) * count + k];
+    }
 }
 
 /* What the build steps hand to native_assemble(): records already in the
@@ -300,10 +396,9 @@ static inline ilmap_native_record native_record(const ilmap_native *m, uint32_t 
         const ilmap_native_record *calls = native_at(m, native_index_of(m)->calls_off);
         return calls[k - count];
     }
-    const uint32_t *column = native_columns(m);
-    r.il_offset = column[k];
-    r.native_start = column[(size_t)count + k];
-    r.native_end = column[2 * (size_t)count + k];
+    r.il_offset = native_columns(m)[k];
+    r.native_start = native_bound(m, k, 0);
+    r.native_end = native_bound(m, k, 1);
     r.source = native_source(m, k);
     return r;
 }
@@ -312,13 +407,11 @@ static inline ilmap_native_record native_record(const ilmap_native *m, uint32_t 
  * ExportILToNativeMap). */
 static inline ilmap_native_entry native_exported(const ilmap_native *m, uint32_t k)
 {
-    uint32_t count = native_count(m);
-    const uint32_t *column = native_columns(m);
     ilmap_native_entry e;
 
-    e.il_offset = column[k];
-    e.native_start = column[(size_t)count + k];
-    e.native_end = column[2 * (size_t)count + k];
+    e.il_offset = native_columns(m)[k];
+    e.native_start = native_bound(m, k, 0);
+    e.native_end = native_bound(m, k, 1);
     if (native_source(m, k) & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
         e.native_end = m->code_size;
     return e;
