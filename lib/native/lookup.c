@@ -75,15 +75,17 @@ NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t 
     return hits ? NODE_CTZ(hits) + 1 : 0;
 }
 
-/* A small map: as many keys as are <= x (at least 1: the key 0). */
+/* How many of a small map's ascending keys[0, nkeys) are <= x: its
+ * native keys, or the normal entries' IL offsets. */
 NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t x)
 {
 #if defined(RANK_HAVE_X86)
     /* Groups of 4 keys by one biased compare each; the keys above x are
      * a suffix of a group, the count the position of the first (bit
      * `valid` stops it at the keys' end). A last group may read up to 3
-     * words past the keys: the IL column's (a small map has at least 3
-     * entries), compared and ignored. */
+     * words past the keys, inside the block (after the native keys, the
+     * IL column of at least 3 entries; after the IL column, the answers
+     * of at least 4 intervals), compared and ignored. */
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     uint32_t rank = 0;
@@ -630,7 +632,9 @@ NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t 
     uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
     const uint32_t *il = keys + nkeys;
-    uint32_t p = lo + rank_search(il + lo, hi - lo, il_offset);
+    /* The normal entries' IL offsets ascend: counted as the keys are
+     * (a last group may read past them, into the block). */
+    uint32_t p = lo + small_rank(il + lo, hi - lo, il_offset);
     /* the positions follow the answers (native.h) */
     const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
     uint32_t unknown = starts[2 * count];
