@@ -286,6 +286,8 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
             *which = 0;
         return ILMAP_MAPPING_NO_INFO;
     }
+    if (!entry && !which)
+        return ilmap_native_to_il(m, native_offset, il_offset);
 
     const uint32_t *il;
     uint32_t count, a = answer_at(m, native_offset, &il, &count);
