@@ -1,6 +1,6 @@
 /*
- * Every public function of the maps, the serialized form, the IL rewriter
- * and the FunctionIDMapper that allocates, when memory runs out (issue
+ * Every public function of the maps, the serialized form, the IL decoder,
+ * edit builder and rewriter, and the FunctionIDMapper that allocates, when memory runs out (issue
  * 14): each operation runs with the n-th allocation and every later one
  * failing, for n = 0, 1, 2, ... until it succeeds without meeting a
  * failure. Each failing run must return ILMAP_E_NOMEM with its outputs
@@ -366,6 +366,90 @@ static ilmap_status op_fid_mapper(digest *d)
     return st;
 }
 
+static ilmap_status op_il_decode(digest *d)
+{
+    size_t total = 1, bad = 0;
+    ilmap_il_instr *out = __real_calloc(code.n ? code.n : 1, sizeof *out);
+    if (!out)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    ilmap_status st = ilmap_il_decode(code.code, code.size, code.n, &total, out, &bad);
+    CHECK(st == ILMAP_OK || total == 0);
+    if (st == ILMAP_OK)
+        put(d, out, total * sizeof *out);
+    free(out);
+    return st;
+}
+
+static ilmap_status op_il_starts(digest *d)
+{
+    size_t total = 1, bad = 0;
+    uint32_t *out = __real_calloc(code.n ? code.n : 1, sizeof *out);
+    if (!out)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    ilmap_status st = ilmap_il_starts(code.code, code.size, code.n, &total, out, &bad);
+    CHECK(st == ILMAP_OK || total == 0);
+    if (st == ILMAP_OK)
+        put(d, out, total * sizeof *out);
+    free(out);
+    return st;
+}
+
+static ilmap_status op_body_validate(digest *d)
+{
+    ilmap_il_body b;
+    size_t bad = 0;
+    if (ilmap_il_body_parse(body, body_size, &b) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    ilmap_status st = ilmap_il_body_validate(&b, &bad);
+    put_u32(d, (uint32_t)st);
+    return st;
+}
+
+static ilmap_status op_edits_build(digest *d)
+{
+    uint32_t starts[400];
+    ilmap_edit edits[8];
+    ilmap_entry entries[400];
+    uint32_t new_offsets[400], new_size = 7;
+    size_t n = code.n < 400 ? code.n : 400, bad = 0;
+    for (size_t i = 0; i < n; i++)
+        starts[i] = code.ins[i].offset;
+    for (size_t i = 0; i < 8; i++) /* out of order on purpose: the builder sorts */
+        edits[i] = (ilmap_edit){ i % 3 ? ILMAP_EDIT_INSERT : ILMAP_EDIT_REPLACE,
+                                 starts[(n - 1 - i * 37 % n)], 1 + (uint32_t)i };
+    ilmap_status st = ilmap_edits_build(starts, n, code.size, edits, 8, entries, new_offsets,
+                                        &new_size, &bad);
+    if (st == ILMAP_OK) {
+        put(d, entries, n * sizeof *entries);
+        put(d, new_offsets, n * sizeof *new_offsets);
+        put_u32(d, new_size);
+    } else {
+        CHECK(new_size == 0 && (n == 0 || (entries[0].old_offset == 0 && new_offsets[0] == 0)));
+    }
+    return st;
+}
+
+static ilmap_status op_native_validate(digest *d)
+{
+    size_t bad = 1, other = 1;
+    ilmap_status st = ilmap_native_validate(native_entries, MAP_N, code_size, &bad, &other);
+    put_u32(d, (uint32_t)st);
+    return st;
+}
+
+static ilmap_status op_serialize(digest *d)
+{
+    uint8_t *out = __real_malloc(il_size);
+    size_t total = 0;
+    if (!out)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    ilmap_status st = ilmap_serialize(map_a, il_size, &total, out);
+    if (st == ILMAP_OK)
+        put(d, out, total);
+    free(out);
+    return st;
+}
+
 typedef struct op {
     const char *name;
     ilmap_status (*run)(digest *d);
@@ -387,6 +471,12 @@ static const op ops[] = {
     { "ilmap_view_open", op_view_open },
     { "ilmap_rewrite_create", op_rewrite },
     { "ilmap_fid_mapper_create + map", op_fid_mapper },
+    { "ilmap_il_decode", op_il_decode },
+    { "ilmap_il_starts", op_il_starts },
+    { "ilmap_il_body_validate", op_body_validate },
+    { "ilmap_edits_build", op_edits_build },
+    { "ilmap_native_validate", op_native_validate },
+    { "ilmap_serialize", op_serialize },
 };
 
 int main(void)

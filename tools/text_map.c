@@ -130,17 +130,9 @@ text_map_status text_map_parse(const uint8_t *text, size_t size, ilmap_entry **e
     return TEXT_MAP_OK;
 }
 
-size_t text_map_format_offset(char *buf, uint32_t v)
+/* v in decimal into buf; returns the length (at most 10). */
+static size_t put_decimal(char *buf, uint32_t v)
 {
-    const char *name = v == ILMAP_PROLOG       ? "PROLOG"
-                       : v == ILMAP_EPILOG     ? "EPILOG"
-                       : v == ILMAP_NO_MAPPING ? "NO_MAPPING"
-                                               : NULL;
-    if (name) {
-        size_t n = strlen(name);
-        memcpy(buf, name, n);
-        return n;
-    }
     char digits[10];
     size_t n = 0;
     do {
@@ -149,6 +141,19 @@ size_t text_map_format_offset(char *buf, uint32_t v)
     } while (v);
     for (size_t i = 0; i < n; i++)
         buf[i] = digits[n - 1 - i];
+    return n;
+}
+
+size_t text_map_format_offset(char *buf, uint32_t v)
+{
+    const char *name = v == ILMAP_PROLOG       ? "PROLOG"
+                       : v == ILMAP_EPILOG     ? "EPILOG"
+                       : v == ILMAP_NO_MAPPING ? "NO_MAPPING"
+                                               : NULL;
+    if (!name)
+        return put_decimal(buf, v);
+    size_t n = strlen(name);
+    memcpy(buf, name, n);
     return n;
 }
 
@@ -164,14 +169,7 @@ size_t text_map_format_entry(char *buf, const ilmap_entry *e)
         buf[n++] = '-';
         a = 0u - a;
     }
-    char digits[10];
-    size_t k = 0;
-    do {
-        digits[k++] = (char)('0' + a % 10);
-        a /= 10;
-    } while (a);
-    while (k)
-        buf[n++] = digits[--k];
+    n += put_decimal(buf + n, a);
     buf[n++] = '\n';
     return n;
 }

@@ -30,12 +30,6 @@ typedef struct COR_PRF_CODE_INFO {
     SIZE_T size;
 } COR_PRF_CODE_INFO;
 
-/* One instance field's place in its class (GetClassLayout). */
-typedef struct COR_FIELD_OFFSET {
-    mdToken ridOfField;
-    ULONG ulOffset;
-} COR_FIELD_OFFSET;
-
 /* Where an argument or the return value lies during an enter/leave hook
  * (doc/profiling-abi.md#info; 16 bytes on 64-bit targets). */
 typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
@@ -97,9 +91,12 @@ typedef struct ICorProfilerInfo9Vtbl {
     clr_slot GetFunctionFromToken;                                          /* 8 */
     clr_slot GetHandleFromThread;                                           /* 9 */
     clr_slot GetObjectSize;                                                 /* 10 */
-    clr_slot IsArrayClass;                                                  /* 11 */
+    /* S_OK for an array class (its element type, element class, rank),
+     * S_FALSE for any other. */
+    HRESULT(CLR_STDCALL *IsArrayClass)(PI, ClassID, int32_t *element, ClassID *element_class,
+                                       ULONG *rank);                        /* 11 */
     clr_slot GetThreadInfo;                                                 /* 12 */
-    clr_slot GetCurrentThreadID;                                            /* 13 */
+    HRESULT(CLR_STDCALL *GetCurrentThreadID)(PI, ThreadID *thread);         /* 13 */
     HRESULT(CLR_STDCALL *GetClassIDInfo)(PI, ClassID, ModuleID *module,
                                          mdTypeDef *type);                  /* 14 */
     HRESULT(CLR_STDCALL *GetFunctionInfo)(PI, FunctionID, ClassID *cls, ModuleID *module,
@@ -128,7 +125,7 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                    COR_IL_MAP entries[]);   /* 29 */
     clr_slot GetInprocInspectionInterface;                                  /* 30 */
     clr_slot GetInprocInspectionIThisThread;                                /* 31 */
-    clr_slot GetThreadContext;                                              /* 32 */
+    HRESULT(CLR_STDCALL *GetThreadContext)(PI, ThreadID, ContextID *context); /* 32 */
     clr_slot BeginInprocDebugging;                                          /* 33 */
     clr_slot EndInprocDebugging;                                            /* 34 */
     HRESULT(CLR_STDCALL *GetILToNativeMapping)(PI, FunctionID, ULONG32 cap, ULONG32 *total,
@@ -136,7 +133,12 @@ typedef struct ICorProfilerInfo9Vtbl {
     /* ICorProfilerInfo2 */
     clr_slot DoStackSnapshot;                                               /* 36 */
     clr_slot SetEnterLeaveFunctionHooks2;                                   /* 37 */
-    clr_slot GetFunctionInfo2;                                              /* 38 */
+    /* The function's exact class and method type arguments; with a frame
+     * (from an enter/leave hook) even for shared generic code. */
+    HRESULT(CLR_STDCALL *GetFunctionInfo2)(PI, FunctionID, COR_PRF_FRAME_INFO frame,
+                                           ClassID *cls, ModuleID *module, mdToken *token,
+                                           ULONG32 cap, ULONG32 *total,
+                                           ClassID type_args[]);            /* 38 */
     clr_slot GetStringLayout;                                               /* 39 */
     /* The instance fields the class declares itself (not its parents'):
      * each field's token and offset; and the class's size. */
@@ -159,12 +161,21 @@ typedef struct ICorProfilerInfo9Vtbl {
                                              int lower_bounds[], BYTE **data); /* 46 */
     /* A value type's box: where the value starts in the boxed object. */
     HRESULT(CLR_STDCALL *GetBoxClassLayout)(PI, ClassID, ULONG32 *buffer_offset); /* 47 */
-    clr_slot GetThreadAppDomain;                                            /* 48 */
-    clr_slot GetRVAStaticAddress;                                           /* 49 */
-    clr_slot GetAppDomainStaticAddress;                                     /* 50 */
-    clr_slot GetThreadStaticAddress;                                        /* 51 */
-    clr_slot GetContextStaticAddress;                                       /* 52 */
-    clr_slot GetStaticFieldInfo;                                            /* 53 */
+    /* The AppDomain the thread runs in (0: the calling thread). */
+    HRESULT(CLR_STDCALL *GetThreadAppDomain)(PI, ThreadID, AppDomainID *domain); /* 48 */
+    /* Where a static field's value lives, one call per storage kind; each
+     * refuses a field of another kind. */
+    HRESULT(CLR_STDCALL *GetRVAStaticAddress)(PI, ClassID, mdFieldDef,
+                                              void **address);              /* 49 */
+    HRESULT(CLR_STDCALL *GetAppDomainStaticAddress)(PI, ClassID, mdFieldDef, AppDomainID,
+                                                    void **address);        /* 50 */
+    HRESULT(CLR_STDCALL *GetThreadStaticAddress)(PI, ClassID, mdFieldDef, ThreadID,
+                                                 void **address);           /* 51 */
+    HRESULT(CLR_STDCALL *GetContextStaticAddress)(PI, ClassID, mdFieldDef, ContextID,
+                                                  void **address);          /* 52 */
+    /* The runtime's own view of a field's storage (COR_PRF_FIELD_* bits). */
+    HRESULT(CLR_STDCALL *GetStaticFieldInfo)(PI, ClassID, mdFieldDef,
+                                             COR_PRF_STATIC_TYPE *kind);    /* 53 */
     clr_slot GetGenerationBounds;                                           /* 54 */
     clr_slot GetObjectGeneration;                                           /* 55 */
     clr_slot GetNotifiedExceptionClauseInfo;                                /* 56 */
@@ -194,7 +205,8 @@ typedef struct ICorProfilerInfo9Vtbl {
                                                 USHORT *minor, USHORT *build, USHORT *qfe,
                                                 ULONG cch_version, ULONG *pcch_version,
                                                 WCHAR version[]);           /* 67 */
-    clr_slot GetThreadStaticAddress2;                                       /* 68 */
+    HRESULT(CLR_STDCALL *GetThreadStaticAddress2)(PI, ClassID, mdFieldDef, AppDomainID,
+                                                  ThreadID, void **address); /* 68 */
     clr_slot GetAppDomainsContainingModule;                                 /* 69 */
     HRESULT(CLR_STDCALL *GetModuleInfo2)(PI, ModuleID, LPCBYTE *base, ULONG cch_name,
                                          ULONG *pcch_name, WCHAR name[], AssemblyID *assembly,
@@ -272,6 +284,17 @@ CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3, 61);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, SetEnterLeaveFunctionHooks3WithInfo, 62);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRuntimeInformation, 67);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetModuleInfo2, 70);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, IsArrayClass, 11);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetCurrentThreadID, 13);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetFunctionInfo2, 38);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadContext, 32);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadAppDomain, 48);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetRVAStaticAddress, 49);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetAppDomainStaticAddress, 50);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadStaticAddress, 51);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetContextStaticAddress, 52);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetStaticFieldInfo, 53);
+CLR_SLOT_AT(ICorProfilerInfo9Vtbl, GetThreadStaticAddress2, 68);
 CLR_SLOT_AT(IMethodMallocVtbl, Alloc, 3);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, EnumThreads, 71);
 CLR_SLOT_AT(ICorProfilerInfo9Vtbl, RequestReJIT, 73);

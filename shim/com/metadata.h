@@ -66,7 +66,11 @@ typedef struct IMetaDataImportVtbl {
     clr_slot GetEventProps;                                                   /* 34 */
     clr_slot EnumMethodSemantics;                                             /* 35 */
     clr_slot GetMethodSemantics;                                              /* 36 */
-    clr_slot GetClassLayout;                                                  /* 37 */
+    /* A TypeDef's explicit layout: packing, field offsets (explicit
+     * layout only) and its declared size (0 when none). */
+    HRESULT(CLR_STDCALL *GetClassLayout)(MI, mdTypeDef td, DWORD *pack,
+                                         COR_FIELD_OFFSET offsets[], ULONG cap, ULONG *total,
+                                         ULONG *class_size);                  /* 37 */
     clr_slot GetFieldMarshal;                                                 /* 38 */
     clr_slot GetRVA;                                                          /* 39 */
     clr_slot GetPermissionSetProps;                                           /* 40 */
@@ -95,7 +99,10 @@ typedef struct IMetaDataImportVtbl {
                                         ULONG *value_len);                    /* 57 */
     clr_slot GetPropertyProps;                                                /* 58 */
     clr_slot GetParamProps;                                                   /* 59 */
-    clr_slot GetCustomAttributeByName;                                        /* 60 */
+    /* S_OK when the token carries a custom attribute of that type's full
+     * name (its blob in data), S_FALSE when not. */
+    HRESULT(CLR_STDCALL *GetCustomAttributeByName)(MI, mdToken owner, const WCHAR *name,
+                                                   const void **data, ULONG *size); /* 60 */
     clr_slot IsValidToken;                                                    /* 61 */
     HRESULT(CLR_STDCALL *GetNestedClassProps)(MI, mdTypeDef nested,
                                               mdTypeDef *enclosing);          /* 62 */
@@ -118,6 +125,8 @@ CLR_SLOT_AT(IMetaDataImportVtbl, EnumMethodsWithName, 19);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetMethodProps, 30);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetFieldProps, 57);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetClassLayout, 37);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetCustomAttributeByName, 60);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 CLR_SLOT_AT(IMetaDataImportVtbl, IsGlobal, 64);
 _Static_assert(sizeof(IMetaDataImportVtbl) == 65 * sizeof(void (*)(void)),

@@ -55,6 +55,7 @@ typedef UINT_PTR AppDomainID;
 typedef UINT_PTR ObjectID;
 typedef UINT_PTR ReJITID;
 typedef UINT_PTR GCHandleID;
+typedef UINT_PTR ContextID;
 
 /* C enums in signatures travel as 32-bit ints. */
 typedef int32_t COR_PRF_JIT_CACHE;
@@ -64,6 +65,20 @@ typedef int32_t COR_PRF_GC_REASON;
 typedef int32_t COR_PRF_GC_ROOT_KIND;
 typedef int32_t COR_PRF_GC_ROOT_FLAGS;
 typedef int32_t COR_PRF_RUNTIME_TYPE;
+/* GetStaticFieldInfo's answer: which kinds of static storage a field has. */
+typedef int32_t COR_PRF_STATIC_TYPE;
+#define COR_PRF_FIELD_NOT_A_STATIC 0x0
+#define COR_PRF_FIELD_APP_DOMAIN_STATIC 0x1
+#define COR_PRF_FIELD_THREAD_STATIC 0x2
+#define COR_PRF_FIELD_CONTEXT_STATIC 0x4
+#define COR_PRF_FIELD_RVA_STATIC 0x8
+
+/* One instance field's place in its class (GetClassLayout, profiler's and
+ * metadata's). */
+typedef struct COR_FIELD_OFFSET {
+    mdToken ridOfField;
+    ULONG ulOffset;
+} COR_FIELD_OFFSET;
 
 typedef struct GUID {
     uint32_t Data1;
@@ -88,6 +103,7 @@ _Static_assert(sizeof(GUID) == 16, "GUID is 16 bytes without padding");
 #define CLASS_E_NOAGGREGATION ((HRESULT)0x80040110u)
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111u)
 #define HRESULT_INSUFFICIENT_BUFFER ((HRESULT)0x8007007Au)
+#define CLDB_E_RECORD_NOTFOUND ((HRESULT)0x80131130u) /* metadata: no such row */
 #define CORPROF_E_FUNCTION_NOT_COMPILED ((HRESULT)0x80131350u)
 #define CORPROF_E_DATAINCOMPLETE ((HRESULT)0x80131351u)
 #define CORPROF_E_FUNCTION_NOT_IL ((HRESULT)0x80131354u)

@@ -216,12 +216,20 @@ static void on_shutdown(void *ctx, shim_profiler *p)
         size_t methods = 0;
         for (const shim_args_target *t = atomic_load(&p->args.targets); t; t = t->next)
             methods++;
+        size_t classes = 0;
+        for (const shim_statics_class *c = atomic_load(&p->statics.classes); c; c = c->next)
+            classes++;
         shim_report_event(&h->report, "args_done",
                           "\"methods\":%zu,\"lines\":%" PRIu64 ",\"skipped\":%" PRIu64
-                          ",\"refused\":%" PRIu64,
+                          ",\"refused\":%" PRIu64 ",\"statics_classes\":%zu,"
+                          "\"statics_lines\":%" PRIu64 ",\"statics_incomplete\":%" PRIu64
+                          ",\"statics_failed\":%" PRIu64,
                           methods, (uint64_t)atomic_load(&p->args.lines),
                           (uint64_t)atomic_load(&p->args.skipped),
-                          (uint64_t)atomic_load(&p->args.refused));
+                          (uint64_t)atomic_load(&p->args.refused), classes,
+                          (uint64_t)atomic_load(&p->statics.lines),
+                          (uint64_t)atomic_load(&p->statics.incomplete),
+                          (uint64_t)atomic_load(&p->statics.failed));
     }
     shim_lock(p);
     /* Where every selected method ended up: instrumented, refused by the

@@ -15,23 +15,17 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
+#include "profiler/classes.h"
 #include "profiler/log.h"
 #include "profiler/resolve.h"
+#include "profiler/statics.h"
 #include "profiler/text.h"
+#include "profiler/values.h"
 
 #define RELAXED memory_order_relaxed
 
-/* Strings longer than this many UTF-16 units are reported by length. */
-#define MAX_STRING_CHARS 4096u
 /* Calls a thread can have open (entered, not left) at once. */
 #define STACK_DEPTH 64u
-/* Arrays longer than this are reported by length. */
-#define MAX_ARRAY_ELEMENTS 1024u
-/* Objects and structs nested deeper than this are reported by class. */
-#define MAX_OBJECT_DEPTH 3
-/* Parent classes followed, fields per class read. */
-#define MAX_CLASS_CHAIN 32u
-#define MAX_FIELDS 256u
 
 DWORD shim_args_event_mask(void)
 {
@@ -52,646 +46,6 @@ int shim_args_init(shim_args *a, const char *spec, uint32_t max)
     return a->selection.count == 0;
 }
 
-/* ---- Growable text --------------------------------------------------- */
-
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (t->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (!p) {
-            t->failed = 1;
-            return;
-        }
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
-static void puts_(text *t, const char *s) { put(t, s, strlen(s)); }
-
-static void putf(text *t, const char *fmt, ...) SHIM_PRINTF(2, 3);
-static void putf(text *t, const char *fmt, ...)
-{
-    char buf[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        put(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-/* A UTF-16 code unit sequence as a JSON string: UTF-8 for every valid
- * character, \uXXXX for controls and for unpaired surrogates. */
-static void put_utf16_json(text *t, const WCHAR *s, size_t n)
-{
-    put(t, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = s[i];
-        char b[8];
-        if (c == '"' || c == '\\') {
-            b[0] = '\\';
-            b[1] = (char)c;
-            put(t, b, 2);
-        } else if (c < 0x20) {
-            putf(t, "\\u%04x", (unsigned)c);
-        } else if (c < 0x80) {
-            b[0] = (char)c;
-            put(t, b, 1);
-        } else if (c < 0x800) {
-            b[0] = (char)(0xC0 | c >> 6);
-            b[1] = (char)(0x80 | (c & 0x3F));
-            put(t, b, 2);
-        } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && s[i + 1] >= 0xDC00 &&
-                   s[i + 1] <= 0xDFFF) {
-            uint32_t cp = 0x10000 + ((c - 0xD800) << 10) + (s[i + 1] - 0xDC00u);
-            i++;
-            b[0] = (char)(0xF0 | cp >> 18);
-            b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-            b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-            b[3] = (char)(0x80 | (cp & 0x3F));
-            put(t, b, 4);
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            putf(t, "\\u%04x", (unsigned)c); /* unpaired: kept as is */
-        } else {
-            b[0] = (char)(0xE0 | c >> 12);
-            b[1] = (char)(0x80 | (c >> 6 & 0x3F));
-            b[2] = (char)(0x80 | (c & 0x3F));
-            put(t, b, 3);
-        }
-    }
-    put(t, "\"", 1);
-}
-
-/* A float as a JSON number that reads back to the same value. */
-static void put_double(text *t, double v, int digits)
-{
-    if (isnan(v))
-        puts_(t, "\"NaN\"");
-    else if (isinf(v))
-        puts_(t, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    else if (v == 0 && signbit(v))
-        puts_(t, "-0.0"); /* "-0" would read back as the integer 0 in some parsers */
-    else
-        putf(t, "%.*g", digits, v);
-}
-
-/* ---- Reading values --------------------------------------------------- */
-
-/* Logs each kind of failure once. */
-static atomic_uint logged;
-static void log_once(unsigned bit, const char *fmt, ...) SHIM_PRINTF(2, 3);
-static void log_once(unsigned bit, const char *fmt, ...)
-{
-    if (atomic_fetch_or(&logged, bit) & bit)
-        return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    shim_log("args: %s (logged once)", buf);
-}
-
-/* The full name of a TypeDef or TypeRef token in md ("?" when unknown). */
-static void token_type_name(IMetaDataImport *md, mdToken tok, char *out, size_t cap)
-{
-    snprintf(out, cap, "?");
-    if ((tok & CLR_MD_TOKEN_TYPE_MASK) == 0x02000000u) {
-        shim_type_full_name(md, tok, out, cap);
-    } else if ((tok & CLR_MD_TOKEN_TYPE_MASK) == 0x01000000u) {
-        WCHAR name[512];
-        ULONG len = 0;
-        mdToken scope = 0;
-        if (SUCCEEDED(md->lpVtbl->GetTypeRefProps(md, tok, &scope, name, 512, &len)))
-            shim_utf16_to_utf8(name, len < 512 ? len : 512, out, cap);
-    }
-}
-
-/* "{"class":"Ns.Type"}" of an object, from its runtime class. */
-static void put_object_class(shim_args *a, text *t, ObjectID obj)
-{
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdTypeDef td = 0;
-    char name[512] = "?";
-    ICorProfilerInfo4 *info = a->info;
-    if (SUCCEEDED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) &&
-        SUCCEEDED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) && module && td) {
-        IUnknown *unk = NULL;
-        if (info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                            &unk) == S_OK &&
-            unk) {
-            IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
-            shim_type_full_name(md, td, name, sizeof name);
-            md->lpVtbl->Release(md);
-        }
-    }
-    /* td 0: arrays and other classes without a TypeDef of their own. */
-    char safe[600];
-    shim_json_escape(safe, sizeof safe, name);
-    putf(t, "{\"class\":\"%.500s\"}", safe);
-}
-
-static void put_string(shim_args *a, text *t, ObjectID obj)
-{
-    ULONG len_off = 0, buf_off = 0;
-    if (FAILED(a->info->lpVtbl->GetStringLayout2(a->info, &len_off, &buf_off))) {
-        log_once(1u << 0, "GetStringLayout2 failed; strings reported by class");
-        put_object_class(a, t, obj);
-        return;
-    }
-    uint32_t n;
-    memcpy(&n, (const char *)obj + len_off, sizeof n);
-    if (n > MAX_STRING_CHARS) {
-        putf(t, "{\"class\":\"System.String\",\"length\":%" PRIu32 "}", n);
-        return;
-    }
-    WCHAR chars[MAX_STRING_CHARS];
-    memcpy(chars, (const char *)obj + buf_off, (size_t)n * sizeof(WCHAR));
-    put_utf16_json(t, chars, n);
-}
-
-/* The size of a primitive element; 0 for any other. */
-static size_t primitive_size(uint32_t element)
-{
-    switch (element) {
-    case ILMAP_SIG_ELEMENT_BOOLEAN:
-    case ILMAP_SIG_ELEMENT_I1:
-    case ILMAP_SIG_ELEMENT_U1:
-        return 1;
-    case ILMAP_SIG_ELEMENT_CHAR:
-    case ILMAP_SIG_ELEMENT_I2:
-    case ILMAP_SIG_ELEMENT_U2:
-        return 2;
-    case ILMAP_SIG_ELEMENT_I4:
-    case ILMAP_SIG_ELEMENT_U4:
-    case ILMAP_SIG_ELEMENT_R4:
-        return 4;
-    case ILMAP_SIG_ELEMENT_I8:
-    case ILMAP_SIG_ELEMENT_U8:
-    case ILMAP_SIG_ELEMENT_R8:
-        return 8;
-    case ILMAP_SIG_ELEMENT_I:
-    case ILMAP_SIG_ELEMENT_U:
-        return sizeof(void *);
-    default:
-        return 0;
-    }
-}
-
-/* A primitive of the element's type at p (primitive_size bytes). */
-static void put_primitive(text *t, uint32_t element, const void *p)
-{
-    size_t size = primitive_size(element);
-    switch (element) {
-    case ILMAP_SIG_ELEMENT_BOOLEAN: {
-        uint8_t v;
-        memcpy(&v, p, 1);
-        puts_(t, v ? "true" : "false");
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_CHAR: {
-        WCHAR v;
-        memcpy(&v, p, 2);
-        put_utf16_json(t, &v, 1);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I1: {
-        int8_t v;
-        memcpy(&v, p, 1);
-        putf(t, "%d", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U1: {
-        uint8_t v;
-        memcpy(&v, p, 1);
-        putf(t, "%u", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I2: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        putf(t, "%d", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        putf(t, "%u", v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I4: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        putf(t, "%" PRId32, v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        putf(t, "%" PRIu32, v);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_R4: {
-        float v;
-        memcpy(&v, p, 4);
-        put_double(t, v, 9);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_R8: {
-        double v;
-        memcpy(&v, p, 8);
-        put_double(t, v, 17);
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_I8:
-    case ILMAP_SIG_ELEMENT_I: {
-        if (size == 8) {
-            int64_t v;
-            memcpy(&v, p, 8);
-            putf(t, "\"%" PRId64 "\"", v);
-        } else {
-            int32_t v;
-            memcpy(&v, p, 4);
-            putf(t, "\"%" PRId32 "\"", v);
-        }
-        return;
-    }
-    case ILMAP_SIG_ELEMENT_U8:
-    case ILMAP_SIG_ELEMENT_U: {
-        if (size == 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            putf(t, "\"%" PRIu64 "\"", v);
-        } else {
-            uint32_t v;
-            memcpy(&v, p, 4);
-            putf(t, "\"%" PRIu32 "\"", v);
-        }
-        return;
-    }
-    default:
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-}
-
-/* How many bytes a value of d takes in memory (an array element, a byref's
- * target); 0 when this slice cannot read it. */
-static size_t desc_size(const shim_args_desc *d)
-{
-    if (d->slot.repr == ILMAP_SIG_REPR_PRIMITIVE)
-        return primitive_size(d->slot.element);
-    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
-        return primitive_size(d->enum_element);
-    if (d->slot.repr == ILMAP_SIG_REPR_OBJECT_ID)
-        return sizeof(ObjectID);
-    return 0;
-}
-
-static void put_value(shim_args *a, text *t, const shim_args_desc *d,
-                      const shim_args_desc *inner, const void *p, size_t length, int depth);
-static void describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
-                     shim_args_value *v);
-static void put_object(shim_args *a, text *t, ObjectID obj, int depth);
-static void put_struct(shim_args *a, text *t, const shim_args_desc *d, const void *p,
-                       size_t length, int depth);
-
-/* A one-dimension array's elements as a JSON array. */
-static void put_array(shim_args *a, text *t, ObjectID obj, const shim_args_desc *elem,
-                      int depth)
-{
-    size_t esize = desc_size(elem);
-    ULONG32 n = 0;
-    int lower = 0;
-    BYTE *data = NULL;
-    HRESULT hr = esize ? a->info->lpVtbl->GetArrayObjectInfo(a->info, obj, 1, &n, &lower, &data)
-                       : E_FAIL;
-    if (!esize) {
-        put_object_class(a, t, obj);
-        return;
-    }
-    if (FAILED(hr) || (n && !data)) {
-        log_once(1u << 5, "GetArrayObjectInfo 0x%08X; arrays reported as {\"class\":\"?\"}",
-                 (unsigned)hr);
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    if (n > MAX_ARRAY_ELEMENTS) {
-        putf(t, "{\"class\":\"?\",\"length\":%" PRIu32 "}", (uint32_t)n);
-        return;
-    }
-    puts_(t, "[");
-    for (ULONG32 i = 0; i < n; i++) {
-        if (i)
-            puts_(t, ",");
-        put_value(a, t, elem, NULL, data + (size_t)i * esize, esize, depth);
-    }
-    puts_(t, "]");
-}
-
-/* One value described by d from length bytes at p; inner describes a
- * BYREF's target or an SZARRAY's elements (NULL: none). */
-static void put_value(shim_args *a, text *t, const shim_args_desc *d,
-                      const shim_args_desc *inner, const void *p, size_t length, int depth)
-{
-    const ilmap_sig_slot *s = &d->slot;
-    if (!p || (s->size && length < s->size)) {
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    switch (s->repr) {
-    case ILMAP_SIG_REPR_OBJECT_ID: {
-        ObjectID obj;
-        memcpy(&obj, p, sizeof obj);
-        if (!obj)
-            puts_(t, "null");
-        else if (s->element == ILMAP_SIG_ELEMENT_STRING)
-            put_string(a, t, obj);
-        else if (s->element == ILMAP_SIG_ELEMENT_SZARRAY && inner)
-            put_array(a, t, obj, inner, depth);
-        else
-            put_object(a, t, obj, depth);
-        return;
-    }
-    case ILMAP_SIG_REPR_PRIMITIVE:
-        put_primitive(t, s->element, p);
-        return;
-    case ILMAP_SIG_REPR_VALUE_TYPE:
-        if (d->enum_element && length >= primitive_size(d->enum_element))
-            put_primitive(t, d->enum_element, p);
-        else if (d->enum_element)
-            puts_(t, "{\"class\":\"?\"}");
-        else
-            put_struct(a, t, d, p, length, depth);
-        return;
-    case ILMAP_SIG_REPR_MANAGED_PTR: {
-        /* The range holds the managed pointer; its target is read as the
-         * pointed-to type says (not past that type's size). */
-        uintptr_t target;
-        memcpy(&target, p, sizeof target);
-        size_t size = inner ? desc_size(inner) : 0;
-        puts_(t, "{\"ref\":");
-        if (!target)
-            puts_(t, "null");
-        else if (!size)
-            puts_(t, "{\"class\":\"?\"}");
-        else
-            put_value(a, t, inner, NULL, (const void *)target, size, depth);
-        puts_(t, "}");
-        return;
-    }
-    case ILMAP_SIG_REPR_UNMANAGED_PTR:
-    case ILMAP_SIG_REPR_OPAQUE_PTR: {
-        uintptr_t v;
-        memcpy(&v, p, sizeof v);
-        putf(t, "\"0x%" PRIxPTR "\"", v);
-        return;
-    }
-    default:
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-}
-
-/* ---- Objects and structs by their fields ------------------------------ */
-
-/* The learned ClassID of a struct type, or 0. Lock-free. */
-static ClassID class_of(shim_args *a, ModuleID module, mdToken token)
-{
-    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
-         c = c->next)
-        if (c->module == module && c->token == token)
-            return c->cls;
-    return 0;
-}
-
-/* The module's metadata (release it), or NULL. */
-static IMetaDataImport *open_metadata(shim_args *a, ModuleID module)
-{
-    IUnknown *unk = NULL;
-    if (a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                           &unk) != S_OK)
-        return NULL;
-    return (IMetaDataImport *)(void *)unk;
-}
-
-/* "{"class":"Ns.Type"" of a ClassID (no closing brace). */
-static void put_class_head(shim_args *a, text *t, ClassID cls)
-{
-    char name[512] = "?";
-    ModuleID module = 0;
-    mdTypeDef td = 0;
-    if (SUCCEEDED(a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td)) && module &&
-        td) {
-        IMetaDataImport *md = open_metadata(a, module);
-        if (md) {
-            shim_type_full_name(md, td, name, sizeof name);
-            md->lpVtbl->Release(md);
-        }
-    }
-    char safe[600];
-    shim_json_escape(safe, sizeof safe, name);
-    putf(t, "{\"class\":\"%.500s\"", safe);
-}
-
-/* The instance fields cls declares itself, as "name":V pairs, read at
- * base + each field's offset (never at or past avail). */
-static void put_class_fields(shim_args *a, text *t, ClassID cls, const uint8_t *base,
-                             size_t avail, int depth, int *first)
-{
-    ICorProfilerInfo4 *info = a->info;
-    ModuleID module = 0;
-    mdTypeDef td = 0;
-    ULONG total = 0, size = 0;
-    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module)
-        return;
-    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
-    if (FAILED(hr)) {
-        log_once(1u << 6, "GetClassLayout 0x%08X; some classes' fields left out", (unsigned)hr);
-        return;
-    }
-    if (!total)
-        return;
-    if (total > MAX_FIELDS) {
-        log_once(1u << 7, "a class with %u fields; classes with more than %u left out",
-                 (unsigned)total, MAX_FIELDS);
-        return;
-    }
-    COR_FIELD_OFFSET fields[MAX_FIELDS];
-    ULONG got = 0;
-    IMetaDataImport *md = open_metadata(a, module);
-    if (!md || FAILED(info->lpVtbl->GetClassLayout(info, cls, fields, total, &got, &size))) {
-        if (md)
-            md->lpVtbl->Release(md);
-        log_once(1u << 8, "no layout or metadata for a class; its fields left out");
-        return;
-    }
-    for (ULONG i = 0; i < got && i < total; i++) {
-        WCHAR wname[256];
-        ULONG len = 0, sig_size = 0, value_len = 0;
-        DWORD attr = 0, elem_type = 0;
-        PCCOR_SIGNATURE sig = NULL;
-        const void *value = NULL;
-        mdTypeDef owner = 0;
-        if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
-                                             &attr, &sig, &sig_size, &elem_type, &value,
-                                             &value_len)) ||
-            (attr & ILMAP_SIG_FIELD_STATIC))
-            continue;
-        char name[512], safe[600];
-        shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
-        shim_json_escape(safe, sizeof safe, name);
-        putf(t, "%s\"%.500s\":", *first ? "" : ",", safe);
-        *first = 0;
-        ilmap_sig *fs = NULL;
-        ilmap_sig_slot slot;
-        shim_args_value v;
-        memset(&v, 0, sizeof v);
-        if (!sig || fields[i].ulOffset >= avail ||
-            ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
-            ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
-            puts_(t, "{\"class\":\"?\"}");
-        } else {
-            describe(md, module, &slot, &v);
-            put_value(a, t, &v.top, v.inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v.inner,
-                      base + fields[i].ulOffset, avail - fields[i].ulOffset, depth + 1);
-        }
-        ilmap_sig_free(fs);
-    }
-    md->lpVtbl->Release(md);
-}
-
-/* {"class":"Ns.Type","fields":{...}} of a value of class cls whose fields
- * are at base (avail bytes); past MAX_OBJECT_DEPTH only the class. */
-static void put_fields(shim_args *a, text *t, ClassID cls, const uint8_t *base, size_t avail,
-                       int depth)
-{
-    put_class_head(a, t, cls);
-    if (depth > MAX_OBJECT_DEPTH) {
-        puts_(t, "}");
-        return;
-    }
-    ClassID chain[MAX_CLASS_CHAIN];
-    size_t n = 0;
-    for (ClassID c = cls; c && n < MAX_CLASS_CHAIN;) {
-        ModuleID module = 0;
-        mdTypeDef td = 0;
-        ClassID parent = 0;
-        ULONG32 type_args = 0;
-        chain[n++] = c;
-        if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
-                                                    &type_args, NULL)))
-            break;
-        c = parent;
-    }
-    puts_(t, ",\"fields\":{");
-    int first = 1;
-    for (size_t i = n; i-- > 0;)
-        put_class_fields(a, t, chain[i], base, avail, depth, &first);
-    puts_(t, "}}");
-}
-
-/* An object by its runtime class: a string as a string, a boxed value
- * type as that type's fields, any other class with a TypeDef as its
- * fields and its parents'; arrays and the like by class. */
-static void put_object(shim_args *a, text *t, ObjectID obj, int depth)
-{
-    ICorProfilerInfo4 *info = a->info;
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdTypeDef td = 0;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) ||
-        FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
-        put_object_class(a, t, obj);
-        return;
-    }
-    char name[64] = "";
-    IMetaDataImport *md = open_metadata(a, module);
-    if (md) {
-        shim_type_full_name(md, td, name, sizeof name);
-        md->lpVtbl->Release(md);
-    }
-    if (strcmp(name, "System.String") == 0) {
-        put_string(a, t, obj);
-        return;
-    }
-    SIZE_T size = 0;
-    HRESULT hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
-    if (FAILED(hr)) {
-        log_once(1u << 9, "GetObjectSize2 0x%08X; objects reported by class", (unsigned)hr);
-        put_object_class(a, t, obj);
-        return;
-    }
-    const uint8_t *base = (const uint8_t *)obj;
-    ULONG32 offset = 0;
-    if (SUCCEEDED(info->lpVtbl->GetBoxClassLayout(info, cls, &offset))) {
-        if (offset > size) {
-            put_object_class(a, t, obj);
-            return;
-        }
-        base += offset;
-        size -= offset;
-    }
-    put_fields(a, t, cls, base, size, depth);
-}
-
-/* A struct passed by value (its bytes at p, length of them), by the
- * fields of its class: only value types defined in the slot's module
- * and not generic (their ClassID comes from the TypeDef). */
-static void put_struct(shim_args *a, text *t, const shim_args_desc *d, const void *p,
-                       size_t length, int depth)
-{
-    ICorProfilerInfo4 *info = a->info;
-    ClassID cls = 0;
-    ULONG total = 0, size = 0;
-    if (d->slot.element != ILMAP_SIG_ELEMENT_VALUETYPE ||
-        (d->slot.token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u || !d->module) {
-        puts_(t, "{\"class\":\"?\"}"); /* another module's or a generic struct */
-        return;
-    }
-    cls = class_of(a, d->module, d->slot.token);
-    if (!cls) {
-        log_once(1u << 11, "a struct type whose ClassID was not learned at the mapper (a "
-                           "field of a derived class?); such structs reported as "
-                           "{\"class\":\"?\"}");
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
-    if (FAILED(hr) || size > length) {
-        log_once(1u << 10, "a struct of %u bytes in %zu (GetClassLayout 0x%08X); reported as "
-                           "{\"class\":\"?\"}",
-                 (unsigned)size, length, (unsigned)hr);
-        puts_(t, "{\"class\":\"?\"}");
-        return;
-    }
-    put_fields(a, t, cls, (const uint8_t *)p, size, depth);
-}
-
-/* One argument's or return value's range. */
-static void put_range(shim_args *a, text *t, const shim_args_value *v, UINT_PTR at,
-                      ULONG length)
-{
-    put_value(a, t, &v->top, v->inner.slot.repr == ILMAP_SIG_REPR_VOID ? NULL : &v->inner,
-              (const void *)at, length, 1);
-}
-
 /* ---- Targets ---------------------------------------------------------- */
 
 shim_args_target *shim_args_find(shim_args *a, ModuleID module, mdMethodDef token)
@@ -705,194 +59,51 @@ shim_args_target *shim_args_find(shim_args *a, ModuleID module, mdMethodDef toke
     return NULL;
 }
 
-/* Is the declaring type td a value type (it extends System.ValueType, or
- * System.Enum)? */
-static int is_value_type(IMetaDataImport *md, mdTypeDef td)
-{
-    WCHAR name[8];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) &&
-        !extends)
-        return 0;
-    if (!extends)
-        return 0;
-    char base[512];
-    token_type_name(md, extends, base, sizeof base);
-    char self[512];
-    shim_type_full_name(md, td, self, sizeof self);
-    if (strcmp(self, "System.Enum") == 0)
-        return 0;
-    return strcmp(base, "System.ValueType") == 0 || strcmp(base, "System.Enum") == 0;
-}
-
-/* Value types of System.Runtime.Intrinsics and System.Numerics travel in
- * vector registers, which the slow path damages (args.h). */
-static int vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s)
-{
-    if (s->repr != ILMAP_SIG_REPR_VALUE_TYPE || !s->token)
-        return 0;
-    char name[512];
-    token_type_name(md, s->token, name, sizeof name);
-    return strncmp(name, "System.Runtime.Intrinsics.", 26) == 0 ||
-           strncmp(name, "System.Numerics.", 16) == 0;
-}
-
-/* The underlying integer's element of an enum TypeDef of md (the type of
- * its instance field value__); 0 when td is no such enum. */
-static uint32_t enum_element(IMetaDataImport *md, mdToken td)
-{
-    if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
-        return 0; /* a TypeRef or TypeSpec: another module's type */
-    WCHAR name[8];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, 8, &len, &flags, &extends)) ||
-        !extends)
-        return 0;
-    char base[512];
-    token_type_name(md, extends, base, sizeof base);
-    if (strcmp(base, "System.Enum") != 0)
-        return 0;
-    HCORENUM e = NULL;
-    mdFieldDef fields[16];
-    ULONG count = 0;
-    uint32_t found = 0;
-    while (!found && md->lpVtbl->EnumFields(md, &e, td, fields, 16, &count) == S_OK && count) {
-        for (ULONG i = 0; i < count && !found; i++) {
-            WCHAR fname[16];
-            ULONG flen = 0, sig_size = 0, value_len = 0;
-            DWORD attr = 0, elem_type = 0;
-            PCCOR_SIGNATURE sig = NULL;
-            const void *value = NULL;
-            mdTypeDef owner = 0;
-            if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen, &attr,
-                                                 &sig, &sig_size, &elem_type, &value,
-                                                 &value_len)) ||
-                !sig || (attr & ILMAP_SIG_FIELD_STATIC))
-                continue;
-            char fn[64];
-            shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, fn, sizeof fn);
-            if (strcmp(fn, "value__") != 0)
-                continue;
-            ilmap_sig *fs = NULL;
-            ilmap_sig_slot slot;
-            if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
-                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
-                slot.repr == ILMAP_SIG_REPR_PRIMITIVE && primitive_size(slot.element))
-                found = slot.element;
-            ilmap_sig_free(fs);
-        }
-    }
-    if (e)
-        md->lpVtbl->CloseEnum(md, e);
-    return found;
-}
-
-/* What metadata adds to one classified value. */
-static void describe(IMetaDataImport *md, ModuleID module, const ilmap_sig_slot *slot,
-                     shim_args_value *v)
-{
-    v->top.slot = *slot;
-    v->top.module = v->inner.module = module;
-    if (slot->repr == ILMAP_SIG_REPR_VALUE_TYPE && slot->element == ILMAP_SIG_ELEMENT_VALUETYPE)
-        v->top.enum_element = enum_element(md, slot->token);
-    ilmap_sig_node node;
-    if ((slot->element != ILMAP_SIG_ELEMENT_BYREF && slot->element != ILMAP_SIG_ELEMENT_SZARRAY) ||
-        slot->node == ILMAP_SIG_NO_NODE ||
-        ilmap_sig_get_node(slot->sig, slot->node, &node) != ILMAP_OK ||
-        node.inner == ILMAP_SIG_NO_NODE ||
-        ilmap_sig_classify_type(slot->sig, node.inner, NULL, 0, &v->inner.slot) != ILMAP_OK) {
-        v->inner.slot.repr = ILMAP_SIG_REPR_VOID;
-        return;
-    }
-    if (v->inner.slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
-        v->inner.slot.element == ILMAP_SIG_ELEMENT_VALUETYPE)
-        v->inner.enum_element = enum_element(md, v->inner.slot.token);
-}
-
-/* Learns the ClassID of a struct type of md (a TypeDef of module) and,
- * for structs and classes, of the struct types of their instance fields,
- * to MAX_OBJECT_DEPTH levels. */
-static void learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
-                       int value_type, int depth)
-{
-    if (depth > MAX_OBJECT_DEPTH || (token & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
-        return;
-    if (value_type) {
-        if (class_of(a, module, token) || enum_element(md, token))
-            return;
-        ClassID cls = 0;
-        HRESULT hr = a->info->lpVtbl->GetClassFromTokenAndTypeArgs(a->info, module, token, 0,
-                                                                   NULL, &cls);
-        if (FAILED(hr) || !cls)
-            return; /* a generic struct, for one: reported as {"class":"?"} */
-        shim_args_class *c = calloc(1, sizeof *c);
-        if (!c)
-            return;
-        c->module = module;
-        c->token = token;
-        c->cls = cls;
-        c->next = atomic_load_explicit(&a->classes, RELAXED);
-        while (!atomic_compare_exchange_weak_explicit(&a->classes, &c->next, c,
-                                                      memory_order_release, RELAXED)) {
-        }
-    }
-    HCORENUM e = NULL;
-    mdFieldDef fields[32];
-    ULONG count = 0;
-    while (md->lpVtbl->EnumFields(md, &e, token, fields, 32, &count) == S_OK && count) {
-        for (ULONG i = 0; i < count; i++) {
-            WCHAR fname[8];
-            ULONG flen = 0, sig_size = 0, value_len = 0;
-            DWORD attr = 0, elem_type = 0;
-            PCCOR_SIGNATURE sig = NULL;
-            const void *value = NULL;
-            mdTypeDef owner = 0;
-            ilmap_sig *fs = NULL;
-            ilmap_sig_slot slot;
-            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
-                                                    &attr, &sig, &sig_size, &elem_type, &value,
-                                                    &value_len)) &&
-                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
-                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
-                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
-                (slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
-                 slot.element == ILMAP_SIG_ELEMENT_CLASS))
-                learn_type(a, md, module, slot.token,
-                           slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, depth + 1);
-            ilmap_sig_free(fs);
-        }
-    }
-    if (e)
-        md->lpVtbl->CloseEnum(md, e);
-}
-
 void shim_args_prepare(shim_args *a, shim_args_target *t)
 {
     if (!a || !t || atomic_exchange(&t->prepared, 1))
         return;
+    shim_statics_prepare(a->statics, a);
     ModuleID module = atomic_load_explicit(&t->module, RELAXED);
-    IMetaDataImport *md = module ? open_metadata(a, module) : NULL;
+    IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
     if (!md)
         return;
-    for (size_t i = 0; i < t->slot_count; i++) {
-        const shim_args_value *v = &t->values[i];
-        for (int k = 0; k < 2; k++) {
-            const shim_args_desc *d = k ? &v->inner : &v->top;
-            if (d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE ||
-                d->slot.element == ILMAP_SIG_ELEMENT_CLASS)
-                learn_type(a, md, module, d->slot.token,
-                           d->slot.element == ILMAP_SIG_ELEMENT_VALUETYPE, 1);
-        }
-    }
+    for (size_t i = 0; i < t->slot_count; i++)
+        shim_classes_learn_value(a, md, &t->values[i], 1, 1);
     md->lpVtbl->Release(md);
 }
 
-static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
-                       const shim_found *f)
+void shim_args_prepare_body(shim_args *a, shim_args_target *t, FunctionID function)
+{
+    if (!a || !t || !function)
+        return;
+    ModuleID module = atomic_load_explicit(&t->module, RELAXED);
+    IMetaDataImport *md = module ? shim_values_metadata(a, module) : NULL;
+    if (!md)
+        return;
+    ClassID of_class[SHIM_VALUES_MAX_TYPE_ARGS], of_method[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 classes = 0, methods = 0;
+    ClassID cls = 0;
+    ModuleID m = 0;
+    mdToken token = 0;
+    ICorProfilerInfo4 *info = a->info;
+    if (FAILED(info->lpVtbl->GetFunctionInfo2(info, function, 0, &cls, &m, &token,
+                                              SHIM_VALUES_MAX_TYPE_ARGS, &methods, of_method)))
+        methods = 0;
+    if (!cls ||
+        FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
+                                             SHIM_VALUES_MAX_TYPE_ARGS, &classes, of_class)))
+        classes = 0;
+    shim_classes_context context = {
+        function, of_class, of_method,
+        classes < SHIM_VALUES_MAX_TYPE_ARGS ? classes : SHIM_VALUES_MAX_TYPE_ARGS,
+        methods < SHIM_VALUES_MAX_TYPE_ARGS ? methods : SHIM_VALUES_MAX_TYPE_ARGS};
+    for (size_t i = 0; i < t->slot_count; i++)
+        shim_classes_learn_body(a, md, &t->values[i], &context);
+    md->lpVtbl->Release(md);
+}
+
+static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const shim_found *f)
 {
     if (shim_args_find(a, module, f->token))
         return;
@@ -932,7 +143,7 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
     ilmap_sig_info si;
     ilmap_sig_get_info(t->sig, 0, &si);
     t->has_this = (si.callconv & ILMAP_SIG_HASTHIS) != 0;
-    t->value_this = t->has_this && is_value_type(md, cls);
+    t->value_this = t->has_this && shim_classes_is_value_type(md, cls);
     size_t total = 0;
     unsigned flags = t->value_this ? ILMAP_SIG_THIS_VALUE_TYPE : 0;
     st = ilmap_sig_classify(t->sig, NULL, flags, 0, &total, NULL);
@@ -952,14 +163,33 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md,
         shim_log("args: out of memory; %s not hooked", t->name);
         goto refuse;
     }
-    for (size_t i = 0; i < total; i++)
-        describe(md, module, &t->slots[i], &t->values[i]);
+    for (size_t i = 0; i < total; i++) {
+        shim_values_describe(md, module, &t->slots[i], &t->values[i]);
+        uint32_t kind = 0, index = 0;
+        for (size_t k = 0; k < t->values[i].levels; k++)
+            if (t->values[i].level[k].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+                shim_values_var_of(&t->values[i].level[k].slot, &kind, &index))
+                t->generic = 1;
+    }
+    if (t->value_this) {
+        /* `this` of a struct is a managed pointer to the declaring type's
+         * value, which the signature does not name: the pointed-to level
+         * is that TypeDef. */
+        shim_args_desc *d = &t->values[0].level[1];
+        memset(d, 0, sizeof *d);
+        d->slot.repr = ILMAP_SIG_REPR_VALUE_TYPE;
+        d->slot.element = ILMAP_SIG_ELEMENT_VALUETYPE;
+        d->slot.token = cls;
+        d->slot.node = ILMAP_SIG_NO_NODE;
+        d->module = module;
+        t->values[0].levels = 2;
+    }
     if ((si.callconv & ILMAP_SIG_CALLCONV_MASK) == ILMAP_SIG_CALLCONV_VARARG) {
         shim_log("args: %s: vararg methods are not hooked", t->name);
         goto refuse;
     }
     for (size_t i = 0; i < total; i++)
-        if (vector_slot(md, &t->slots[i])) {
+        if (shim_classes_vector_slot(md, &t->slots[i])) {
             shim_log("args: %s passes a vector value type, which the runtime's slow-path "
                      "hooks would damage (shim/FINDINGS.md); not hooked",
                      t->name);
@@ -984,12 +214,21 @@ void shim_args_module_loaded(shim_args *a, ModuleID module, IMetaDataImport *md)
 {
     if (!a || !md || !a->selection.count)
         return;
+    shim_args_module *m = malloc(sizeof *m);
+    if (m) {
+        atomic_init(&m->module, module);
+        m->next = atomic_load_explicit(&a->modules, RELAXED);
+        while (!atomic_compare_exchange_weak_explicit(&a->modules, &m->next, m,
+                                                      memory_order_release, RELAXED)) {
+        }
+    }
     shim_found_list found = {NULL, 0, 0};
     if (shim_resolve_all(md, &a->selection, &found))
         shim_log("args: out of memory resolving the selectors; some methods not hooked");
     for (size_t i = 0; i < found.count; i++)
         add_target(a, module, md, &found.items[i]);
     shim_found_list_free(&found);
+    shim_statics_module_loaded(a->statics, a->info, module, md);
 }
 
 void shim_args_module_unloaded(shim_args *a, ModuleID module)
@@ -1001,15 +240,30 @@ void shim_args_module_unloaded(shim_args *a, ModuleID module)
         uintptr_t expected = module;
         atomic_compare_exchange_strong(&t->module, &expected, (uintptr_t)0);
     }
+    for (shim_args_module *m = atomic_load_explicit(&a->modules, memory_order_acquire); m;
+         m = m->next) {
+        uintptr_t expected = module;
+        atomic_compare_exchange_strong(&m->module, &expected, (uintptr_t)0);
+    }
+    shim_statics_module_unloaded(a->statics, module);
 }
 
 /* ---- The hooks ------------------------------------------------------- */
 
 /* An open call on this thread: what enter read, waiting for leave. */
+/* The exact instantiation of a call of generic code: the type arguments
+ * of its class (VAR i) and of the method (MVAR i), from the frame. */
+#define MAX_GENERIC_ARGS 16u
+typedef struct generic_args {
+    ClassID of_class[MAX_GENERIC_ARGS], of_method[MAX_GENERIC_ARGS];
+    ULONG32 classes, methods;
+} generic_args;
+
 typedef struct pending {
     const shim_args_target *target;
     uint64_t call;
-    text head; /* the line up to the return value; NULL s: not reported */
+    shim_text head; /* the line up to the return value; NULL s: not reported */
+    generic_args generics;
 } pending;
 
 static _Thread_local pending stack[STACK_DEPTH];
@@ -1021,9 +275,96 @@ static void pending_drop(pending *p)
     memset(p, 0, sizeof *p);
 }
 
+/* `this` of a struct: the struct the managed pointer in the range points
+ * to, by its fields: by the declaring type's ClassID learned at the
+ * mapper, or for a generic struct by the exact class the frame names
+ * (GetFunctionInfo2); by its class name alone when neither is known. */
+static void put_value_this(shim_args *a, const shim_args_target *t, FunctionID function,
+                           COR_PRF_FRAME_INFO frame, shim_text *out, UINT_PTR at, ULONG length)
+{
+    const shim_args_desc *d = &t->values[0].level[1];
+    uintptr_t target = 0;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    ULONG32 n = 0;
+    size_t size = 0;
+    if (at && length >= sizeof target)
+        memcpy(&target, (const void *)at, sizeof target);
+    if (target && shim_classes_known(a, d))
+        shim_values_put(a, out, d, 1, (const void *)target, UINT32_MAX, 1);
+    else if (target &&
+             SUCCEEDED(a->info->lpVtbl->GetFunctionInfo2(a->info, function, frame, &cls,
+                                                         &module, &token, 0, &n, NULL)) &&
+             cls && (size = shim_values_typed_size(a, cls)) != 0)
+        shim_values_put_typed(a, out, cls, (const void *)target, size, 1);
+    else
+        shim_text_printf(out, "{\"class\":\"%s\"}", t->type_name);
+}
+
+/* The type arguments of this call (the frame tells shared code's). */
+static void read_generics(shim_args *a, FunctionID function, COR_PRF_FRAME_INFO frame,
+                          generic_args *g)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    memset(g, 0, sizeof *g);
+    if (FAILED(info->lpVtbl->GetFunctionInfo2(info, function, frame, &cls, &module, &token,
+                                              MAX_GENERIC_ARGS, &g->methods, g->of_method)))
+        g->methods = 0;
+    if (g->methods > MAX_GENERIC_ARGS)
+        g->methods = MAX_GENERIC_ARGS;
+    if (!cls || FAILED(info->lpVtbl->GetClassIDInfo2(
+                    info, cls, NULL, NULL, NULL, MAX_GENERIC_ARGS, &g->classes, g->of_class)))
+        g->classes = 0;
+    if (g->classes > MAX_GENERIC_ARGS)
+        g->classes = MAX_GENERIC_ARGS;
+}
+
+/* The call's type argument for a slot that is a generic parameter. */
+static int type_argument(const ilmap_sig_slot *s, const generic_args *g, ClassID *cls)
+{
+    uint32_t kind = 0, index = 0;
+    if (!shim_values_var_of(s, &kind, &index))
+        return 0;
+    ULONG32 n = kind == ILMAP_SIG_ELEMENT_VAR ? g->classes : g->methods;
+    const ClassID *args = kind == ILMAP_SIG_ELEMENT_VAR ? g->of_class : g->of_method;
+    if (index >= n || !args[index])
+        return 0;
+    *cls = args[index];
+    return 1;
+}
+
+/* Slot i's value from its range: a generic parameter as the call's type
+ * argument says, any other as its signature says. */
+static void put_slot(shim_args *a, const shim_args_target *t, size_t i, const generic_args *g,
+                     UINT_PTR at, ULONG length, shim_text *out)
+{
+    const shim_args_value *v = &t->values[i];
+    const ilmap_sig_slot *s = &v->level[0].slot;
+    ClassID cls = 0;
+    if (s->repr == ILMAP_SIG_REPR_UNRESOLVED && type_argument(s, g, &cls)) {
+        shim_values_put_typed(a, out, cls, (const void *)at, length, 1);
+        return;
+    }
+    /* An array of a generic parameter (T[], T[,]). */
+    if (v->levels == 2 && s->repr == ILMAP_SIG_REPR_OBJECT_ID &&
+        (s->element == ILMAP_SIG_ELEMENT_SZARRAY || s->element == ILMAP_SIG_ELEMENT_ARRAY) &&
+        v->level[1].slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
+        type_argument(&v->level[1].slot, g, &cls) && at && length >= sizeof(ObjectID)) {
+        ObjectID obj = 0;
+        memcpy(&obj, (const void *)at, sizeof obj);
+        shim_values_put_typed_array(a, out, obj, v->level[0].rank, cls, 1);
+        return;
+    }
+    shim_values_put_range(a, out, v, at, length);
+}
+
 /* `this` and the arguments, read at enter. */
 static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID function,
-                           COR_PRF_ELT_INFO elt, text *out)
+                           COR_PRF_ELT_INFO elt, shim_text *out, generic_args *g)
 {
     ICorProfilerInfo4 *info = a->info;
     COR_PRF_FRAME_INFO frame = 0;
@@ -1047,33 +388,38 @@ static void read_arguments(shim_args *a, const shim_args_target *t, FunctionID f
     int ok = ai && SUCCEEDED(hr) && ai->numRanges <= max_ranges &&
              ai->numRanges == params + (size_t)t->has_this;
     if (!ok)
-        log_once(1u << 1,
-                 "%s: GetFunctionEnter3Info 0x%08X, %u ranges for %zu values; its arguments "
-                 "reported as {\"class\":\"?\"}",
-                 t->name, (unsigned)hr, ai ? (unsigned)ai->numRanges : 0u,
-                 params + (size_t)t->has_this);
+        shim_values_log_once(
+            1u << 1,
+            "%s: GetFunctionEnter3Info 0x%08X, %u ranges for %zu values; its arguments "
+            "reported as {\"class\":\"?\"}",
+            t->name, (unsigned)hr, ai ? (unsigned)ai->numRanges : 0u,
+            params + (size_t)t->has_this);
+    if (ok && t->generic)
+        read_generics(a, function, frame, g);
     size_t slot = 0;
     if (t->has_this) {
-        puts_(out, ",\"this\":");
+        shim_text_puts(out, ",\"this\":");
         if (!ok)
-            puts_(out, "{\"class\":\"?\"}");
+            shim_text_puts(out, "{\"class\":\"?\"}");
         else if (t->value_this)
-            putf(out, "{\"class\":\"%s\"}", t->type_name);
+            put_value_this(a, t, function, frame, out, ai->ranges[0].startAddress,
+                           ai->ranges[0].length);
         else
-            put_range(a, out, &t->values[0], ai->ranges[0].startAddress, ai->ranges[0].length);
+            shim_values_put_range(a, out, &t->values[0], ai->ranges[0].startAddress,
+                                  ai->ranges[0].length);
         slot = 1;
     }
-    puts_(out, ",\"args\":[");
+    shim_text_puts(out, ",\"args\":[");
     for (size_t i = 0; i < params; i++, slot++) {
         if (i)
-            puts_(out, ",");
+            shim_text_puts(out, ",");
         if (ok)
-            put_range(a, out, &t->values[slot], ai->ranges[slot].startAddress,
-                      ai->ranges[slot].length);
+            put_slot(a, t, slot, g, ai->ranges[slot].startAddress, ai->ranges[slot].length,
+                     out);
         else
-            puts_(out, "{\"class\":\"?\"}");
+            shim_text_puts(out, "{\"class\":\"?\"}");
     }
-    puts_(out, "]");
+    shim_text_puts(out, "]");
     free(ai);
 }
 
@@ -1084,9 +430,10 @@ void shim_args_enter(shim_args *a, shim_args_target *t, FunctionID function,
         return;
     if (depth == STACK_DEPTH) {
         overflow++;
-        log_once(1u << 2, "more than %u hooked calls open on one thread; the deeper ones "
-                          "are not reported",
-                 STACK_DEPTH);
+        shim_values_log_once(1u << 2,
+                             "more than %u hooked calls open on one thread; the deeper ones "
+                             "are not reported",
+                             STACK_DEPTH);
         return;
     }
     pending *p = &stack[depth++];
@@ -1095,10 +442,13 @@ void shim_args_enter(shim_args *a, shim_args_target *t, FunctionID function,
     p->call = atomic_fetch_add_explicit(&t->calls, 1, RELAXED) + 1;
     if (p->call > a->max_calls)
         return;
-    putf(&p->head, "{\"type\":\"args\",\"method\":\"%s\",\"call\":%" PRIu64, t->name, p->call);
-    read_arguments(a, t, function, elt, &p->head);
+    shim_text_printf(&p->head, "{\"type\":\"args\",\"method\":\"%s\",\"call\":%" PRIu64,
+                     t->name, p->call);
+    shim_classes_set_call(function);
+    read_arguments(a, t, function, elt, &p->head, &p->generics);
+    shim_classes_set_call(0);
     if (p->head.failed) {
-        log_once(1u << 3, "out of memory; calls not reported");
+        shim_values_log_once(1u << 3, "out of memory; calls not reported");
         pending_drop(p);
         p->target = t;
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
@@ -1139,26 +489,30 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
     if (ret->repr != ILMAP_SIG_REPR_VOID) {
         COR_PRF_FRAME_INFO frame = 0;
         COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
-        HRESULT hr = a->info->lpVtbl->GetFunctionLeave3Info(a->info, function, elt, &frame,
-                                                            &range);
-        puts_(&p->head, ",\"ret\":");
+        HRESULT hr =
+            a->info->lpVtbl->GetFunctionLeave3Info(a->info, function, elt, &frame, &range);
+        shim_text_puts(&p->head, ",\"ret\":");
         if (FAILED(hr)) {
-            log_once(1u << 4, "%s: GetFunctionLeave3Info 0x%08X; return values reported as "
-                              "{\"class\":\"?\"}",
-                     t->name, (unsigned)hr);
-            puts_(&p->head, "{\"class\":\"?\"}");
+            shim_values_log_once(1u << 4,
+                                 "%s: GetFunctionLeave3Info 0x%08X; return values reported as "
+                                 "{\"class\":\"?\"}",
+                                 t->name, (unsigned)hr);
+            shim_text_puts(&p->head, "{\"class\":\"?\"}");
         } else {
-            put_range(a, &p->head, &t->values[t->slot_count - 1], range.startAddress,
-                      range.length);
+            shim_classes_set_call(function);
+            put_slot(a, t, t->slot_count - 1, &p->generics, range.startAddress, range.length,
+                     &p->head);
+            shim_classes_set_call(0);
         }
     }
-    puts_(&p->head, "}");
+    shim_text_puts(&p->head, "}");
     if (p->head.failed) {
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&a->lines, 1, RELAXED);
         if (a->emit)
             a->emit(a->emit_ctx, p->head.s);
+        shim_statics_report(a->statics, a, t->name, p->call);
     }
     pending_drop(p);
 }

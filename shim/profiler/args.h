@@ -16,13 +16,16 @@
  * a Vector128 would see it damaged, so methods with value-type arguments
  * or return values of System.Runtime.Intrinsics are refused.
  *
- * Decoded: primitives, strings, null, enums of the method's module (by
- * their value__ field's type), byrefs to those, pointers, one-dimension
- * arrays of those, objects (a class `this` too) and structs of the
- * method's module by their fields (GetClassLayout along the parent chain,
- * to a nesting depth of 3); a struct `this` is reported by its class, any
- * other value as {"class":"?"}. Struct ClassIDs cannot be asked for in the
- * hooks, so shim_args_prepare learns them at the FunctionIDMapper.
+ * Decoded (values.c writes them): primitives, strings, null, enums of the
+ * method's module (by their value__ field's type), byrefs to those and to
+ * structs, pointers, one-dimension and multi-dimensional arrays of those,
+ * of objects, of structs and of arrays, objects (a class `this` too) and
+ * structs of the method's module by their fields (GetClassLayout along the
+ * parent chain, to a nesting depth of 3); a struct `this` is reported by
+ * its class, any other value as {"class":"?"}. Struct ClassIDs cannot be
+ * asked for in the hooks, so shim_args_prepare learns them at the
+ * FunctionIDMapper. With ILMAP_SHIM_STATICS (statics.h) each args line is
+ * followed by the listed classes' static fields.
  *
  * The enter/leave hooks and the FunctionIDMapper are elt.c's (the mapper
  * hooks only the functions shim_args_wants answers for); the per-call
@@ -49,15 +52,22 @@ typedef struct shim_args_desc {
     /* VALUE_TYPE that is an enum of this module: the ELEMENT_TYPE of its
      * value__ field (its underlying integer); else 0. */
     uint32_t enum_element;
+    /* ARRAY: its rank (from the signature); else 0. */
+    uint32_t rank;
     /* The module whose metadata the slot's tokens are in. */
     ModuleID module;
 } shim_args_desc;
 
-/* One value of a signature: its own description, and for a BYREF the
- * pointed-to type's, for an SZARRAY the element type's (inner.slot.repr
- * VOID when there is none). */
+/* How deep a value's description goes: the value, a BYREF's target or an
+ * array's element type, that one's, ... (an int[][][] has four levels). */
+#define SHIM_ARGS_LEVELS 4
+
+/* One value of a signature: level[0] its own description, level[i + 1]
+ * what level[i] points to or holds (a BYREF's target, an SZARRAY's or
+ * ARRAY's element type), `levels` of them (at least 1). */
 typedef struct shim_args_value {
-    shim_args_desc top, inner;
+    shim_args_desc level[SHIM_ARGS_LEVELS];
+    size_t levels;
 } shim_args_value;
 
 /* One method named by ILMAP_SHIM_ARGS in a loaded module; pushed on a
@@ -73,20 +83,43 @@ typedef struct shim_args_target {
     shim_args_value *values; /* one per slot */
     size_t slot_count;
     int has_this, value_this;
+    int generic; /* a value typed by a generic parameter: read the call's type arguments */
     atomic_uint_least64_t calls;
     atomic_int prepared; /* shim_args_prepare ran */
     struct shim_args_target *next;
 } shim_args_target;
 
-/* The ClassID of a struct type (module, TypeDef), learned where the
+/* The ClassID of a struct type (module, TypeDef or TypeRef), learned where the
  * runtime allows asking (the FunctionIDMapper), for the hooks, where it
  * does not (shim/FINDINGS.md); a list that only grows. */
 typedef struct shim_args_class {
     ModuleID module;
-    mdToken token;
+    mdToken token; /* a TypeDef, or a TypeRef to another module's type */
     ClassID cls;
+    /* An enum's underlying ELEMENT_TYPE (its value__ field's, read in the
+     * defining module's metadata); else 0. */
+    uint32_t enum_element;
+    /* A generic value type's instantiation, named by a GENERICINST node
+     * of a signature that lives as long as the process (a hooked
+     * method's): that signature and node (token is the generic type's);
+     * NULL for a plain type. */
+    const ilmap_sig *sig;
+    uint32_t node;
+    /* An instantiation over the generic parameters of a hooked method's
+     * body: that body's FunctionID (its mapper call gave the type
+     * arguments); 0 when it does not depend on one. */
+    FunctionID function;
     struct shim_args_class *next;
 } shim_args_class;
+
+/* A loaded module (for finding another module's types by name); a list
+ * that only grows, an unloaded module's entry cleared to 0. */
+typedef struct shim_args_module {
+    atomic_uintptr_t module;
+    struct shim_args_module *next;
+} shim_args_module;
+
+struct shim_statics;
 
 typedef struct shim_args {
     shim_selection selection;  /* ILMAP_SHIM_ARGS */
@@ -94,11 +127,15 @@ typedef struct shim_args {
     ICorProfilerInfo4 *info;
     _Atomic(shim_args_target *) targets;
     _Atomic(shim_args_class *) classes;
+    _Atomic(shim_args_module *) modules;
     /* Called with each finished report line (a whole JSON object, no
      * newline), on the thread of the leave hook. */
     void (*emit)(void *ctx, const char *line);
     void *emit_ctx;
     atomic_uint_least64_t lines, skipped, refused;
+    /* ILMAP_SHIM_STATICS (statics.h), or NULL: its lines follow each args
+     * line; its classes are registered and learned with the methods. */
+    struct shim_statics *statics;
 } shim_args;
 
 /* The event-mask bits the slow-path hooks need. */
@@ -120,6 +157,11 @@ shim_args_target *shim_args_find(shim_args *a, ModuleID module, mdMethodDef toke
  * struct types its values (and their fields, to the nesting depth) have,
  * which the hooks cannot ask for. Once per target. */
 void shim_args_prepare(shim_args *a, shim_args_target *t);
+
+/* From the FunctionIDMapper, for each body (FunctionID) of t: learns the
+ * instantiations of generic structs t's values name over the body's own
+ * generic parameters (the body's type arguments from GetFunctionInfo2). */
+void shim_args_prepare_body(shim_args *a, shim_args_target *t, FunctionID function);
 
 /* The slow-path hooks (elt.c hands them to the runtime); function is the
  * FunctionID, target what shim_args_find answered for it. */

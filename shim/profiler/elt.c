@@ -84,35 +84,36 @@ static shim_args_target *args_target(shim_elt *e, UINT_PTR id, FunctionID *funct
     return shim_args_find(e->args, module, token);
 }
 
-static void CLR_STDCALL args_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+/* The three slow-path hooks differ only in what they hand args.c. */
+static void args_hook(UINT_PTR id, COR_PRF_ELT_INFO elt, enum hook_kind kind)
 {
-    count_hook(id.clientID, HOOK_ENTER);
+    count_hook(id, kind);
     shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
     FunctionID function = 0;
-    shim_args_target *t = args_target(e, id.clientID, &function);
-    if (t)
+    shim_args_target *t = args_target(e, id, &function);
+    if (!t)
+        return;
+    if (kind == HOOK_ENTER)
         shim_args_enter(e->args, t, function, elt);
+    else if (kind == HOOK_LEAVE)
+        shim_args_leave(e->args, t, function, elt);
+    else
+        shim_args_tailcall(e->args, t);
+}
+
+static void CLR_STDCALL args_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    args_hook(id.clientID, elt, HOOK_ENTER);
 }
 
 static void CLR_STDCALL args_leave(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    count_hook(id.clientID, HOOK_LEAVE);
-    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
-    FunctionID function = 0;
-    shim_args_target *t = args_target(e, id.clientID, &function);
-    if (t)
-        shim_args_leave(e->args, t, function, elt);
+    args_hook(id.clientID, elt, HOOK_LEAVE);
 }
 
 static void CLR_STDCALL args_tailcall(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    (void)elt;
-    count_hook(id.clientID, HOOK_TAILCALL);
-    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
-    FunctionID function = 0;
-    shim_args_target *t = args_target(e, id.clientID, &function);
-    if (t)
-        shim_args_tailcall(e->args, t);
+    args_hook(id.clientID, elt, HOOK_TAILCALL);
 }
 
 int shim_elt_watched(shim_elt *e, ModuleID module)
@@ -153,8 +154,10 @@ static int filter(void *context, ilmap_function_id function)
         return 0;
     }
     shim_args_target *t = e->args ? shim_args_find(e->args, module, token) : NULL;
-    if (t)
+    if (t) {
         shim_args_prepare(e->args, t);
+        shim_args_prepare_body(e->args, t, function);
+    }
     int hook = e->args ? t != NULL : shim_elt_watched(e, module);
     if (hook)
         bump(&e->filter_hooked);

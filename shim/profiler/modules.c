@@ -278,7 +278,8 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
 }
 
 /* The runtime does not rejit code of collectible assemblies
- * (shim/FINDINGS.md, fifth round). */
+ * (shim/FINDINGS.md, fifth round): 1 collectible, 0 not, -1 unknown
+ * (GetModuleInfo2 failed; logged). */
 static int is_collectible(shim_profiler *p, ModuleID module)
 {
     LPCBYTE base = NULL;
@@ -287,7 +288,13 @@ static int is_collectible(shim_profiler *p, ModuleID module)
     DWORD flags = 0;
     HRESULT hr = p->info->lpVtbl->GetModuleInfo2(p->info, module, &base, 0, &len, NULL,
                                                  &assembly, &flags);
-    return SUCCEEDED(hr) && (flags & COR_PRF_MODULE_COLLECTIBLE) != 0;
+    if (FAILED(hr)) {
+        shim_log("GetModuleInfo2(0x%llx) failed: 0x%08X; its methods are not instrumented "
+                 "(a ReJIT request for a collectible module would be ignored)",
+                 (unsigned long long)module, (unsigned)hr);
+        return -1;
+    }
+    return (flags & COR_PRF_MODULE_COLLECTIBLE) != 0;
 }
 
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
@@ -312,10 +319,15 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     if (p->args_enabled)
         shim_args_module_loaded(&p->args, module, md);
     mdMethodDef *tokens = NULL;
+    int collectible = is_collectible(p, module);
+    if (collectible < 0) {
+        md->lpVtbl->Release(md);
+        return S_OK;
+    }
     shim_lock(p);
     size_t before = p->method_count;
     shim_unlock(p);
-    size_t n = register_module(p, module, md, is_collectible(p, module), &tokens);
+    size_t n = register_module(p, module, md, collectible, &tokens);
     md->lpVtbl->Release(md);
     shim_lock(p);
     int selected = p->method_count > before;

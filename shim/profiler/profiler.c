@@ -9,6 +9,7 @@
 #include "profiler/profiler.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,10 +132,24 @@ uint32_t shim_env_u32(const char *name, uint32_t fallback)
     const char *v = getenv(name);
     if (!v || !*v)
         return fallback;
-    char *end = NULL;
-    unsigned long n = strtoul(v, &end, 0);
-    if (!end || *end || n > 0xFFFFFFFFul) {
-        shim_log("ignoring %s=%s (not a number)", name, v);
+    /* Decimal, or 0x hex; nothing else (no sign, no blanks, no octal),
+     * and nothing past 32 bits: strtoul would take "-5" as a huge number
+     * where long has 32 bits. */
+    int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X') && v[2] != '\0';
+    uint64_t n = 0;
+    int ok = 1;
+    for (const char *c = hex ? v + 2 : v; *c && ok; c++) {
+        int d = *c >= '0' && *c <= '9'             ? *c - '0'
+                : hex && *c >= 'a' && *c <= 'f'    ? *c - 'a' + 10
+                : hex && *c >= 'A' && *c <= 'F'    ? *c - 'A' + 10
+                                                   : -1;
+        ok = d >= 0;
+        n = n * (hex ? 16u : 10u) + (uint64_t)(d < 0 ? 0 : d);
+        ok = ok && n <= 0xFFFFFFFFu;
+    }
+    if (!ok) {
+        shim_log("ignoring %s=%s (want a whole number from 0 to 4294967295, decimal or 0x "
+                 "hex); using %u", name, v, (unsigned)fallback);
         return fallback;
     }
     return (uint32_t)n;
@@ -143,11 +158,14 @@ uint32_t shim_env_u32(const char *name, uint32_t fallback)
 /* Info5 and Info9 are the same object with more slots: only the knowledge
  * that they exist is new. The extra reference is dropped at once; the
  * runtime owns the object's lifetime (its AddRef/Release are no-ops). */
-static int has_interface(IUnknown *unk, const IID *iid)
+static int has_interface(IUnknown *unk, const IID *iid, const char *name, const char *without)
 {
     void *obj = NULL;
-    if (FAILED(unk->lpVtbl->QueryInterface(unk, iid, &obj)) || !obj)
+    HRESULT hr = unk->lpVtbl->QueryInterface(unk, iid, &obj);
+    if (FAILED(hr) || !obj) {
+        shim_log("the runtime has no %s (0x%08X): %s", name, (unsigned)hr, without);
         return 0;
+    }
     ((ICorProfilerInfo4 *)obj)->lpVtbl->Release(obj);
     return 1;
 }
@@ -177,8 +195,10 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
         return E_FAIL;
     }
     p->info = info;
-    p->has_info5 = has_interface(info_unk, &IID_ICorProfilerInfo5);
-    p->has_info9 = has_interface(info_unk, &IID_ICorProfilerInfo9);
+    p->has_info5 = has_interface(info_unk, &IID_ICorProfilerInfo5, "ICorProfilerInfo5",
+                                 "tiered compilation stays on");
+    p->has_info9 = has_interface(info_unk, &IID_ICorProfilerInfo9, "ICorProfilerInfo9",
+                                 "bodies are not read by their code start (GetILToNativeMapping3)");
 
     p->lock_ready = ilmap_mutex_init(&p->lock) == 0;
     shim_settings settings = {NULL, SHIM_DEFAULT_PROBE_EVERY};
@@ -219,6 +239,12 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
      * other, because the event mask chooses one path for every hook. */
     p->args_enabled = shim_args_init(&p->args, getenv("ILMAP_SHIM_ARGS"),
                                      shim_env_u32("ILMAP_SHIM_ARGS_MAX", 0)) == 0;
+    p->statics_enabled = shim_statics_init(&p->statics, getenv("ILMAP_SHIM_STATICS")) == 0;
+    if (p->statics_enabled && !p->args_enabled) {
+        shim_log("ILMAP_SHIM_STATICS is set without ILMAP_SHIM_ARGS: static fields are reported "
+                 "at the leaves of argument reports; none");
+        p->statics_enabled = 0;
+    }
     if (p->args_enabled && p->elt_enabled) {
         shim_log("ILMAP_SHIM_ARGS is set: ILMAP_SHIM_ELT ignored (one kind of hook per process)");
         p->elt_enabled = 0;
@@ -249,6 +275,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
         p->args.info = p->info;
         p->args.emit = emit_args_line;
         p->args.emit_ctx = p;
+        p->args.statics = p->statics_enabled ? &p->statics : NULL;
         p->elt.args = &p->args;
         if (shim_elt_start(&p->elt, p->info, shim_env_u32("ILMAP_SHIM_ELT_MAX", 0))) {
             shim_log("continuing without argument reports");

@@ -19,6 +19,7 @@
 #include "ilmap.h"
 #include "platform/thread.h"
 #include "profiler/elt.h"
+#include "profiler/statics.h"
 #include "profiler/hooks.h"
 #include "profiler/rejit_thread.h"
 #include "profiler/selection.h"
@@ -100,6 +101,10 @@ struct shim_profiler {
     shim_elt elt;      /* enter/leave hooks and libilmap's FunctionIDMapper */
     int args_enabled;  /* ILMAP_SHIM_ARGS names methods (the hooks are elt's, in argument mode) */
     shim_args args;
+    /* ILMAP_SHIM_STATICS lists classes (reported at args' leaves; needs
+     * ILMAP_SHIM_ARGS) */
+    int statics_enabled;
+    shim_statics statics;
     uint32_t wait_ms;
     uint32_t probe_every;
     int verbose;

@@ -61,8 +61,14 @@ static int find_type(IMetaDataImport *md, const char *type_name, mdTypeDef *out)
         if (shim_utf8_to_utf16(utf8, name, NAME_CAP))
             return 1;
         mdTypeDef td = CLR_MD_TOKEN_NIL;
-        if (md->lpVtbl->FindTypeDefByName(md, name, enclosing, &td) != S_OK)
+        HRESULT hr = md->lpVtbl->FindTypeDefByName(md, name, enclosing, &td);
+        if (hr != S_OK) {
+            /* Most modules do not define the type: that is no failure. */
+            if (hr != CLDB_E_RECORD_NOTFOUND)
+                shim_log("FindTypeDefByName(%s) failed: 0x%08X; selector skipped in this module",
+                         utf8, (unsigned)hr);
             return 1;
+        }
         enclosing = td;
         part = plus ? plus + 1 : NULL;
     }
@@ -87,6 +93,9 @@ static int methods_of(IMetaDataImport *md, mdTypeDef td, const char *method_name
         ULONG got = 0;
         HRESULT hr = all ? md->lpVtbl->EnumMethods(md, &e, td, chunk, 64, &got)
                          : md->lpVtbl->EnumMethodsWithName(md, &e, td, name, chunk, 64, &got);
+        if (FAILED(hr))
+            shim_log("enumerating the methods named '%s' failed: 0x%08X; selector skipped in "
+                     "this module", method_name, (unsigned)hr);
         if (hr != S_OK || got == 0)
             break;
         for (ULONG i = 0; i < got && i < 64 && rc == 0; i++)
@@ -259,8 +268,13 @@ mdMethodDef shim_resolve_probe(IMetaDataImport *md, const shim_selector *sel)
     /* static void(): DEFAULT calling convention, 0 parameters, VOID. */
     static const BYTE sig[] = {0x00, 0x00, 0x01};
     mdMethodDef mdef = 0;
-    if (md->lpVtbl->FindMethod(md, td, name, sig, sizeof sig, &mdef) != S_OK)
+    HRESULT hr = md->lpVtbl->FindMethod(md, td, name, sig, sizeof sig, &mdef);
+    if (hr != S_OK) {
+        if (hr != CLDB_E_RECORD_NOTFOUND)
+            shim_log("FindMethod(%s) for the probe failed: 0x%08X; no probe in this module",
+                     sel->method_name, (unsigned)hr);
         return 0;
+    }
     return mdef;
 }
 
@@ -283,9 +297,12 @@ int shim_method_props(IMetaDataImport *md, mdMethodDef token, char *method, size
     if (has_il)
         *has_il = 0;
     snprintf(method, cap, "?");
-    if (md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig, &sig_size,
-                                   &rva, &impl) != S_OK)
+    HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig,
+                                            &sig_size, &rva, &impl);
+    if (hr != S_OK) {
+        shim_log("GetMethodProps(0x%08X) failed: 0x%08X", (unsigned)token, (unsigned)hr);
         return 1;
+    }
     shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
     if (has_il)
         *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&

@@ -25,7 +25,8 @@ from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 PROGRAM = "IlmapArgsTest"
 SELECTORS = ("ArgsTest.Prims::*;ArgsTest.Box::Add;ArgsTest.Point::Sum;"
-             "ArgsTest.Many::Counted;ArgsTest.Counter::Next;ArgsTest.More::*")
+             "ArgsTest.Many::Counted;ArgsTest.Counter::Next;ArgsTest.More::*;"
+             "ArgsTest.Generic::*;ArgsTest.Holder`1::Swap;ArgsTest.Slot`1::Hit")
 MANY = "ArgsTest.Many::Counted"
 MANY_CALLS = 2000
 
@@ -56,6 +57,19 @@ def same(tagged, got):
                 and all(same(w, got["fields"][k]) for k, w in fields.items()))
     if kind == "hex":
         return got == text
+    if kind == "md":  # {"rank":R,"lengths":[...],"elements":[...]} row-major
+        lengths, elems = text
+        return (type(got) is dict and set(got) == {"rank", "lengths", "elements"}
+                and got["rank"] == len(lengths) and got["lengths"] == lengths
+                and type(got["elements"]) is list and len(got["elements"]) == len(elems)
+                and all(same(w, g) for w, g in zip(elems, got["elements"])))
+    if kind == "tref":  # {"class":"Ns.Type","ref":V}
+        cls, value = text
+        return (type(got) is dict and set(got) == {"class", "ref"} and got["class"] == cls
+                and same(value, got["ref"]))
+    if kind == "blob":  # a value type without fields but with a size
+        cls, data = text
+        return got == {"class": cls, "bytes": data}
     if kind == "ref":
         return type(got) is dict and list(got) == ["ref"] and same(text, got["ref"])
     if kind == "arr":

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "com/callback.h"
@@ -30,6 +31,7 @@
 #include "profiler/profiler.h"
 #include "profiler/resolve.h"
 #include "profiler/selection.h"
+#include "profiler/statics.h"
 #include "profiler/text.h"
 #include "profiler/version_store.h"
 
@@ -187,6 +189,30 @@ static void selection(void)
 }
 
 /* Native offsets run across the hot and cold ranges end to end. */
+/* ILMAP_SHIM_STATICS as doc/shim.md#environment describes it: full type
+ * names separated by ';', blanks around them dropped, "[Module]Ns.Type"
+ * for one module; malformed qualifiers skipped. */
+static void statics_list(void)
+{
+    shim_statics st;
+    CHECK(shim_statics_init(&st, NULL) != 0 && st.count == 0);
+    CHECK(shim_statics_init(&st, "") != 0 && st.count == 0);
+    CHECK(shim_statics_init(&st, " ; ;\t") != 0 && st.count == 0);
+    CHECK(shim_statics_init(NULL, "A.B") != 0);
+    CHECK(shim_statics_init(&st, " A.B ;[App]<PrivateImplementationDetails>;;Ns.Outer+In ; "
+                                 "[]X;[Broken;[M]") == 0);
+    CHECK(st.count == 3);
+    if (st.count == 3) {
+        CHECK(strcmp(st.names[0], "A.B") == 0 && st.modules[0] == NULL);
+        CHECK(strcmp(st.names[1], "<PrivateImplementationDetails>") == 0 && st.modules[1] &&
+              strcmp(st.modules[1], "App") == 0);
+        CHECK(strcmp(st.names[2], "Ns.Outer+In") == 0 && st.modules[2] == NULL);
+    }
+    shim_statics_free(&st);
+    CHECK(st.count == 0 && st.names == NULL);
+    shim_statics_free(NULL);
+}
+
 static void code_address(void)
 {
     const COR_PRF_CODE_INFO ranges[] = {{0x1000, 16}, {0x9000, 8}};
@@ -292,6 +318,52 @@ typedef struct fake_version {
     uint32_t count;
 } fake_version;
 
+/* Fault injection (issue 14): with fault_at = k, the k-th call the shim
+ * makes into the fake runtime (any ICorProfilerInfo, IMetaDataImport,
+ * function control or allocator method) fails with fault_hr, or the
+ * allocator returns NULL. 0: no faults. */
+static long fault_at, fault_calls;
+static HRESULT fault_hr;
+static const char *fault_where = "-"; /* the fake method that failed */
+
+static int fault_hit_in(const char *where)
+{
+    if (!fault_at || ++fault_calls != fault_at)
+        return 0;
+    fault_where = where;
+    return 1;
+}
+#define fault_hit() fault_hit_in(__func__)
+
+#define FAULT_HR()                                                                         \
+    do {                                                                                   \
+        if (fault_hit())                                                                   \
+            return fault_hr;                                                               \
+    } while (0)
+
+/* What the shim did to the runtime, one line per effect (the bodies and
+ * maps it set, the ReJITs it asked for): what the profiled program
+ * would see. */
+static char effects[8192];
+static mdMethodDef params_token; /* of the GetReJITParameters under way */
+static size_t effects_len;
+
+static uint32_t fnv(const void *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 16777619u;
+    return h;
+}
+
+static void effect(const char *what, unsigned long key, uint32_t hash)
+{
+    int n = snprintf(effects + effects_len, sizeof effects - effects_len, "%s %lx %08x\n", what,
+                     key, hash);
+    if (n > 0 && (size_t)n < sizeof effects - effects_len)
+        effects_len += (size_t)n;
+}
+
 static struct fake {
     ICorProfilerInfo9 info;
     IMetaDataImport md;
@@ -316,6 +388,7 @@ static struct fake {
 
 static HRESULT CLR_STDCALL info_qi(ICorProfilerInfo9 *self, const IID *riid, void **ppv)
 {
+    FAULT_HR();
     *ppv = NULL;
     if (shim_guid_equal(riid, &IID_ICorProfilerInfo4) ||
         shim_guid_equal(riid, &IID_ICorProfilerInfo5) ||
@@ -334,16 +407,20 @@ static ULONG CLR_STDCALL info_ref(ICorProfilerInfo9 *self)
 
 static HRESULT CLR_STDCALL info_set_mask(ICorProfilerInfo9 *self, DWORD mask)
 {
+    FAULT_HR();
     (void)self;
     fake.mask = mask;
+    effect("mask", mask, 0);
     return S_OK;
 }
 
 static HRESULT CLR_STDCALL info_set_mask2(ICorProfilerInfo9 *self, DWORD low, DWORD high)
 {
+    FAULT_HR();
     (void)self;
     fake.mask = low;
     fake.mask_high = high;
+    effect("mask", low, high);
     return S_OK;
 }
 
@@ -352,6 +429,7 @@ static HRESULT CLR_STDCALL info_runtime(ICorProfilerInfo9 *self, USHORT *instanc
                                         USHORT *minor, USHORT *build, USHORT *qfe, ULONG cch,
                                         ULONG *pcch, WCHAR version[])
 {
+    FAULT_HR();
     (void)self;
     *instance = 0;
     *type = COR_PRF_CORE_CLR;
@@ -367,6 +445,7 @@ static HRESULT CLR_STDCALL info_module_info(ICorProfilerInfo9 *self, ModuleID mo
                                             LPCBYTE *base, ULONG cch, ULONG *pcch,
                                             WCHAR name[], AssemblyID *assembly)
 {
+    FAULT_HR();
     (void)self;
     (void)module;
     *base = NULL;
@@ -379,6 +458,7 @@ static HRESULT CLR_STDCALL info_module_info2(ICorProfilerInfo9 *self, ModuleID m
                                              LPCBYTE *base, ULONG cch, ULONG *pcch,
                                              WCHAR name[], AssemblyID *assembly, DWORD *flags)
 {
+    FAULT_HR();
     (void)self;
     (void)cch;
     (void)name;
@@ -397,6 +477,8 @@ static int jit_body_set;
 static void *CLR_STDCALL malloc_alloc(IMethodMalloc *self, ULONG size)
 {
     (void)self;
+    if (fault_hit())
+        return NULL;
     return size <= sizeof jit_body ? jit_body : NULL;
 }
 static ULONG CLR_STDCALL malloc_ref(IMethodMalloc *self)
@@ -410,6 +492,7 @@ static IMethodMalloc fake_malloc = {&fake_malloc_vtbl};
 static HRESULT CLR_STDCALL info_allocator(ICorProfilerInfo9 *self, ModuleID module,
                                           IMethodMalloc **out)
 {
+    FAULT_HR();
     (void)self;
     *out = module == MODULE2 ? &fake_malloc : NULL;
     return *out ? S_OK : E_INVALIDARG;
@@ -418,25 +501,30 @@ static HRESULT CLR_STDCALL info_allocator(ICorProfilerInfo9 *self, ModuleID modu
 static HRESULT CLR_STDCALL info_set_body(ICorProfilerInfo9 *self, ModuleID module,
                                          mdMethodDef token, LPCBYTE header)
 {
+    FAULT_HR();
     (void)self;
     (void)token;
     jit_body_set = module == MODULE2 && header == jit_body;
+    effect("jit_body", token, fnv(jit_body, sizeof jit_body));
     return jit_body_set ? S_OK : E_INVALIDARG;
 }
 
 static HRESULT CLR_STDCALL info_set_map(ICorProfilerInfo9 *self, FunctionID f, BOOL start,
                                         ULONG n, COR_IL_MAP map[])
 {
+    FAULT_HR();
     (void)self;
     (void)start;
     (void)map;
     jit_map_count = n;
+    effect("jit_map", f, fnv(map, n * sizeof *map));
     return f == 0x6001 ? S_OK : E_INVALIDARG;
 }
 
 static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID module, DWORD flags,
                                          const IID *riid, IUnknown **out)
 {
+    FAULT_HR();
     (void)self;
     *out = NULL;
     if ((module != MODULE && module != MODULE2) || flags != CLR_OF_READ ||
@@ -449,6 +537,7 @@ static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID modul
 static HRESULT CLR_STDCALL info_body(ICorProfilerInfo9 *self, ModuleID module, mdMethodDef t,
                                      LPCBYTE *header, ULONG *size)
 {
+    FAULT_HR();
     (void)self;
     (void)t;
     if (module != MODULE && module != MODULE2)
@@ -461,6 +550,7 @@ static HRESULT CLR_STDCALL info_body(ICorProfilerInfo9 *self, ModuleID module, m
 static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionID f,
                                               ClassID *cls, ModuleID *module, mdToken *token)
 {
+    FAULT_HR();
     (void)self;
     *cls = 0;
     *module = MODULE;
@@ -478,7 +568,10 @@ static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionI
 static HRESULT CLR_STDCALL info_request_rejit(ICorProfilerInfo9 *self, ULONG n,
                                               ModuleID modules[], mdMethodDef methods[])
 {
+    FAULT_HR();
     (void)self;
+    for (ULONG i = 0; i < n; i++)
+        effect("rejit_request", methods[i], (uint32_t)modules[i]);
     for (ULONG i = 0; i < n && fake.rejit_tokens < 8; i++)
         if (modules[i] == MODULE)
             fake.requested[fake.rejit_tokens++] = methods[i];
@@ -499,6 +592,7 @@ static fake_version *version_of(FunctionID f, UINT_PTR start)
 static HRESULT CLR_STDCALL info_code_info3(ICorProfilerInfo9 *self, FunctionID f, ReJITID r,
                                            ULONG32 cap, ULONG32 *total, COR_PRF_CODE_INFO out[])
 {
+    FAULT_HR();
     (void)self;
     fake_version *v = version_of(f, 0);
     if (!v || v->rejit != r)
@@ -514,6 +608,7 @@ static HRESULT CLR_STDCALL info_code_info3(ICorProfilerInfo9 *self, FunctionID f
 static HRESULT CLR_STDCALL info_code_info4(ICorProfilerInfo9 *self, UINT_PTR start,
                                            ULONG32 cap, ULONG32 *total, COR_PRF_CODE_INFO out[])
 {
+    FAULT_HR();
     (void)self;
     fake_version *v = version_of(0, start);
     if (!v)
@@ -529,6 +624,7 @@ static HRESULT CLR_STDCALL info_code_info4(ICorProfilerInfo9 *self, UINT_PTR sta
 static HRESULT CLR_STDCALL info_starts(ICorProfilerInfo9 *self, FunctionID f, ReJITID r,
                                        ULONG32 cap, ULONG32 *total, UINT_PTR starts[])
 {
+    FAULT_HR();
     (void)self;
     fake_version *v = version_of(f, 0);
     if (!v || v->rejit != r)
@@ -542,6 +638,7 @@ static HRESULT CLR_STDCALL info_starts(ICorProfilerInfo9 *self, FunctionID f, Re
 static HRESULT CLR_STDCALL info_rejit_ids(ICorProfilerInfo9 *self, FunctionID f, ULONG cap,
                                           ULONG *total, ReJITID ids[])
 {
+    FAULT_HR();
     (void)self;
     fake_version *v = version_of(f, 0);
     *total = v ? 1 : 0;
@@ -553,6 +650,7 @@ static HRESULT CLR_STDCALL info_rejit_ids(ICorProfilerInfo9 *self, FunctionID f,
 static HRESULT CLR_STDCALL info_hooks(ICorProfilerInfo9 *self, FunctionEnter3 *enter,
                                       FunctionLeave3 *leave, FunctionTailcall3 *tailcall)
 {
+    FAULT_HR();
     (void)self;
     /* As the runtime: the fast path wants ENTERLEAVE and none of the
      * flags that select the slow path. */
@@ -569,6 +667,7 @@ static HRESULT CLR_STDCALL info_hooks(ICorProfilerInfo9 *self, FunctionEnter3 *e
 static HRESULT CLR_STDCALL info_id_mapper(ICorProfilerInfo9 *self, FunctionIDMapper2 *mapper,
                                           void *data)
 {
+    FAULT_HR();
     (void)self;
     fake.mapper = mapper;
     fake.mapper_data = data;
@@ -592,6 +691,7 @@ static HRESULT CLR_STDCALL info_map2(ICorProfilerInfo9 *self, FunctionID f, ReJI
                                      ULONG32 cap, ULONG32 *total,
                                      COR_DEBUG_IL_TO_NATIVE_MAP map[])
 {
+    FAULT_HR();
     /* As the real runtime for a method rejitted before its first call:
      * the ReJITID is ignored, the default version has no code. */
     (void)self;
@@ -606,6 +706,7 @@ static HRESULT CLR_STDCALL info_map2(ICorProfilerInfo9 *self, FunctionID f, ReJI
 static HRESULT CLR_STDCALL info_map3(ICorProfilerInfo9 *self, UINT_PTR start, ULONG32 cap,
                                      ULONG32 *total, COR_DEBUG_IL_TO_NATIVE_MAP map[])
 {
+    FAULT_HR();
     (void)self;
     fake_version *v = version_of(0, start);
     return v ? protocol(v, cap, total, map) : E_INVALIDARG;
@@ -666,6 +767,7 @@ static int wide_is(const WCHAR *w, const char *s)
 
 static HRESULT CLR_STDCALL md_qi(IMetaDataImport *self, const IID *riid, void **ppv)
 {
+    FAULT_HR();
     (void)riid;
     *ppv = self;
     return S_OK;
@@ -686,21 +788,23 @@ static void CLR_STDCALL md_close(IMetaDataImport *self, HCORENUM e)
 static HRESULT CLR_STDCALL md_find_type(IMetaDataImport *self, const WCHAR *name, mdToken outer,
                                         mdTypeDef *out)
 {
+    FAULT_HR();
     (void)self;
     *out = 0;
     if (outer != 0)
-        return E_FAIL;
+        return CLDB_E_RECORD_NOTFOUND;
     if (wide_is(name, "Ns.T"))
         *out = TD_T;
     else if (wide_is(name, "Ns.P"))
         *out = TD_P;
-    return *out ? S_OK : E_FAIL;
+    return *out ? S_OK : CLDB_E_RECORD_NOTFOUND;
 }
 
 static HRESULT CLR_STDCALL md_enum_named(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
                                          const WCHAR *name, mdMethodDef out[], ULONG cap,
                                          ULONG *count)
 {
+    FAULT_HR();
     (void)self;
     *count = 0;
     if (*e) /* one batch per enumeration */
@@ -722,6 +826,7 @@ static HRESULT CLR_STDCALL md_find_method(IMetaDataImport *self, mdTypeDef cls,
                                           const WCHAR *name, PCCOR_SIGNATURE sig, ULONG size,
                                           mdMethodDef *out)
 {
+    FAULT_HR();
     (void)self;
     *out = 0;
     if (cls == TD_P && wide_is(name, "Hit") && size == 3 && sig[0] == 0 && sig[1] == 0 &&
@@ -729,7 +834,7 @@ static HRESULT CLR_STDCALL md_find_method(IMetaDataImport *self, mdTypeDef cls,
         *out = TOK_HIT;
         return S_OK;
     }
-    return E_FAIL;
+    return CLDB_E_RECORD_NOTFOUND;
 }
 
 static HRESULT CLR_STDCALL md_method_props(IMetaDataImport *self, mdMethodDef token,
@@ -737,6 +842,7 @@ static HRESULT CLR_STDCALL md_method_props(IMetaDataImport *self, mdMethodDef to
                                            DWORD *attr, PCCOR_SIGNATURE *sig, ULONG *sig_size,
                                            ULONG *rva, DWORD *impl)
 {
+    FAULT_HR();
     (void)self;
     static const char *const names[] = {"M", "A", "B", "L"};
     if (token < TOK_M || token > TOK_L)
@@ -933,6 +1039,7 @@ static void namespaces(void)
 /* ICorProfilerFunctionControl: records what the shim sets. */
 static HRESULT CLR_STDCALL fc_qi(ICorProfilerFunctionControl *self, const IID *riid, void **ppv)
 {
+    FAULT_HR();
     (void)self;
     (void)riid;
     *ppv = NULL;
@@ -947,6 +1054,7 @@ static ULONG CLR_STDCALL fc_ref(ICorProfilerFunctionControl *self)
 
 static HRESULT CLR_STDCALL fc_flags(ICorProfilerFunctionControl *self, DWORD flags)
 {
+    FAULT_HR();
     (void)self;
     (void)flags;
     return S_OK;
@@ -954,22 +1062,26 @@ static HRESULT CLR_STDCALL fc_flags(ICorProfilerFunctionControl *self, DWORD fla
 
 static HRESULT CLR_STDCALL fc_body(ICorProfilerFunctionControl *self, ULONG size, LPCBYTE body)
 {
+    FAULT_HR();
     (void)self;
     if (!size || !body || size > sizeof fake.body)
         return E_INVALIDARG;
     memcpy(fake.body, body, size); /* it copies, as the runtime does */
     fake.body_size = size;
+    effect("rejit_body", params_token, fnv(body, size));
     return S_OK;
 }
 
 static HRESULT CLR_STDCALL fc_map(ICorProfilerFunctionControl *self, ULONG n, COR_IL_MAP map[])
 {
+    FAULT_HR();
     (void)self;
     if (n > 64)
         return E_INVALIDARG;
     memcpy(fake.il_map, map, n * sizeof *map);
     fake.il_map_count = n;
     fake.map_set = 1;
+    effect("rejit_map", params_token, fnv(map, n * sizeof *map));
     return S_OK;
 }
 
@@ -995,10 +1107,29 @@ static void make_version(fake_version *v, mdMethodDef token, ReJITID rejit,
     v->code_size = at + 4;
 }
 
+/* The session's CHECKs hold without faults; under faults the callbacks
+ * run all the same and their answers are not checked (the fault tests
+ * check what the shim did to the runtime instead). */
+#define EXPECT(c)                                                                          \
+    do {                                                                                   \
+        if (fault_at || scenario != SCENARIO_NORMAL)                                       \
+            (void)(c);                                                                     \
+        else                                                                               \
+            CHECK(c);                                                                      \
+    } while (0)
+
+/* Runtime behaviour the session can play besides the normal one: the
+ * requested ReJITs never compile (no GetReJITParameters, no ReJIT
+ * compilation callbacks), or the module unloads while its ReJITs are
+ * pending; or the normal session with malformed settings, which must
+ * change nothing but the log. */
+enum { SCENARIO_NORMAL, SCENARIO_NEVER_COMPILES, SCENARIO_UNLOAD_PENDING, SCENARIO_BAD_SETTINGS };
+static int scenario = SCENARIO_NORMAL;
+
 static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const char *frames)
 {
     IUnknown old = {&old_runtime_vtbl};
-    CHECK(cb->lpVtbl->Initialize(cb, &old) == E_FAIL); /* no Info4: not profiling */
+    EXPECT(cb->lpVtbl->Initialize(cb, &old) == E_FAIL); /* no Info4: not profiling */
 
     fake.info.lpVtbl = &fake_info_vtbl;
     fake.md.lpVtbl = &fake_md_vtbl;
@@ -1008,32 +1139,46 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
     setenv("ILMAP_SHIM_PROBE", "Ns.P::Hit", 1);
     setenv("ILMAP_SHIM_REPORT", report, 1);
     setenv("ILMAP_SHIM_FRAMES", frames, 1);
-    CHECK(cb->lpVtbl->Initialize(cb, (IUnknown *)(void *)&fake.info) == S_OK);
+    if (scenario == SCENARIO_BAD_SETTINGS) {
+        setenv("ILMAP_SHIM_METHODS", "Ns.T::M;garbage;::;Ns.T::;Ns.Missing::X;;", 1);
+        setenv("ILMAP_SHIM_WAIT_MS", "-5", 1);
+        setenv("ILMAP_SHIM_VERBOSE", "99999999999999999999", 1);
+        setenv("ILMAP_SHIM_KEEP_TIERING", " 1", 1);
+        setenv("ILMAP_SHIM_DISABLE_NGEN", "010x", 1);
+        setenv("ILMAP_SHIM_REPORT", "/nonexistent-dir/report.jsonl", 1);
+        setenv("ILMAP_SHIM_FRAMES", "/nonexistent-dir/frames", 1);
+    }
+    EXPECT(cb->lpVtbl->Initialize(cb, (IUnknown *)(void *)&fake.info) == S_OK);
     DWORD want = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |
                  COR_PRF_ENABLE_REJIT | COR_PRF_DISABLE_INLINING;
-    CHECK((fake.mask & want) == want);
-    CHECK(fake.mask_high == COR_PRF_HIGH_DISABLE_TIERED_COMPILATION);
+    EXPECT((fake.mask & want) == want);
+    EXPECT(fake.mask_high == COR_PRF_HIGH_DISABLE_TIERED_COMPILATION);
 
     /* Module load: M, A, B requested at once (L waits for its first JIT). */
-    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE, S_OK) == S_OK);
-    CHECK(atomic_load(&fake.rejit_calls) == 1);
-    CHECK(fake.rejit_tokens == 3);
-    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
-    CHECK(atomic_load(&fake.rejit_calls) == 2);
-    CHECK(fake.rejit_tokens == 4 && fake.requested[3] == TOK_L);
-    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
-    CHECK(atomic_load(&fake.rejit_calls) == 2); /* once only */
+    EXPECT(cb->lpVtbl->ModuleLoadFinished(cb, MODULE, S_OK) == S_OK);
+    EXPECT(atomic_load(&fake.rejit_calls) == 1);
+    EXPECT(fake.rejit_tokens == 3);
+    EXPECT(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
+    EXPECT(atomic_load(&fake.rejit_calls) == 2);
+    EXPECT(fake.rejit_tokens == 4 && fake.requested[3] == TOK_L);
+    EXPECT(cb->lpVtbl->JITCompilationFinished(cb, 0x5004, S_OK, 1) == S_OK);
+    EXPECT(atomic_load(&fake.rejit_calls) == 2); /* once only */
+
+    int compiles = scenario == SCENARIO_NORMAL || scenario == SCENARIO_BAD_SETTINGS;
+    if (scenario == SCENARIO_UNLOAD_PENDING) /* before any ReJIT compiled */
+        EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, MODULE) == S_OK);
 
     ICorProfilerFunctionControl control = {&fake_fc_vtbl};
-    uint32_t old_il[16], new_il[16];
+    uint32_t old_il[16] = {0}, new_il[16] = {0};
     size_t n = 0;
     const mdMethodDef order[] = {TOK_M, TOK_A, TOK_B};
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 3 && compiles; k++) {
         memset(&fake.body, 0, sizeof fake.body);
         fake.map_set = 0;
-        CHECK(cb->lpVtbl->GetReJITParameters(cb, MODULE, order[k], &control) == S_OK);
-        CHECK(fake.body_size > sizeof tiny_body);
-        CHECK(fake.map_set == (order[k] != TOK_B)); /* the unmapped twin gets no map */
+        params_token = order[k];
+        EXPECT(cb->lpVtbl->GetReJITParameters(cb, MODULE, order[k], &control) == S_OK);
+        EXPECT(fake.body_size > sizeof tiny_body);
+        EXPECT(fake.map_set == (order[k] != TOK_B)); /* the unmapped twin gets no map */
         if (order[k] == TOK_A) {
             n = fake.il_map_count < 16 ? fake.il_map_count : 16;
             for (size_t i = 0; i < n; i++) {
@@ -1042,23 +1187,25 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
             }
         }
     }
-    CHECK(n == 6);
+    EXPECT(n == 6 || !compiles);
     /* The runtime's exports: original coordinates with a map, instrumented
      * ones without; same native layout for the twins. */
     make_version(&fake.versions[0], TOK_M, 2, old_il, n);
     make_version(&fake.versions[1], TOK_A, 3, old_il, n);
     make_version(&fake.versions[2], TOK_B, 4, new_il, n);
-    CHECK(cb->lpVtbl->ReJITCompilationStarted(cb, 0x5001, 2, 1) == S_OK);
-    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5001, 2, S_OK, 1) == S_OK);
-    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5002, 3, S_OK, 1) == S_OK);
-    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5003, 4, S_OK, 1) == S_OK);
+    if (compiles) {
+        EXPECT(cb->lpVtbl->ReJITCompilationStarted(cb, 0x5001, 2, 1) == S_OK);
+        EXPECT(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5001, 2, S_OK, 1) == S_OK);
+        EXPECT(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5002, 3, S_OK, 1) == S_OK);
+        EXPECT(cb->lpVtbl->ReJITCompilationFinished(cb, 0x5003, 4, S_OK, 1) == S_OK);
+    }
     /* A function that is not ours, and a failed compilation: ignored. */
-    CHECK(cb->lpVtbl->ReJITCompilationFinished(cb, 0x9999, 5, S_OK, 1) == S_OK);
+    EXPECT(cb->lpVtbl->ReJITCompilationFinished(cb, 0x9999, 5, S_OK, 1) == S_OK);
 
     /* Frames as the program records them: M's instruction 2 covers native
      * [20, 28); a return address of 25 is looked up at 24. */
     FILE *f = fopen(frames, "w");
-    CHECK(f != NULL);
+    EXPECT(f != NULL);
     if (f) {
         fprintf(f, "06000001 25 %u Ns.T::M\n", old_il[2]);
         fprintf(f, "06000001 5 %u Ns.T::M\n", old_il[0]);
@@ -1072,20 +1219,20 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
      * map), and the module unloads: its body and IL map leave the store,
      * its records the registry. */
     int rejit_calls = atomic_load(&fake.rejit_calls);
-    CHECK(cb->lpVtbl->ModuleLoadFinished(cb, MODULE2, S_OK) == S_OK);
-    CHECK(atomic_load(&fake.rejit_calls) == rejit_calls);
-    CHECK(cb->lpVtbl->JITCompilationStarted(cb, 0x6001, 1) == S_OK);
-    CHECK(jit_body_set && jit_map_count == n);
+    EXPECT(cb->lpVtbl->ModuleLoadFinished(cb, MODULE2, S_OK) == S_OK);
+    EXPECT(atomic_load(&fake.rejit_calls) == rejit_calls);
+    EXPECT(cb->lpVtbl->JITCompilationStarted(cb, 0x6001, 1) == S_OK);
+    EXPECT(jit_body_set && jit_map_count == n);
     make_version(&fake.versions[3], TOK_M, 0, old_il, n);
     fake.versions[3].function = 0x6001;
     fake.versions[3].start = 0x900000u;
-    CHECK(cb->lpVtbl->JITCompilationFinished(cb, 0x6001, S_OK, 1) == S_OK);
-    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, MODULE2) == S_OK);
+    EXPECT(cb->lpVtbl->JITCompilationFinished(cb, 0x6001, S_OK, 1) == S_OK);
+    EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, MODULE2) == S_OK);
     /* Unloads of a module the shim never selected from, and of module 0:
      * nothing of MODULE goes (checks c and c_store still find it). */
-    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
-    CHECK(cb->lpVtbl->ModuleUnloadStarted(cb, 0) == S_OK);
-    CHECK(cb->lpVtbl->Shutdown(cb) == S_OK);
+    EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
+    EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, 0) == S_OK);
+    EXPECT(cb->lpVtbl->Shutdown(cb) == S_OK);
     return 0;
 }
 
@@ -1272,10 +1419,286 @@ static void elt(const char *report)
     CHECK(count_of(text, "\"unknown_ids\":1") == 1);
 }
 
+/* ------------------------------------------------------------------ */
+/* A failing runtime (issue 14): the session again, in a child process
+ * each time (the profiler is one per process), with the k-th call into
+ * the fake runtime failing, for every k and each failure code, and in
+ * the two scenarios. Each run must end normally (Shutdown returns, no
+ * signal); what the shim did to the runtime must be a part of what it did
+ * in the run without faults (a method or feature skipped, never a
+ * different body, map or request); and when it did less, the shim must
+ * have said why on stderr (a line the run without faults does not have). */
+
+typedef struct run_result {
+    int ok;       /* exited normally */
+    int hit;      /* the fault happened (else k was past the last call) */
+    char *effects, *log;
+    char *where; /* the fake method that failed */
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - 1 - len, f);
+        if (len < cap - 1)
+            break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    if (buf)
+        buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static run_result faulty_run(long k, HRESULT hr, int scen, const char *dir)
+{
+    run_result r = {0, 0, NULL, NULL, NULL};
+    char log[256], eff[256], report[256], frames[256], where[256];
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(eff, sizeof eff, "%s/effects", dir);
+    snprintf(report, sizeof report, "%s/report", dir);
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    snprintf(where, sizeof where, "%s/where", dir);
+    remove(eff);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return r;
+    if (pid == 0) {
+        if (!freopen(log, "w", stderr))
+            _exit(2);
+        setvbuf(stderr, NULL, _IONBF, 0); /* every line there before _exit */
+        fault_at = k;
+        fault_hr = hr;
+        scenario = scen;
+        void *obj = NULL;
+        if (shim_profiler_create(&IID_ICorProfilerCallback2, &obj, shim_harness_hooks()) != S_OK)
+            _exit(2);
+        rejit_session(obj, report, frames);
+        FILE *f = fopen(eff, "w");
+        if (!f)
+            _exit(2);
+        fwrite(effects, 1, effects_len, f);
+        fclose(f);
+        f = fopen(where, "w");
+        if (f) {
+            fputs(fault_where, f);
+            fclose(f);
+        }
+        /* exit, not _exit: under ASan, LeakSanitizer checks the child at
+         * exit, so memory the shim loses on a failure path fails the run. */
+        exit(k && fault_calls < k ? 3 : 0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        return r;
+    r.ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+    r.hit = WIFEXITED(status) && WEXITSTATUS(status) == 0 && k > 0;
+    if (!r.ok)
+        fprintf(stderr, "fault run k=%ld hr=0x%08lx scenario %d: %s %d\n", k, (unsigned long)(uint32_t)hr,
+                scen, WIFSIGNALED(status) ? "killed by signal" : "exit",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    r.effects = slurp(eff);
+    r.log = slurp(log);
+    r.where = slurp(where);
+    remove(report);
+    remove(frames);
+    return r;
+}
+
+/* How many lines of text equal p[0..len). */
+static size_t line_count(const char *text, const char *p, size_t len)
+{
+    size_t n = 0;
+    for (const char *w = text; *w;) {
+        const char *wn = strchr(w, '\n');
+        size_t wl = wn ? (size_t)(wn - w) : strlen(w);
+        n += wl == len && memcmp(w, p, len) == 0;
+        w += wl + (wn ? 1 : 0);
+    }
+    return n;
+}
+
+/* Is every line of `part` a line of `whole`, as many times? */
+static int lines_within(const char *part, const char *whole)
+{
+    for (const char *p = part; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (line_count(part, p, len) > line_count(whole, p, len))
+            return 0;
+        p += len + (nl ? 1 : 0);
+    }
+    return 1;
+}
+
+/* Does `log` hold a line that `base` does not? */
+static int says_more(const char *log, const char *base)
+{
+    return !lines_within(log, base);
+}
+
+/* A line of `part` that `whole` lacks (as many times) and that is not a
+ * body or map set for a method `whole` also sets one for: NULL if none.
+ * (A method instrumented differently, say without its probe because the
+ * probe could not be resolved, is a feature skipped; a body for a method
+ * the run without faults leaves alone, or a new ReJIT request or event
+ * mask, is not.) */
+static const char *unexplained_effect(const char *part, const char *whole)
+{
+    static const char *const kinds[] = {"rejit_body ", "rejit_map ", "jit_body ", "jit_map "};
+    for (const char *p = part; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (line_count(part, p, len) > line_count(whole, p, len)) {
+            int same_method = 0;
+            for (size_t i = 0; i < 4 && !same_method; i++) {
+                size_t kl = strlen(kinds[i]);
+                const char *sp = kl < len ? memchr(p + kl, ' ', len - kl) : NULL;
+                if (strncmp(p, kinds[i], kl) != 0 || !sp)
+                    continue;
+                /* "kind key " must start some line of whole */
+                size_t key = (size_t)(sp - p) + 1;
+                for (const char *w = whole; *w && !same_method;) {
+                    const char *wn = strchr(w, '\n');
+                    same_method = strncmp(w, p, key) == 0;
+                    w = wn ? wn + 1 : w + strlen(w);
+                }
+            }
+            if (!same_method)
+                return p;
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    return NULL;
+}
+
+static void check_run(const char *what, long k, HRESULT hr, run_result *r,
+                      const run_result *base, long *silent)
+{
+    const char *where = r->where ? r->where : "-";
+    test_checks++;
+    if (!r->ok || !r->effects || !r->log) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the run did not end normally\n", what, k,
+                (unsigned long)(uint32_t)hr, where);
+    } else if (unexplained_effect(r->effects, base->effects)) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the shim did something new to the runtime: "
+                "%.60s\n", what, k, (unsigned long)(uint32_t)hr, where,
+                unexplained_effect(r->effects, base->effects));
+    } else if (strcmp(r->effects, base->effects) != 0 && !says_more(r->log, base->log)) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the shim changed what it did without a "
+                "word\n", what, k, (unsigned long)(uint32_t)hr, where);
+    } else if (strcmp(r->effects, base->effects) == 0 && !says_more(r->log, base->log)) {
+        (*silent)++; /* the failure changed nothing the program sees */
+    }
+    free(r->effects);
+    free(r->log);
+    free(r->where);
+}
+
+static void failing_runtime(void)
+{
+    char dir[] = "/tmp/ilmap-shim-faults-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    run_result base = faulty_run(0, S_OK, SCENARIO_NORMAL, dir);
+    CHECK(base.ok && base.effects && base.log);
+    if (!base.ok || !base.effects || !base.log)
+        return;
+    CHECK(strstr(base.effects, "rejit_body") != NULL); /* the baseline instruments */
+    if (getenv("ILMAP_TEST_VERBOSE"))
+        fprintf(stderr, "without faults:\n%s", base.effects);
+    const HRESULT codes[] = {E_FAIL, E_OUTOFMEMORY, CORPROF_E_DATAINCOMPLETE,
+                             CORPROF_E_FUNCTION_NOT_COMPILED,
+                             CORPROF_E_UNSUPPORTED_CALL_SEQUENCE};
+    const size_t ncodes = sizeof codes / sizeof codes[0];
+    /* Under a sanitizer each run is slow: every call fails once, with
+     * the codes taken in turn, instead of once with each code. */
+    const int light = test_light();
+    long points = 0, silent = 0;
+    for (size_t c = 0; c < (light ? 1 : ncodes); c++) {
+        for (long k = 1;; k++) {
+            HRESULT code = codes[light ? (size_t)k % ncodes : c];
+            run_result r = faulty_run(k, code, SCENARIO_NORMAL, dir);
+            if (r.ok && !r.hit) { /* past the last call: every point done */
+                free(r.effects);
+                free(r.log);
+                free(r.where);
+                break;
+            }
+            points++;
+            check_run("failing call", k, code, &r, &base, &silent);
+            if (k > 2000) {
+                CHECK(!"the session never ends");
+                break;
+            }
+        }
+    }
+    const int scenarios[] = {SCENARIO_NEVER_COMPILES, SCENARIO_UNLOAD_PENDING};
+    for (size_t i = 0; i < 2; i++) {
+        run_result r = faulty_run(0, S_OK, scenarios[i], dir);
+        long ignored = 0;
+        check_run(i ? "unload with ReJITs pending" : "ReJITs never compile", 0, S_OK, &r, &base,
+                  &ignored);
+    }
+    /* Malformed settings: the defaults, the same work, a word for each. */
+    run_result bad = faulty_run(0, S_OK, SCENARIO_BAD_SETTINGS, dir);
+    CHECK(bad.ok && bad.effects && bad.log);
+    if (bad.effects && bad.log) {
+        CHECK(strcmp(bad.effects, base.effects) == 0);
+        static const char *const named[] = {"'garbage'", "ILMAP_SHIM_WAIT_MS=-5",
+                                            "ILMAP_SHIM_VERBOSE=", "ILMAP_SHIM_KEEP_TIERING= 1",
+                                            "ILMAP_SHIM_DISABLE_NGEN=010x",
+                                            "/nonexistent-dir/report.jsonl",
+                                            "/nonexistent-dir/frames"};
+        for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+            if (!strstr(bad.log, named[i]))
+                fprintf(stderr, "malformed settings: nothing said about %s:\n%s", named[i],
+                        bad.log);
+            CHECK(strstr(bad.log, named[i]) != NULL);
+        }
+    }
+    free(bad.effects);
+    free(bad.log);
+    free(bad.where);
+    printf("failing runtime: %ld failure points (%s), %ld changed nothing the program sees\n",
+           points, light ? "the codes in turn" : "each with 5 codes", silent);
+    free(base.effects);
+    free(base.log);
+    free(base.where);
+    char path[256];
+    snprintf(path, sizeof path, "%s/log", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/effects", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/where", dir);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
+    failing_runtime(); /* first: its children must not inherit a profiler */
     vtable_complete();
     selection();
+    statics_list();
     namespaces();
     utf16();
     code_address();

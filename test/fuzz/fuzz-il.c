@@ -15,21 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/search.h"
 #include "ilmap-il.h"
 
 #include "fuzz.h"
 
-/* Is t one of the n starts (ascending)? */
+/* Is t one of the n starts (ascending)? The library's one binary search. */
 static int is_start(const uint32_t *starts, size_t n, uint32_t t)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_lower_u32(starts, sizeof *starts, n, t);
     return lo < n && starts[lo] == t;
 }
 

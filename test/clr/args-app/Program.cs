@@ -40,6 +40,57 @@ namespace ArgsTest
         public static string Hex(ulong v) => "[\"hex\",\"0x" + v.ToString("x") + "\"]";
         public static string Arr(params string[] elems) =>
             "[\"arr\",[" + string.Join(",", elems) + "]]";
+        // A value of another module's type as the shim must write it: an
+        // enum as its underlying integer, a struct by every instance field
+        // (read through reflection, private ones included).
+        public static string Reflect(object v)
+        {
+            if (v == null)
+                return Null();
+            var type = v.GetType();
+            if (type.IsEnum)
+                return Enum.GetUnderlyingType(type) == typeof(ulong) ? UWide(Convert.ToUInt64(v))
+                    : Enum.GetUnderlyingType(type) == typeof(long) ? Wide(Convert.ToInt64(v))
+                    : I(Convert.ToInt64(v));
+            switch (v)
+            {
+                case bool b: return B(b);
+                case char c: return C(c);
+                case sbyte x: return I(x);
+                case byte x: return I(x);
+                case short x: return I(x);
+                case ushort x: return I(x);
+                case int x: return I(x);
+                case uint x: return U(x);
+                case long x: return Wide(x);
+                case ulong x: return UWide(x);
+                case float x: return F(x);
+                case double x: return D(x);
+                case string x: return S(x);
+            }
+            var kv = new List<string>();
+            string name = type.IsGenericType ? type.GetGenericTypeDefinition().FullName : type.FullName;
+            foreach (var f in type.GetFields(System.Reflection.BindingFlags.Instance |
+                                             System.Reflection.BindingFlags.Public |
+                                             System.Reflection.BindingFlags.NonPublic))
+            {
+                kv.Add(f.Name);
+                kv.Add(Reflect(f.GetValue(v)));
+            }
+            return O(name, kv.ToArray());
+        }
+
+        // A Nullable<T> by its two fields (boxing would lose them).
+        public static string Reflect(int? v) =>
+            O("System.Nullable`1", "hasValue", B(v.HasValue), "value", I(v.GetValueOrDefault()));
+
+        // A typed reference: the referenced value's class and the value.
+        public static string TRef(string cls, string value) =>
+            "[\"tref\",[\"" + cls + "\"," + value + "]]";
+
+        // A multi-dimensional array: its lengths, its elements row-major.
+        public static string Md(int[] lengths, params string[] elems) =>
+            "[\"md\",[[" + string.Join(",", lengths) + "],[" + string.Join(",", elems) + "]]]";
         public static string S(string v)
         {
             if (v == null)
@@ -257,6 +308,140 @@ namespace ArgsTest
         {
             return j.Length + o.Length;
         }
+
+        // Multi-dimensional arrays of integers, strings, structs, enums; an
+        // empty one.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Grids(int[,] g, string[,,] s, Point[,] p, Color[,] c, double[,] empty)
+        {
+            return g.Length + s.Length + p.Length + c.Length + empty.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int[,] MakeGrid(int rows, int cols)
+        {
+            var g = new int[rows, cols];
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++)
+                    g[r, c] = r * 10 + c;
+            return g;
+        }
+
+        // Arrays of arrays, three deep; null and empty inner arrays.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Deep(int[][][] d, string[][] s)
+        {
+            return d.Length + s.Length;
+        }
+
+        // Arrays of structs: small, mixed, with a reference, nested; a ref
+        // to a struct.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Structs(Point[] p, Mixed[] m, Large[] l, Outer[] o, ref Point r)
+        {
+            r.X += 1;
+            return p.Length + m.Length + l.Length + o.Length;
+        }
+
+        // Enums and structs of CoreLib (TypeRefs in this module's metadata).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Foreign(DayOfWeek d, DateTimeKind k, TimeSpan ts, Guid g, DateTime dt,
+                                  ConsoleKey key, DayOfWeek[] days, TimeSpan[] spans, ref TimeSpan r)
+        {
+            return (int)d + (int)k + (int)ts.Ticks + g.GetHashCode() + dt.Day + (int)key + days.Length +
+                   spans.Length + r.Days;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static TimeSpan MakeSpan(long ticks)
+        {
+            return new TimeSpan(ticks);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static DayOfWeek Tomorrow(DayOfWeek d)
+        {
+            return (DayOfWeek)(((int)d + 1) % 7);
+        }
+
+        // Generic structs instantiated over value and reference types.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Instances(KeyValuePair<int, string> kv, KeyValuePair<string, Point>[] pairs,
+                                    ValueTuple<long, Color> t, int? maybe, int? none)
+        {
+            return kv.Key + pairs.Length + (int)t.Item1 + (maybe ?? 0) + (none ?? 0);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static KeyValuePair<string, int> MakePair(string k, int v) => new KeyValuePair<string, int>(k, v);
+
+        // Typed references (TYPEDBYREF).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Typed(TypedReference a, TypedReference b, TypedReference c)
+        {
+            return __reftype(a) == typeof(int) ? __refvalue(a, int) : -1;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Point[] MakePoints(int n)
+        {
+            var ps = new Point[n];
+            for (int i = 0; i < n; i++)
+                ps[i] = new Point { X = i, Y = -i };
+            return ps;
+        }
+    }
+
+    // Generic code over value and reference types: a class's type
+    // parameter, a method's, both; shared code for reference types.
+    class Holder<T>
+    {
+        public T Item;
+        public int Count;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public T Swap(T next)
+        {
+            T old = Item;
+            Item = next;
+            Count++;
+            return old;
+        }
+    }
+
+    // A generic struct's instance method: `this` is the instantiation.
+    struct Slot<T>
+    {
+        public T Value;
+        public int Hits;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Hit(T probe)
+        {
+            return ++Hits + (probe == null ? 0 : 1);
+        }
+    }
+
+    static class Generic
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static U Echo<U>(U u, int k)
+        {
+            return k >= 0 ? u : default;
+        }
+
+        // A generic struct over the method's own type parameter.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static KeyValuePair<int, V> Flip<V>(KeyValuePair<V, int> kv)
+        {
+            return new KeyValuePair<int, V>(kv.Value, kv.Key);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Both<A, B>(A a, B b, A[] many)
+        {
+            return a + "/" + b + "/" + (many == null ? 0 : many.Length);
+        }
     }
 
     class Node
@@ -412,14 +597,179 @@ namespace ArgsTest
                         Expect.S("p,q,\u00fc"));
             More.Split(null);
             Expect.Call(M + "Split", null, Expect.Null(), Expect.Null());
-            // Not decoded yet: arrays of arrays (by class); an array of
-            // objects has each object by its fields.
+            // Arrays of arrays by their elements; an array of objects has
+            // each object by its fields.
             n2 = More.Jagged(new[] { new[] { 1 } }, new object[] { 1, "s", null });
-            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Obj("?")),
+            Expect.Call(M + "Jagged", null, Expect.I(n2), Expect.Arr(Expect.Arr(Expect.I(1))),
                         Expect.Arr(Expect.O("System.Int32", "m_value", Expect.I(1)), Expect.S("s"),
                                    Expect.Null()));
+            ArrayCalls();
+            GenericCalls();
 
             ObjectCalls();
+        }
+
+        static string EPoint(Point p) => Expect.O("ArgsTest.Point", "X", Expect.I(p.X), "Y", Expect.I(p.Y));
+
+        static void GenericCalls()
+        {
+            const string G = "ArgsTest.Generic::";
+            foreach (int v in new[] { int.MinValue, 7 })
+                Expect.Call(G + "Echo", null, Expect.I(Generic.Echo(v, 1)), Expect.I(v), Expect.I(1));
+            Expect.Call(G + "Echo", null, Expect.S(Generic.Echo("caf\u00e9", 2)), Expect.S("caf\u00e9"),
+                        Expect.I(2));
+            Expect.Call(G + "Echo", null, Expect.Null(), Expect.S(null), Expect.I(3));
+            Generic.Echo<string>(null, 3);
+            var pt = new Point { X = -5, Y = 6 };
+            Expect.Call(G + "Echo", null, EPoint(Generic.Echo(pt, 4)), EPoint(pt), Expect.I(4));
+            Expect.Call(G + "Echo", null, Expect.Wide(Generic.Echo(long.MaxValue, 5)),
+                        Expect.Wide(long.MaxValue), Expect.I(5));
+            Expect.Call(G + "Echo", null, Expect.I((byte)Generic.Echo(Color.Blue, 6)), Expect.I(200),
+                        Expect.I(6));
+            Expect.Call(G + "Echo", null, Expect.D(Generic.Echo(-0.0, 7)), Expect.D(-0.0), Expect.I(7));
+            var node = new Node { Id = 3, Name = "n" };
+            Expect.Call(G + "Echo", null, Expect.O("ArgsTest.Node", "Id", Expect.I(3), "Name", Expect.S("n"),
+                                                   "Next", Expect.Null()),
+                        Expect.O("ArgsTest.Node", "Id", Expect.I(3), "Name", Expect.S("n"), "Next", Expect.Null()),
+                        Expect.I(8));
+            Generic.Echo(node, 8);
+            // Arrays as type arguments and as objects: by their runtime class.
+            Expect.Call(G + "Echo", null, Expect.Arr(Expect.I(1), Expect.I(-2)),
+                        Expect.Arr(Expect.I(1), Expect.I(-2)), Expect.I(9));
+            Generic.Echo(new[] { 1, -2 }, 9);
+            var grid = new string[1, 2] { { "g", null } };
+            Expect.Call(G + "Echo", null, Expect.Md(new[] { 1, 2 }, Expect.S("g"), Expect.Null()),
+                        Expect.Md(new[] { 1, 2 }, Expect.S("g"), Expect.Null()), Expect.I(10));
+            Generic.Echo(grid, 10);
+            object boxedArrays = new object[] { new[] { 7L }, new Point[] { pt } };
+            Expect.Call(G + "Echo", null,
+                        Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))),
+                        Expect.Arr(Expect.Arr(Expect.Wide(7)), Expect.Arr(EPoint(pt))), Expect.I(11));
+            Generic.Echo(boxedArrays, 11);
+            foreach (var (k, v) in new[] { ("x", 1), (null, -1) })
+            {
+                var kvs = new KeyValuePair<string, int>(k, v);
+                Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvs)), Expect.Reflect(kvs));
+            }
+            var kvp = new KeyValuePair<Point, int>(pt, 3);
+            Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvp)), Expect.Reflect(kvp));
+            var kvd = new KeyValuePair<double, int>(-0.0, int.MinValue);
+            Expect.Call(G + "Flip", null, Expect.Reflect(Generic.Flip(kvd)), Expect.Reflect(kvd));
+            string both = Generic.Both(42, "s", new[] { 1, 2 });
+            Expect.Call(G + "Both", null, Expect.S(both), Expect.I(42), Expect.S("s"),
+                        Expect.Arr(Expect.I(1), Expect.I(2)));
+            both = Generic.Both("t", pt, null);
+            Expect.Call(G + "Both", null, Expect.S(both), Expect.S("t"), EPoint(pt), Expect.Null());
+
+            var si = new Slot<int> { Value = 9, Hits = 1 };
+            Expect.Call("ArgsTest.Slot`1::Hit", Expect.O("ArgsTest.Slot`1", "Value", Expect.I(9), "Hits", Expect.I(1)),
+                        Expect.I(si.Hit(3)), Expect.I(3));
+            var ss = new Slot<string> { Value = "v", Hits = 0 };
+            Expect.Call("ArgsTest.Slot`1::Hit", Expect.O("ArgsTest.Slot`1", "Value", Expect.S("v"), "Hits", Expect.I(0)),
+                        Expect.I(ss.Hit(null)), Expect.Null());
+
+            const string H = "ArgsTest.Holder`1::";
+            var hi = new Holder<int> { Item = 1 };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", Expect.I(1), "Count", Expect.I(0)),
+                        Expect.I(hi.Swap(-2)), Expect.I(-2));
+            var hs = new Holder<string> { Item = "a" };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", Expect.S("a"), "Count", Expect.I(0)),
+                        Expect.S(hs.Swap("b")), Expect.S("b"));
+            var hp = new Holder<Point> { Item = pt };
+            Expect.Call(H + "Swap", Expect.O("ArgsTest.Holder`1", "Item", EPoint(pt), "Count", Expect.I(0)),
+                        EPoint(hp.Swap(new Point { X = 1, Y = 1 })), EPoint(new Point { X = 1, Y = 1 }));
+        }
+
+        static void ArrayCalls()
+        {
+            const string M = "ArgsTest.More::";
+            var g = new int[2, 3] { { 1, 2, 3 }, { 4, 5, int.MinValue } };
+            var s3 = new string[2, 1, 2] { { { "a", null } }, { { "\u00e9", "" } } };
+            var pg = new Point[1, 2] { { new Point { X = 1, Y = 2 }, new Point { X = -3, Y = 4 } } };
+            var cg = new Color[2, 2] { { Color.Red, Color.Blue }, { Color.Green, Color.Red } };
+            int n = More.Grids(g, s3, pg, cg, new double[0, 3]);
+            Expect.Call(M + "Grids", null, Expect.I(n),
+                        Expect.Md(new[] { 2, 3 }, Expect.I(1), Expect.I(2), Expect.I(3), Expect.I(4),
+                                  Expect.I(5), Expect.I(int.MinValue)),
+                        Expect.Md(new[] { 2, 1, 2 }, Expect.S("a"), Expect.Null(), Expect.S("\u00e9"),
+                                  Expect.S("")),
+                        Expect.Md(new[] { 1, 2 }, EPoint(pg[0, 0]), EPoint(pg[0, 1])),
+                        Expect.Md(new[] { 2, 2 }, Expect.I(1), Expect.I(200), Expect.I(2), Expect.I(1)),
+                        Expect.Md(new[] { 0, 3 }));
+            n = More.Grids(new int[0, 0], new string[1, 1, 1], new Point[0, 1], new Color[1, 0],
+                           new double[1, 1] { { double.NegativeInfinity } });
+            Expect.Call(M + "Grids", null, Expect.I(n), Expect.Md(new[] { 0, 0 }),
+                        Expect.Md(new[] { 1, 1, 1 }, Expect.Null()), Expect.Md(new[] { 0, 1 }),
+                        Expect.Md(new[] { 1, 0 }), Expect.Md(new[] { 1, 1 }, Expect.D(double.NegativeInfinity)));
+            More.MakeGrid(3, 2);
+            Expect.Call(M + "MakeGrid",
+                        null, Expect.Md(new[] { 3, 2 }, Expect.I(0), Expect.I(1), Expect.I(10), Expect.I(11),
+                                        Expect.I(20), Expect.I(21)),
+                        Expect.I(3), Expect.I(2));
+
+            var deep = new int[][][] { new[] { new[] { 1, 2 }, null, new int[0] }, null, new int[0][] };
+            var ss = new string[][] { new[] { "x" }, null, new string[] { null, "y\u4e2d" } };
+            n = More.Deep(deep, ss);
+            Expect.Call(M + "Deep", null, Expect.I(n),
+                        Expect.Arr(Expect.Arr(Expect.Arr(Expect.I(1), Expect.I(2)), Expect.Null(), Expect.Arr()),
+                                   Expect.Null(), Expect.Arr()),
+                        Expect.Arr(Expect.Arr(Expect.S("x")), Expect.Null(),
+                                   Expect.Arr(Expect.Null(), Expect.S("y\u4e2d"))));
+
+            var ps = new[] { new Point { X = int.MaxValue, Y = int.MinValue }, new Point { X = 0, Y = 7 } };
+            var ms = new[] { new Mixed { I = -1, D = -0.0 }, new Mixed { I = 2, D = double.NaN },
+                             new Mixed { I = 3, D = 1e-310 } };
+            var ls = new[] { new Large { A = long.MinValue, B = 0, C = long.MaxValue, S = "big" },
+                             new Large { S = null } };
+            var os = new[] { new Outer { M = new Mixed { I = 5, D = 0.5 }, B = 255 } };
+            var r = new Point { X = 10, Y = 20 };
+            n = More.Structs(ps, ms, ls, os, ref r);
+            Expect.Call(M + "Structs", null, Expect.I(n),
+                        Expect.Arr(EPoint(ps[0]), EPoint(ps[1])),
+                        Expect.Arr(EMixed(ms[0]), EMixed(ms[1]), EMixed(ms[2])),
+                        Expect.Arr(Expect.O("ArgsTest.Large", "A", Expect.Wide(long.MinValue), "B", Expect.Wide(0),
+                                            "C", Expect.Wide(long.MaxValue), "S", Expect.S("big")),
+                                   Expect.O("ArgsTest.Large", "A", Expect.Wide(0), "B", Expect.Wide(0),
+                                            "C", Expect.Wide(0), "S", Expect.Null())),
+                        Expect.Arr(Expect.O("ArgsTest.Outer", "M", EMixed(os[0].M), "B", Expect.I(255))),
+                        Expect.Ref(EPoint(new Point { X = 10, Y = 20 })));
+            var guid = new Guid("00112233-4455-6677-8899-aabbccddeeff");
+            var dt = new DateTime(2026, 11, 24, 8, 0, 0, DateTimeKind.Utc);
+            var rs = TimeSpan.FromDays(-3);
+            var spans = new[] { TimeSpan.MaxValue, TimeSpan.Zero, TimeSpan.FromMilliseconds(-1.5) };
+            n = More.Foreign(DayOfWeek.Saturday, DateTimeKind.Local, TimeSpan.MinValue, guid, dt, ConsoleKey.Escape,
+                             new[] { DayOfWeek.Sunday, DayOfWeek.Friday }, spans, ref rs);
+            Expect.Call(M + "Foreign", null, Expect.I(n), Expect.Reflect(DayOfWeek.Saturday),
+                        Expect.Reflect(DateTimeKind.Local), Expect.Reflect(TimeSpan.MinValue),
+                        Expect.Reflect(guid), Expect.Reflect(dt), Expect.Reflect(ConsoleKey.Escape),
+                        Expect.Arr(Expect.Reflect(DayOfWeek.Sunday), Expect.Reflect(DayOfWeek.Friday)),
+                        Expect.Arr(Expect.Reflect(spans[0]), Expect.Reflect(spans[1]), Expect.Reflect(spans[2])),
+                        Expect.Ref(Expect.Reflect(TimeSpan.FromDays(-3))));
+            Expect.Call(M + "MakeSpan", null, Expect.Reflect(More.MakeSpan(long.MinValue + 1)),
+                        Expect.Wide(long.MinValue + 1));
+            Expect.Call(M + "Tomorrow", null, Expect.Reflect(More.Tomorrow(DayOfWeek.Saturday)),
+                        Expect.Reflect(DayOfWeek.Saturday));
+            var kv = new KeyValuePair<int, string>(-4, "four");
+            var pairs = new[] { new KeyValuePair<string, Point>("p", new Point { X = 1, Y = 2 }),
+                                new KeyValuePair<string, Point>(null, default) };
+            var tup = (long.MinValue, Color.Green);
+            n = More.Instances(kv, pairs, tup, 12, null);
+            Expect.Call(M + "Instances", null, Expect.I(n), Expect.Reflect(kv),
+                        Expect.Arr(Expect.Reflect(pairs[0]), Expect.Reflect(pairs[1])), Expect.Reflect(tup),
+                        Expect.Reflect((int?)12), Expect.Reflect(default(Nullable<int>)));
+            Expect.Call(M + "MakePair", null, Expect.Reflect(More.MakePair("k\u00e9", int.MaxValue)),
+                        Expect.S("k\u00e9"), Expect.I(int.MaxValue));
+            int ti = -77;
+            string ts = "typed \u00e9";
+            var tp = new Point { X = 8, Y = -9 };
+            n = More.Typed(__makeref(ti), __makeref(ts), __makeref(tp));
+            Expect.Call(M + "Typed", null, Expect.I(n), Expect.TRef("System.Int32", Expect.I(-77)),
+                        Expect.TRef("System.String", Expect.S(ts)), Expect.TRef("ArgsTest.Point", EPoint(tp)));
+            More.MakePoints(3);
+            Expect.Call(M + "MakePoints", null,
+                        Expect.Arr(EPoint(new Point { X = 0, Y = 0 }), EPoint(new Point { X = 1, Y = -1 }),
+                                   EPoint(new Point { X = 2, Y = -2 })),
+                        Expect.I(3));
         }
 
         static string ENode(Node n, int depth)
@@ -472,9 +822,11 @@ namespace ArgsTest
 
         static int Main(string[] argv)
         {
+            if (argv.Length == 2 && argv[0] == "statics")
+                return StaticsTest.Run(argv[1]);
             if (argv.Length != 1)
             {
-                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl>");
+                Console.Error.WriteLine("usage: IlmapArgsTest <expected.jsonl> | statics <expected.jsonl>");
                 return 2;
             }
             Ints(sbyte.MinValue, byte.MaxValue, short.MinValue, ushort.MaxValue, int.MinValue,
@@ -545,7 +897,7 @@ namespace ArgsTest
             Box derived = new DerivedBox();
             Expect.Call("ArgsTest.Box::Add", Expect.O("ArgsTest.DerivedBox", "Value", Expect.I(0)),
                         Expect.I(derived.Add(-9)), Expect.I(-9));
-            Expect.Call("ArgsTest.Point::Sum", Expect.Obj("ArgsTest.Point"), Expect.I(pt.Sum(10)),
+            Expect.Call("ArgsTest.Point::Sum", EPoint(pt), Expect.I(pt.Sum(10)),
                         Expect.I(10));
 
             MoreCalls();

@@ -1,0 +1,85 @@
+/*
+ * Types for the value writer (values.h): metadata facts about a type and
+ * the ClassIDs of struct types. The runtime refuses
+ * GetClassFromTokenAndTypeArgs inside the enter/leave hooks
+ * (shim/FINDINGS.md, sixth round), so the ClassIDs a hooked method's
+ * values need are learned at the FunctionIDMapper (shim_classes_learn_*)
+ * and kept on an append-only list that the hooks read without locks
+ * (shim_classes_of, _struct, _enum). Three kinds are learned: structs of
+ * the method's module (TypeDefs), value types of other modules (TypeRefs,
+ * found by full name among the loaded modules' TypeDefs: the runtime does
+ * not resolve TypeRefs, FINDINGS seventh round), and generic struct
+ * instantiations a hooked method's signature names with non-generic type
+ * arguments.
+ */
+#ifndef SHIM_PROFILER_CLASSES_H
+#define SHIM_PROFILER_CLASSES_H
+
+#include <stdint.h>
+
+#include "com/info.h"
+#include "com/metadata.h"
+#include "ilmap-sig.h"
+#include "profiler/args.h"
+
+/* Is the TypeDef a value type (extends System.ValueType or System.Enum)? */
+int shim_classes_is_value_type(IMetaDataImport *md, mdTypeDef td);
+
+/* Is the slot a value type of System.Runtime.Intrinsics or
+ * System.Numerics (which the slow-path hooks would damage)? */
+int shim_classes_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s);
+
+/* The underlying integer's ELEMENT_TYPE of an enum TypeDef of md (its
+ * value__ field's type); 0 when td is no such enum. */
+uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td);
+
+/* Lookups (lock-free; any thread, the hooks included). The learned
+ * ClassID of a plain type (module, TypeDef or TypeRef), or 0. */
+ClassID shim_classes_of(shim_args *a, ModuleID module, mdToken token);
+
+/* The ClassID a struct description names: a plain struct's, or a generic
+ * instantiation's learned for its signature node; 0 when not learned. */
+ClassID shim_classes_struct(shim_args *a, const shim_args_desc *d);
+
+/* Is d a struct whose ClassID was learned (so that its fields can be read
+ * in the hooks)? */
+int shim_classes_known(shim_args *a, const shim_args_desc *d);
+
+/* The underlying integer's ELEMENT_TYPE of d when it is an enum (of its
+ * module, from d; of another module, learned with its ClassID); else 0. */
+uint32_t shim_classes_enum(shim_args *a, const shim_args_desc *d);
+
+/* Outside the hooks (the FunctionIDMapper): learns the ClassID of a
+ * struct type of module (a TypeDef, or another module's value type by a
+ * TypeRef) and of the struct types of its fields, to the nesting depth. */
+void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
+                             int value_type, int depth);
+
+/* shim_classes_learn_type for every level of v that is a struct or a
+ * class; with lasting (v's signature lives as long as the process: a
+ * hooked method's), also the instantiations of generic structs it names
+ * with non-generic type arguments. */
+void shim_classes_learn_value(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                              int depth, int lasting);
+
+/* A hooked body's generic context: its FunctionID and the type arguments
+ * of its class (VAR i) and its method (MVAR i), as GetFunctionInfo2
+ * answers at the mapper (shared code: the canonical ones). */
+typedef struct shim_classes_context {
+    FunctionID function;
+    const ClassID *of_class, *of_method;
+    uint32_t classes, methods;
+} shim_classes_context;
+
+/* At the mapper, for one body of a hooked method: the instantiations of
+ * generic structs v names over the body's own generic parameters
+ * (KeyValuePair<T,int>), kept for that body. */
+void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_value *v,
+                             const shim_classes_context *context);
+
+/* The body whose values this thread is writing (the hooks set it before
+ * reading a call's values), for shim_classes_struct's per-body
+ * instantiations; 0: none. */
+void shim_classes_set_call(FunctionID function);
+
+#endif

@@ -1,0 +1,516 @@
+/*
+ * Static-field reports; see statics.h. Registration (module loads) and
+ * ClassID learning (the FunctionIDMapper) may allocate and read
+ * metadata; the report (the leave hook) only reads what they published
+ * and what the runtime answers, and allocates only the line.
+ */
+#include "profiler/statics.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/flags.h"
+#include "profiler/classes.h"
+#include "profiler/log.h"
+#include "profiler/resolve.h"
+#include "profiler/text.h"
+#include "profiler/values.h"
+
+#define RELAXED memory_order_relaxed
+
+/* Static fields read per class. */
+#define MAX_STATIC_FIELDS 256u
+/* RVA blobs longer than this are reported by size. */
+#define MAX_BLOB_BYTES 4096u
+
+void shim_statics_free(shim_statics *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->count; i++) {
+        free(s->names[i]);
+        free(s->modules[i]);
+    }
+    free(s->names);
+    free(s->modules);
+    memset(s, 0, sizeof *s);
+}
+
+/* Appends one item ("[Module]Ns.Type" or "Ns.Type", n bytes at p). */
+static int add_name(shim_statics *s, const char *p, size_t n)
+{
+    const char *module = NULL;
+    size_t module_len = 0;
+    if (*p == '[') {
+        const char *close = memchr(p, ']', n);
+        if (!close || close == p + 1 || close + 1 == p + n) {
+            shim_log("statics: malformed item \"%.*s\" in ILMAP_SHIM_STATICS; skipped", (int)n,
+                     p);
+            return 0;
+        }
+        module = p + 1;
+        module_len = (size_t)(close - module);
+        n -= (size_t)(close + 1 - p);
+        p = close + 1;
+    }
+    char **names = realloc(s->names, (s->count + 1) * sizeof *names);
+    if (names)
+        s->names = names;
+    char **modules = realloc(s->modules, (s->count + 1) * sizeof *modules);
+    if (modules)
+        s->modules = modules;
+    char *name = malloc(n + 1);
+    char *mod = module ? malloc(module_len + 1) : NULL;
+    if (!names || !modules || !name || (module && !mod)) {
+        free(name);
+        free(mod);
+        return -1;
+    }
+    memcpy(name, p, n);
+    name[n] = '\0';
+    if (mod) {
+        memcpy(mod, module, module_len);
+        mod[module_len] = '\0';
+    }
+    s->names[s->count] = name;
+    s->modules[s->count++] = mod;
+    return 0;
+}
+
+int shim_statics_init(shim_statics *s, const char *spec)
+{
+    if (!s)
+        return 1;
+    memset(s, 0, sizeof *s);
+    if (!spec || !*spec)
+        return 1;
+    for (const char *p = spec; *p;) {
+        while (*p == ';' || *p == ' ' || *p == '\t')
+            p++;
+        const char *end = p;
+        while (*end && *end != ';')
+            end++;
+        size_t n = (size_t)(end - p);
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n && add_name(s, p, n)) {
+            shim_log("statics: out of memory reading ILMAP_SHIM_STATICS; no static-field "
+                     "reports");
+            shim_statics_free(s);
+            return 1;
+        }
+        p = end;
+    }
+    return s->count == 0;
+}
+
+/* The module's file name without its directory and .dll or .exe. */
+static void module_simple_name(ICorProfilerInfo4 *info, ModuleID module, char *out, size_t cap)
+{
+    WCHAR path[512];
+    ULONG len = 0;
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    char utf8[1024];
+    out[0] = '\0';
+    if (FAILED(info->lpVtbl->GetModuleInfo(info, module, &base, 512, &len, path, &assembly)))
+        return;
+    shim_utf16_to_utf8(path, len < 512 ? len : 512, utf8, sizeof utf8);
+    const char *name = utf8;
+    for (const char *q = utf8; *q; q++)
+        if (*q == '/' || *q == '\\')
+            name = q + 1;
+    size_t n = strlen(name);
+    if (n > 4 && (strcmp(name + n - 4, ".dll") == 0 || strcmp(name + n - 4, ".exe") == 0 ||
+                  strcmp(name + n - 4, ".DLL") == 0 || strcmp(name + n - 4, ".EXE") == 0))
+        n -= 4;
+    snprintf(out, cap, "%.*s", (int)n, name);
+}
+
+/* ---- Registration (module loads) ------------------------------------- */
+
+/* Does the field carry the custom attribute of that full type name? */
+static int has_attribute(IMetaDataImport *md, mdFieldDef field, const char *type)
+{
+    WCHAR wname[64];
+    const void *data = NULL;
+    ULONG size = 0;
+    if (shim_utf8_to_utf16(type, wname, sizeof wname / sizeof *wname))
+        return 0;
+    return md->lpVtbl->GetCustomAttributeByName(md, field, wname, &data, &size) == S_OK;
+}
+
+/* The declared size of a value-type TypeDef (its ClassLayout row), 0
+ * when it declares none. */
+static uint32_t declared_size(IMetaDataImport *md, mdToken td)
+{
+    if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+        return 0;
+    DWORD pack = 0;
+    ULONG total = 0, size = 0;
+    if (FAILED(md->lpVtbl->GetClassLayout(md, td, &pack, NULL, 0, &total, &size)))
+        return 0;
+    return size;
+}
+
+/* Fills f from field's metadata; returns 0 when it is a static with
+ * storage that can be described, non-zero to leave it out. */
+static int describe_field(IMetaDataImport *md, ModuleID module, const char *class_name,
+                          mdFieldDef field, shim_statics_field *f)
+{
+    WCHAR wname[256];
+    ULONG len = 0, sig_size = 0, value_len = 0;
+    DWORD attr = 0, elem_type = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    const void *value = NULL;
+    mdTypeDef owner = 0;
+    if (FAILED(md->lpVtbl->GetFieldProps(md, field, &owner, wname, 256, &len, &attr, &sig,
+                                         &sig_size, &elem_type, &value, &value_len)) ||
+        !sig || !(attr & ILMAP_SIG_FIELD_STATIC))
+        return 1;
+    char name[512];
+    shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
+    const char *attrs[2];
+    size_t n = 0;
+    if (has_attribute(md, field, "System.ThreadStaticAttribute"))
+        attrs[n++] = "System.ThreadStaticAttribute";
+    if (has_attribute(md, field, "System.ContextStaticAttribute"))
+        attrs[n++] = "System.ContextStaticAttribute";
+    ilmap_sig_static kind = ILMAP_SIG_STATIC_NONE;
+    ilmap_status st = ilmap_sig_static_kind(attr, attrs, n, &kind);
+    if (st != ILMAP_OK) {
+        shim_log("statics: %s.%s: no static kind (%s); left out", class_name, name,
+                 ilmap_status_str(st));
+        return 1;
+    }
+    if (kind == ILMAP_SIG_STATIC_NONE || kind == ILMAP_SIG_STATIC_LITERAL)
+        return 1; /* an instance field, or a constant without storage */
+    ilmap_sig_slot slot;
+    if (ilmap_sig_decode(sig, sig_size, 0, &f->sig, NULL, NULL) != ILMAP_OK ||
+        ilmap_sig_classify(f->sig, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
+        shim_log("statics: %s.%s: signature not decoded; left out", class_name, name);
+        ilmap_sig_free(f->sig);
+        f->sig = NULL;
+        return 1;
+    }
+    f->token = field;
+    f->kind = kind;
+    f->runtime_kind = -1;
+    shim_json_escape(f->name, sizeof f->name, name);
+    shim_values_describe(md, module, &slot, &f->value);
+    if (slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !f->value.level[0].enum_element) {
+        f->blob_size = declared_size(md, slot.token);
+        if (f->blob_size) {
+            char type[512];
+            shim_values_type_name(md, slot.token, type, sizeof type);
+            shim_json_escape(f->blob_class, sizeof f->blob_class, type);
+        }
+    }
+    return 0;
+}
+
+static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md, mdTypeDef td,
+                           size_t index, const char *name)
+{
+    if (strchr(name, '`')) {
+        shim_log("statics: %s is generic (statics per instantiation); not reported", name);
+        return;
+    }
+    shim_statics_class *c = calloc(1, sizeof *c);
+    shim_statics_field *fields = calloc(MAX_STATIC_FIELDS, sizeof *fields);
+    if (!c || !fields) {
+        shim_log("statics: out of memory; %s not reported", name);
+        free(c);
+        free(fields);
+        return;
+    }
+    HCORENUM e = NULL;
+    mdFieldDef tokens[32];
+    ULONG got = 0;
+    size_t n = 0;
+    while (n < MAX_STATIC_FIELDS &&
+           md->lpVtbl->EnumFields(md, &e, td, tokens, 32, &got) == S_OK && got) {
+        for (ULONG i = 0; i < got && n < MAX_STATIC_FIELDS; i++)
+            if (!describe_field(md, module, name, tokens[i], &fields[n]))
+                n++;
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    /* Room for MAX_STATIC_FIELDS was taken; keep what was used. */
+    shim_statics_field *fit = realloc(fields, (n ? n : 1) * sizeof *fields);
+    if (fit)
+        fields = fit;
+    c->fields = fields;
+    c->field_count = n;
+    c->token = td;
+    c->index = index;
+    shim_json_escape(c->name, sizeof c->name, name);
+    atomic_init(&c->module, module);
+    atomic_init(&c->cls, (uintptr_t)0);
+    c->next = atomic_load_explicit(&s->classes, RELAXED);
+    while (!atomic_compare_exchange_weak_explicit(&s->classes, &c->next, c,
+                                                  memory_order_release, RELAXED)) {
+    }
+}
+
+void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, ModuleID module,
+                                IMetaDataImport *md)
+{
+    if (!s || !info || !md || !module || !s->count)
+        return;
+    char simple[512];
+    module_simple_name(info, module, simple, sizeof simple);
+    HCORENUM e = NULL;
+    mdTypeDef chunk[64];
+    ULONG got = 0;
+    while (md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got) == S_OK && got) {
+        for (ULONG i = 0; i < got; i++) {
+            char name[512];
+            shim_type_full_name(md, chunk[i], name, sizeof name);
+            for (size_t k = 0; k < s->count; k++)
+                if (strcmp(name, s->names[k]) == 0 &&
+                    (!s->modules[k] || strcmp(simple, s->modules[k]) == 0))
+                    register_class(s, module, md, chunk[i], k, name);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+}
+
+void shim_statics_module_unloaded(shim_statics *s, ModuleID module)
+{
+    if (!s || !module)
+        return;
+    for (shim_statics_class *c = atomic_load_explicit(&s->classes, memory_order_acquire); c;
+         c = c->next) {
+        uintptr_t expected = module;
+        atomic_compare_exchange_strong(&c->module, &expected, (uintptr_t)0);
+    }
+}
+
+/* ---- ClassIDs (the FunctionIDMapper) ---------------------------------- */
+
+/* The COR_PRF_FIELD_* bit GetStaticFieldInfo answers for a kind. */
+static int32_t runtime_bit(ilmap_sig_static kind)
+{
+    switch (kind) {
+    case ILMAP_SIG_STATIC_APPDOMAIN:
+        return COR_PRF_FIELD_APP_DOMAIN_STATIC;
+    case ILMAP_SIG_STATIC_THREAD:
+        return COR_PRF_FIELD_THREAD_STATIC;
+    case ILMAP_SIG_STATIC_RVA:
+        return COR_PRF_FIELD_RVA_STATIC;
+    case ILMAP_SIG_STATIC_CONTEXT:
+        return COR_PRF_FIELD_CONTEXT_STATIC;
+    default:
+        return 0;
+    }
+}
+
+static void learn_class(shim_statics_class *c, shim_args *a, ModuleID module)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0;
+    HRESULT hr =
+        info->lpVtbl->GetClassFromTokenAndTypeArgs(info, module, c->token, 0, NULL, &cls);
+    if (FAILED(hr) || !cls) {
+        shim_log("statics: %s: no ClassID yet (0x%08X); its fields reported as incomplete "
+                 "until a later hooked method is mapped",
+                 c->name, (unsigned)hr);
+        return;
+    }
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    for (size_t i = 0; i < c->field_count; i++) {
+        shim_statics_field *f = &c->fields[i];
+        COR_PRF_STATIC_TYPE k = 0;
+        hr = info->lpVtbl->GetStaticFieldInfo(info, cls, f->token, &k);
+        f->runtime_kind = SUCCEEDED(hr) ? k : -1;
+        if (FAILED(hr) || k != runtime_bit(f->kind))
+            shim_log("statics: %s.%s: metadata says %s, GetStaticFieldInfo 0x%08X answers "
+                     "0x%X",
+                     c->name, f->name, ilmap_sig_static_str(f->kind), (unsigned)hr,
+                     (unsigned)k);
+        shim_classes_learn_value(a, md, &f->value, 1, 1);
+    }
+    if (md)
+        md->lpVtbl->Release(md);
+    atomic_store_explicit(&c->cls, cls, memory_order_release);
+}
+
+void shim_statics_prepare(shim_statics *s, shim_args *a)
+{
+    if (!s || !a || !a->info)
+        return;
+    for (shim_statics_class *c = atomic_load_explicit(&s->classes, memory_order_acquire); c;
+         c = c->next) {
+        ModuleID module = atomic_load_explicit(&c->module, RELAXED);
+        if (module && !atomic_load_explicit(&c->cls, memory_order_acquire))
+            learn_class(c, a, module);
+    }
+}
+
+/* ---- The report (the leave hook) -------------------------------------- */
+
+/* Where this thread sees the statics. */
+typedef struct where {
+    AppDomainID domain;
+    ThreadID thread;
+    ContextID context;
+} where;
+
+/* The field's address, as the runtime answers for its kind. A context
+ * static: GetContextStaticAddress first; where the runtime does not
+ * implement it, the storage GetStaticFieldInfo named (FINDINGS seventh
+ * round). */
+static HRESULT field_address(ICorProfilerInfo4 *info, ClassID cls, const shim_statics_field *f,
+                             const where *w, void **addr)
+{
+    *addr = NULL;
+    switch (f->kind) {
+    case ILMAP_SIG_STATIC_APPDOMAIN:
+        return info->lpVtbl->GetAppDomainStaticAddress(info, cls, f->token, w->domain, addr);
+    case ILMAP_SIG_STATIC_THREAD:
+        return info->lpVtbl->GetThreadStaticAddress2(info, cls, f->token, w->domain, w->thread,
+                                                     addr);
+    case ILMAP_SIG_STATIC_RVA:
+        return info->lpVtbl->GetRVAStaticAddress(info, cls, f->token, addr);
+    case ILMAP_SIG_STATIC_CONTEXT: {
+        HRESULT hr =
+            info->lpVtbl->GetContextStaticAddress(info, cls, f->token, w->context, addr);
+        if (hr != E_NOTIMPL || f->runtime_kind < 0)
+            return hr;
+        shim_values_log_once(1u << 14,
+                             "statics: GetContextStaticAddress answers E_NOTIMPL (context "
+                             "0x%" PRIxPTR "); context statics read where GetStaticFieldInfo "
+                             "says the runtime keeps them",
+                             (uintptr_t)w->context);
+        if (f->runtime_kind == COR_PRF_FIELD_APP_DOMAIN_STATIC)
+            return info->lpVtbl->GetAppDomainStaticAddress(info, cls, f->token, w->domain,
+                                                           addr);
+        if (f->runtime_kind == COR_PRF_FIELD_THREAD_STATIC)
+            return info->lpVtbl->GetThreadStaticAddress2(info, cls, f->token, w->domain,
+                                                         w->thread, addr);
+        return hr;
+    }
+    default:
+        return E_FAIL;
+    }
+}
+
+/* A thread static the runtime knows as one (GetStaticFieldInfo) that this
+ * thread has no storage for yet: the runtime answers E_INVALIDARG (FINDINGS
+ * seventh round); not available yet, like an uninitialized class. */
+static int no_storage_yet(const shim_statics_field *f, HRESULT hr)
+{
+    return hr == E_INVALIDARG && f->kind == ILMAP_SIG_STATIC_THREAD &&
+           f->runtime_kind == COR_PRF_FIELD_THREAD_STATIC;
+}
+
+static const char hex[] = "0123456789abcdef";
+
+/* {"class":"...","bytes":"hex"} of an RVA blob. */
+static void put_blob(shim_text *t, const shim_statics_field *f, const uint8_t *p)
+{
+    if (f->blob_size > MAX_BLOB_BYTES) {
+        shim_text_printf(t, "{\"class\":\"%s\",\"size\":%" PRIu32 "}", f->blob_class,
+                         f->blob_size);
+        return;
+    }
+    shim_text_printf(t, "{\"class\":\"%s\",\"bytes\":\"", f->blob_class);
+    for (uint32_t i = 0; i < f->blob_size; i++) {
+        char b[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+        shim_text_put(t, b, 2);
+    }
+    shim_text_puts(t, "\"}");
+}
+
+/* The value at addr, read as the runtime keeps a static of f's type. */
+static void put_static(shim_args *a, shim_text *t, const shim_statics_field *f,
+                       const void *addr)
+{
+    const shim_args_desc *d = &f->value.level[0];
+    size_t size = d->slot.size ? d->slot.size : shim_values_primitive_size(d->enum_element);
+    if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !d->enum_element) {
+        if (f->kind == ILMAP_SIG_STATIC_RVA) {
+            /* RVA data lies in the image itself, never boxed. */
+            if (f->blob_size)
+                put_blob(t, f, addr);
+            else
+                shim_text_puts(t, "{\"class\":\"?\"}");
+            return;
+        }
+        /* Any other struct static: the runtime answers the address of the
+         * value inside its box (FINDINGS seventh round), read as the
+         * struct's class says (put_struct reads the class's size). */
+        shim_values_put(a, t, d, f->value.levels, addr, UINT32_MAX, 1);
+        return;
+    }
+    if (!size) {
+        shim_text_puts(t, "{\"class\":\"?\"}");
+        return;
+    }
+    shim_values_put(a, t, d, f->value.levels, addr, size, 1);
+}
+
+static void report_class(shim_statics *s, shim_args *a, const shim_statics_class *c,
+                         const where *w, const char *method, uint64_t call)
+{
+    shim_text t = {0};
+    ClassID cls = atomic_load_explicit(&c->cls, memory_order_acquire);
+    shim_text_printf(
+        &t,
+        "{\"type\":\"statics\",\"class\":\"%s\",\"method\":\"%s\",\"call\":%" PRIu64
+        ",\"fields\":{",
+        c->name, method, call);
+    for (size_t i = 0; i < c->field_count; i++) {
+        const shim_statics_field *f = &c->fields[i];
+        shim_text_printf(&t, "%s\"%s\":{\"kind\":\"%s\",", i ? "," : "", f->name,
+                         ilmap_sig_static_str(f->kind));
+        void *addr = NULL;
+        HRESULT hr = cls ? field_address(a->info, cls, f, w, &addr) : CORPROF_E_DATAINCOMPLETE;
+        if (hr == CORPROF_E_DATAINCOMPLETE || no_storage_yet(f, hr)) {
+            shim_text_puts(&t, "\"status\":\"incomplete\"}");
+            atomic_fetch_add_explicit(&s->incomplete, 1, RELAXED);
+        } else if (FAILED(hr) || !addr) {
+            shim_values_log_once(1u << 12,
+                                 "statics: %s.%s: address 0x%08X; such fields "
+                                 "reported with \"status\":\"failed\"",
+                                 c->name, f->name, (unsigned)hr);
+            shim_text_printf(&t, "\"status\":\"failed\",\"hr\":\"0x%08X\"}", (unsigned)hr);
+            atomic_fetch_add_explicit(&s->failed, 1, RELAXED);
+        } else {
+            shim_text_puts(&t, "\"value\":");
+            put_static(a, &t, f, addr);
+            shim_text_puts(&t, "}");
+        }
+    }
+    shim_text_puts(&t, "}}");
+    if (t.failed) {
+        atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
+    } else {
+        atomic_fetch_add_explicit(&s->lines, 1, RELAXED);
+        if (a->emit)
+            a->emit(a->emit_ctx, t.s);
+    }
+    free(t.s);
+}
+
+void shim_statics_report(shim_statics *s, shim_args *a, const char *method, uint64_t call)
+{
+    if (!s || !a || !method || !s->count)
+        return;
+    ICorProfilerInfo4 *info = a->info;
+    where w = {0, 0, 0};
+    if (FAILED(info->lpVtbl->GetCurrentThreadID(info, &w.thread)) ||
+        FAILED(info->lpVtbl->GetThreadAppDomain(info, w.thread, &w.domain)))
+        shim_values_log_once(1u << 13, "statics: no ThreadID or AppDomainID in a leave hook");
+    if (FAILED(info->lpVtbl->GetThreadContext(info, w.thread, &w.context)))
+        w.context = 0;
+    shim_statics_class *head = atomic_load_explicit(&s->classes, memory_order_acquire);
+    for (size_t k = 0; k < s->count; k++)
+        for (const shim_statics_class *c = head; c; c = c->next)
+            if (c->index == k && atomic_load_explicit(&c->module, RELAXED))
+                report_class(s, a, c, &w, method, call);
+}
