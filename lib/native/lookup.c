@@ -61,8 +61,8 @@ static classes classes_of(const ilmap_native *m, const uint32_t *il, uint32_t co
  * condition, doc/native-to-il.md#scan), 0 when none does.
  */
 
-/* A scanned map (up to 32 entries): every entry is tested, without a
- * branch, and the first hit picked. */
+/* A scanned map (up to 32 entries, usually 1 or 2): every entry is
+ * tested, without a branch, and the first hit picked. */
 NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
 {
     const uint32_t *start = il + count, *end = start + count;
@@ -428,8 +428,9 @@ NATIVE_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
     return group_start_before(il, lo, k - 1);
 }
 
-/* The exported form of entry k of an indexed map's IL column
- * (doc/native-maps.md#export, ExportILToNativeMap). */
+/* The exported form of entry k of an indexed map with entry answers
+ * (its start and end columns follow the IL column;
+ * doc/native-maps.md#export, ExportILToNativeMap). */
 NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
                                              uint32_t count, uint32_t k)
 {
@@ -439,15 +440,8 @@ NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32
     uint32_t source;
 
     e.il_offset = il[k];
-    if (native_form(m) == NATIVE_FORM_DIRECT) {
-        const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
-        unsigned width = native_position_width(ix->flags);
-        e.native_start = keys[native_position(native_at(m, ix->starts_off), width, k)];
-        e.native_end = keys[native_position(native_at(m, ix->ends_off), width, k)];
-    } else {
-        e.native_start = il[(size_t)count + k];
-        e.native_end = il[2 * (size_t)count + k];
-    }
+    e.native_start = il[(size_t)count + k];
+    e.native_end = il[2 * (size_t)count + k];
     switch (mode) {
     case NATIVE_SRC_ZERO: return e;
     case NATIVE_SRC_UNIFORM: source = ix->source; break;
