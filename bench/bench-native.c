@@ -16,16 +16,27 @@
  * offsets mostly ascending with loops laid out out of order, unmapped
  * stubs and epilogs.
  *
- * The table marks each row PASS or MISS against the project's target (at
- * least 5x the scan from 64 entries up); --json prints one result per
+ * The table marks each row PASS or MISS against the project's targets (at
+ * least 5x the scan from 64 entries up; memory at most 2x the exported
+ * array); --json prints one result per
  * line. The exit status reports only whether the benchmark ran and its
  * cross-check agreed, never the targets.
+ *
+ * --baseline LIB (POSIX): another build of libilmap (a shared library
+ * with the same public API, e.g. main's) is loaded with dlopen, given the
+ * same boundaries, cross-checked against this build, and timed in the
+ * same run: both libraries' lookups are called through function
+ * pointers, taking turns (bench_measure), and a second table gives their
+ * ns per lookup and memory side by side.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <dlfcn.h>
+#endif
 
 #include "bench.h"
 #include "ilmap.h"
@@ -35,6 +46,7 @@
 #define QUERIES (1u << 14) /* per op and size; a power of two */
 #define TARGET_SPEEDUP 5.0
 #define TARGET_MIN_N 64u
+#define TARGET_MEMORY 2.0 /* bytes held / exported array, every size */
 
 static const size_t sizes[] = { 8, 64, 512, 4096 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -56,9 +68,60 @@ static void *xmalloc(size_t size)
 /* Test data                                                           */
 /* ------------------------------------------------------------------ */
 
+/* The lookups of one build of the library, called through pointers. */
+typedef struct lookup_api {
+    ilmap_status (*build)(const ilmap_boundary *, size_t, const ilmap *, uint32_t, unsigned,
+                          ilmap_native **);
+    void (*release)(ilmap_native *);
+    unsigned (*to_il)(const ilmap_native *, uint32_t, uint32_t *);
+    ilmap_status (*il_to_native)(const ilmap_native *, uint32_t, ilmap_native_entry *, size_t *,
+                                 int *);
+    size_t (*memory)(const ilmap_native *);
+} lookup_api;
+
+static const lookup_api self_api = { ilmap_native_build, ilmap_native_free, ilmap_native_to_il,
+                                     ilmap_il_to_native, ilmap_native_get_memory_bytes };
+
+/* The --baseline library's lookups; 0 when it cannot be loaded. */
+static int load_baseline(const char *path, lookup_api *api)
+{
+#ifdef _WIN32
+    (void)path;
+    (void)api;
+    fprintf(stderr, "bench-native: --baseline needs dlopen (not on Windows)\n");
+    return 0;
+#else
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "bench-native: %s\n", dlerror());
+        return 0;
+    }
+    /* POSIX: a dlsym result converts to a function pointer through memcpy. */
+    static const char *const names[] = { "ilmap_native_build", "ilmap_native_free",
+                                         "ilmap_native_to_il", "ilmap_il_to_native",
+                                         "ilmap_native_get_memory_bytes" };
+    void *sym[5];
+    for (size_t i = 0; i < 5; i++) {
+        sym[i] = dlsym(lib, names[i]);
+        if (!sym[i]) {
+            fprintf(stderr, "bench-native: %s: no %s\n", path, names[i]);
+            return 0;
+        }
+    }
+    memcpy(&api->build, &sym[0], sizeof sym[0]);
+    memcpy(&api->release, &sym[1], sizeof sym[1]);
+    memcpy(&api->to_il, &sym[2], sizeof sym[2]);
+    memcpy(&api->il_to_native, &sym[3], sizeof sym[3]);
+    memcpy(&api->memory, &sym[4], sizeof sym[4]);
+    return 1;
+#endif
+}
+
 typedef struct dataset {
     size_t n;
     ilmap_native *map;
+    const lookup_api *base_api; /* NULL without --baseline */
+    ilmap_native *base_map;     /* the same boundaries, built by base_api */
     ilmap_native_record *table; /* the runtime's sorted table */
     uint32_t last_il;
     uint32_t *native_queries;
@@ -100,7 +163,7 @@ static ilmap_boundary *make_jit(size_t n, prng *rng, uint32_t *code_size)
     return jit;
 }
 
-static void dataset_init(dataset *ds, size_t n)
+static void dataset_init(dataset *ds, size_t n, const lookup_api *base_api)
 {
     prng rng = prng_init(0x4E41544956450000u + n);
     uint32_t code_size, max_il = 0;
@@ -112,6 +175,11 @@ static void dataset_init(dataset *ds, size_t n)
     if (ilmap_native_build(jit, n, NULL, code_size, 0, &ds->map) != ILMAP_OK ||
         ilmap_native_get_count(ds->map) != n) {
         fprintf(stderr, "bench-native: build failed for n = %zu\n", n);
+        exit(1);
+    }
+    ds->base_api = base_api;
+    if (base_api && base_api->build(jit, n, NULL, code_size, 0, &ds->base_map) != ILMAP_OK) {
+        fprintf(stderr, "bench-native: the baseline's build failed for n = %zu\n", n);
         exit(1);
     }
     ds->table = xmalloc(n * sizeof *ds->table);
@@ -135,6 +203,8 @@ static void dataset_init(dataset *ds, size_t n)
 static void dataset_free(dataset *ds)
 {
     ilmap_native_free(ds->map);
+    if (ds->base_map)
+        ds->base_api->release(ds->base_map);
     free(ds->table);
     free(ds->native_queries);
     free(ds->il_queries);
@@ -198,14 +268,44 @@ static inline uint32_t ilmap_floor(const dataset *ds, uint32_t x)
 /* Workloads                                                           */
 /* ------------------------------------------------------------------ */
 
+/* The --baseline comparison calls both builds through pointers read
+ * once per run, the same way. */
+#define self_to_il to_il_fn
+#define base_to_il to_il_fn
+#define self_floor floor_fn
+#define base_floor floor_fn
+
+static inline uint32_t floor_via(ilmap_status (*fn)(const ilmap_native *, uint32_t,
+                                                    ilmap_native_entry *, size_t *, int *),
+                                 const ilmap_native *m, uint32_t x)
+{
+    ilmap_native_entry e;
+
+    if (fn(m, x, &e, NULL, NULL) != ILMAP_OK)
+        return 0xFFFFFFFFu;
+    return e.native_start;
+}
+
 /* Independent lookups over the query array, every answer summed: the
  * same loop for both implementations, stamped out so each lookup is
  * inlined into its own loop as a hand-written caller has it. */
+/* The API a runner calls through: the baseline's for run_base_*, this
+ * build's otherwise. */
+#define RUNNER_API(name) (strncmp(#name, "run_base", 8) == 0 ? ds->base_api : &self_api)
+
 #define RUNNER(name, queries, expr)                                                \
     static uint64_t name(void *arg, uint64_t units)                                \
     {                                                                              \
         const dataset *ds = arg;                                                   \
         const uint32_t *q = ds->queries;                                           \
+        const lookup_api *api = RUNNER_API(name);                                  \
+        unsigned (*const to_il_fn)(const ilmap_native *, uint32_t, uint32_t *) =    \
+            api->to_il;                                                            \
+        ilmap_status (*const floor_fn)(const ilmap_native *, uint32_t,             \
+                                       ilmap_native_entry *, size_t *, int *) =    \
+            api->il_to_native;                                                     \
+        (void)to_il_fn;                                                            \
+        (void)floor_fn;                                                            \
         uint64_t sum = 0;                                                          \
         uint64_t start = bench_now_ns();                                           \
         for (uint64_t u = 0; u < units; u++) {                                     \
@@ -219,6 +319,10 @@ static inline uint32_t ilmap_floor(const dataset *ds, uint32_t x)
     }
 
 RUNNER(run_ilmap_to_il, native_queries, ilmap_native_to_il(ds->map, x, &il))
+RUNNER(run_self_to_il, native_queries, self_to_il(ds->map, x, &il))
+RUNNER(run_base_to_il, native_queries, base_to_il(ds->base_map, x, &il))
+RUNNER(run_self_floor, il_queries, floor_via(self_floor, ds->map, x))
+RUNNER(run_base_floor, il_queries, floor_via(base_floor, ds->base_map, x))
 RUNNER(run_linear_to_il, native_queries, linear_to_il(ds, x, &il))
 RUNNER(run_ilmap_floor, il_queries, ilmap_floor(ds, x))
 RUNNER(run_linear_floor, il_queries, linear_floor(ds, x))
@@ -237,6 +341,21 @@ static int check_dataset(const dataset *ds)
             fprintf(stderr, "bench-native: n = %zu, native %u: ilmap (0x%X, %u), scan (0x%X, %u)\n",
                     ds->n, x, ra, a, rb, b);
             return 0;
+        }
+        if (ds->base_map) {
+            uint32_t c = 0;
+            unsigned rc = ds->base_api->to_il(ds->base_map, x, &c);
+            if (rc != ra || c != a) {
+                fprintf(stderr, "bench-native: n = %zu, native %u: ilmap (0x%X, %u), baseline (0x%X, %u)\n",
+                        ds->n, x, ra, a, rc, c);
+                return 0;
+            }
+            uint32_t y = ds->il_queries[i];
+            if (floor_via(ds->base_api->il_to_native, ds->base_map, y) != ilmap_floor(ds, y)) {
+                fprintf(stderr, "bench-native: n = %zu, IL %u: ilmap and the baseline differ\n",
+                        ds->n, y);
+                return 0;
+            }
         }
         x = ds->il_queries[i];
         if (ilmap_floor(ds, x) != linear_floor(ds, x)) {
@@ -260,7 +379,22 @@ static void emit_json(const char *op, size_t n, const char *impl, double ns)
 int main(int argc, char **argv)
 {
     bench_options opt;
-    int rc = bench_parse_options(argc, argv, JSON_EXAMPLE, &opt);
+    const char *baseline = NULL;
+    lookup_api base_api;
+    int nargs = 0;
+
+    /* --baseline LIB is this bench's own option; the rest are bench.h's. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc)
+            baseline = argv[++i];
+        else
+            argv[++nargs] = argv[i];
+    }
+    int rc = bench_parse_options(nargs + 1, argv, JSON_EXAMPLE, &opt);
+    if (rc == 0 && baseline && !load_baseline(baseline, &base_api))
+        rc = 2;
+    double base_ns[NSIZES][2][2]; /* [size][op][this, baseline] */
+    size_t base_memory[NSIZES];
     static const struct {
         const char *op;
         bench_run_fn ilmap, linear;
@@ -280,7 +414,7 @@ int main(int argc, char **argv)
                "op", "n", "ilmap", "linear", "speedup", "target");
     for (size_t s = 0; s < NSIZES; s++) {
         dataset ds;
-        dataset_init(&ds, sizes[s]);
+        dataset_init(&ds, sizes[s], baseline ? &base_api : NULL);
         if (!check_dataset(&ds)) {
             dataset_free(&ds);
             return 1;
@@ -289,6 +423,18 @@ int main(int argc, char **argv)
             bench_case cases[2] = { { ops[o].ilmap, &ds, 0, 0.0 },
                                     { ops[o].linear, &ds, 0, 0.0 } };
             bench_measure(cases, 2, &opt.budget);
+            if (baseline) {
+                static const bench_run_fn self_runs[] = { run_self_to_il, run_self_floor };
+                static const bench_run_fn base_runs[] = { run_base_to_il, run_base_floor };
+                bench_case ab[2] = { { self_runs[o], &ds, 0, 0.0 }, { base_runs[o], &ds, 0, 0.0 } };
+                bench_measure(ab, 2, &opt.budget);
+                base_ns[s][o][0] = ab[0].ns;
+                base_ns[s][o][1] = ab[1].ns;
+                if (opt.json) {
+                    emit_json(ops[o].op, ds.n, "ilmap-pointer", ab[0].ns);
+                    emit_json(ops[o].op, ds.n, "baseline", ab[1].ns);
+                }
+            }
             if (opt.json) {
                 emit_json(ops[o].op, ds.n, "ilmap", cases[0].ns);
                 emit_json(ops[o].op, ds.n, "linear", cases[1].ns);
@@ -306,15 +452,29 @@ int main(int argc, char **argv)
                    cases[1].ns, speedup, verdict);
         }
         memory[s] = ilmap_native_get_memory_bytes(ds.map);
+        base_memory[s] = ds.base_map ? base_api.memory(ds.base_map) : 0;
         dataset_free(&ds);
     }
     if (opt.json)
         return 0;
-    printf("\nmemory (ilmap_native_get_memory_bytes) vs the exported array (n x 12 bytes)\n");
-    for (size_t s = 0; s < NSIZES; s++)
-        printf("  n = %4zu: %7zu bytes, %5.1f per entry (%.1fx the array)\n", sizes[s], memory[s],
-               (double)memory[s] / (double)sizes[s],
-               (double)memory[s] / (double)(sizes[s] * sizeof(ilmap_native_entry)));
+    printf("\nmemory (ilmap_native_get_memory_bytes) vs the exported array (n x 12 bytes); "
+           "target <= %.1fx\n", TARGET_MEMORY);
+    for (size_t s = 0; s < NSIZES; s++) {
+        double ratio = (double)memory[s] / (double)(sizes[s] * sizeof(ilmap_native_entry));
+        printf("  n = %4zu: %7zu bytes, %5.1f per entry (%.2fx the array, target %.1fx)  %s\n",
+               sizes[s], memory[s], (double)memory[s] / (double)sizes[s], ratio, TARGET_MEMORY,
+               ratio <= TARGET_MEMORY ? "PASS" : "MISS");
+    }
+    if (baseline) {
+        printf("\nagainst the baseline %s, same run, both called through pointers, taking "
+               "turns:\n%-14s %6s %10s %10s %11s %12s %12s\n",
+               baseline, "op", "n", "this", "baseline", "this/base", "this bytes", "base bytes");
+        for (size_t o = 0; o < 2; o++)
+            for (size_t s = 0; s < NSIZES; s++)
+                printf("%-14s %6zu %10.2f %10.2f %10.2fx %12zu %12zu\n", ops[o].op, sizes[s],
+                       base_ns[s][o][0], base_ns[s][o][1], base_ns[s][o][0] / base_ns[s][o][1],
+                       memory[s], base_memory[s]);
+    }
     printf("\n%d PASS, %d MISS (implementation: %s)\n", pass, miss, ilmap_get_implementation(NULL));
     return 0;
 }

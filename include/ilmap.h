@@ -696,12 +696,13 @@ ILMAP_EXPORT ilmap_status ilmap_native_find_call_site(const ilmap_native *m,
  * entry is not a PROLOG) (so the end-unknown entry of a built map, and any
  * end-0 entry read by ilmap_native_from_entries(), matches everything from its
  * start up, past the code too; doc/native-to-il.md). Overlaps and duplicates
- * resolve by that order, not by native distance. Answered without a
- * scan: every start and non-zero end is a breakpoint, the answer (the
- * first matching entry) is precomputed for each interval between
- * consecutive breakpoints, and the interval is found through a bucket
- * table over the native axis (O(1) where breakpoints are spread out)
- * backed by the rank index (O(log n) where they crowd).
+ * resolve by that order, not by native distance. Maps of 1 or 2 entries
+ * (without call sites) test every entry at once; larger ones are answered
+ * without a scan: every start and non-zero end is a breakpoint, the answer
+ * is precomputed for each interval between consecutive breakpoints, and
+ * the interval is found by counting the breakpoints (up to 32 entries) or
+ * through a bucket table over the native axis (O(1) where breakpoints are
+ * spread out) backed by a binary search (O(log n) where they crowd).
  *
  * | matched entry          | *il_offset | returns                        |
  * |------------------------|------------|--------------------------------|
@@ -727,7 +728,9 @@ ILMAP_EXPORT unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_
  *        MapSpecialToNative): how many special entries (PROLOG, EPILOG,
  *        NO_MAPPING) the scan visited, the matched one included; with no
  *        match, all the map's special entries (the scan visited them all).
- * Same guarantees as ilmap_native_to_il().
+ * Same guarantees as ilmap_native_to_il(), but O(n) when entry or which is
+ * asked for: most maps keep the answer per interval, not the entry, which
+ * is then found by the runtime's scan.
  */
 ILMAP_EXPORT unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
                                                 uint32_t *il_offset, size_t *entry,

@@ -7,6 +7,7 @@
  * every bad-input status. Every build is checked with all three lookup
  * kernels.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ilmap-serial.h"
@@ -1139,6 +1140,65 @@ static void test_translate(void)
     ilmap_free(map);
 }
 
+/* Memory (doc/performance.md#native-memory): every byte of the map is
+ * counted (at least the 12 bytes per entry it must keep, plus its head),
+ * and a map costs at most 2x the exported array (n x 12 bytes) at every
+ * size: built from JIT-shaped boundaries, and read back from that export.
+ * Arrays with a gap after every range (only ilmap_native_from_entries can
+ * be given them) have twice the breakpoints: at most 2.6x. */
+static void test_memory_bound(void)
+{
+    static const size_t sizes[] = { 1, 2, 3, 8, 17, 32, 33, 64, 1000, 4096, 65535, 65536 };
+
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        ilmap_boundary *jit = malloc(n * sizeof *jit);
+        ilmap_native_entry *out = malloc(n * sizeof *out);
+        uint32_t native = 0, il = 0, seed = 12345u + (uint32_t)n;
+        ilmap_native *m = NULL, *back = NULL, *gapped = NULL;
+        size_t total = 0;
+
+        if (!jit || !out)
+            exit(TEST_EXIT_SETUP_FAILURE);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            jit[i].il_offset = i == 0 ? ILMAP_PROLOG
+                             : (i + 1 == n && n > 2) ? ILMAP_EPILOG
+                             : (seed >> 16) % 29 == 0 ? ILMAP_NO_MAPPING
+                                                      : (il += 1 + (seed >> 20) % 5);
+            if (i > 0 && jit[i].il_offset == jit[i - 1].il_offset)
+                jit[i].il_offset = il += 1; /* keep every boundary */
+            jit[i].native_offset = native;
+            jit[i].source = ILMAP_SOURCE_SEQUENCE_POINT | ((seed >> 24) % 7 == 0 ? ILMAP_SOURCE_STACK_EMPTY : 0);
+            native += 1 + (seed >> 8) % 12;
+        }
+        CHECK(ilmap_native_build(jit, n, NULL, native, 0, &m) == ILMAP_OK);
+        size_t count = ilmap_native_get_count(m);
+        CHECK(count == n);
+        CHECK(ilmap_native_export(m, n, &total, out) == ILMAP_OK);
+        CHECK(ilmap_native_from_entries(out, n, native, &back) == ILMAP_OK);
+        for (size_t i = 0; i < n; i++) /* a gap after every range */
+            out[i] = (ilmap_native_entry){ out[i].il_offset, 4 * (uint32_t)i, 4 * (uint32_t)i + 2 };
+        CHECK(ilmap_native_from_entries(out, n, 4 * (uint32_t)n, &gapped) == ILMAP_OK);
+
+        const ilmap_native *maps[] = { m, back, gapped };
+        for (size_t k = 0; k < 3; k++) {
+            size_t bytes = ilmap_native_get_memory_bytes(maps[k]);
+            size_t limit = k < 2 ? 2 * n * 12 : 13 * n * 12 / 5;
+            CHECK(bytes >= n * 12 + 12 && bytes <= limit);
+            if (bytes > limit)
+                fprintf(stderr, "n=%zu (%s): %zu bytes, %.2fx the exported array\n", n,
+                        k == 0 ? "built" : k == 1 ? "export" : "gapped", bytes,
+                        (double)bytes / (double)(n * 12));
+        }
+        ilmap_native_free(m);
+        ilmap_native_free(back);
+        ilmap_native_free(gapped);
+        free(jit);
+        free(out);
+    }
+}
+
 int main(void)
 {
     test_worked_example();
@@ -1151,5 +1211,6 @@ int main(void)
     test_end_zero();
     test_il_to_native();
     test_translate();
+    test_memory_bound();
     return test_finish("native-examples");
 }

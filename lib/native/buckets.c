@@ -1,35 +1,29 @@
 #include "native/buckets.h"
 
-void buckets_plan(const uint32_t *keys, uint32_t n, uint32_t *nbuckets, uint32_t *shift)
+uint32_t buckets_plan(uint32_t last, uint64_t most, uint32_t *nbuckets)
 {
-    uint64_t extent = n ? (uint64_t)keys[n - 1] + 1 : 1;
-    uint32_t count = 1, s = 0;
+    uint64_t extent = (uint64_t)last + 1;
+    uint32_t s = 0;
 
-    while (count < n)
-        count *= 2;
-    while (((uint64_t)count << s) < extent)
+    if (most < 2)
+        most = 2; /* keeps the shift below 32 */
+    while (((extent + ((uint64_t)1 << s) - 1) >> s) > most)
         s++;
-    *nbuckets = count;
-    *shift = s;
+    *nbuckets = (uint32_t)((extent + ((uint64_t)1 << s) - 1) >> s);
+    return s;
 }
 
-void buckets_init(buckets *b, const uint32_t *keys, uint32_t n, uint32_t nbuckets,
-                  uint32_t shift, uint32_t *key_store, uint32_t *first_store)
+void buckets_fill(const uint32_t *keys, uint32_t n, uint32_t base, uint32_t nbuckets,
+                  uint32_t shift, int wide, void *first)
 {
     uint32_t k = 0;
 
-    for (uint32_t i = 0; i < n; i++)
-        key_store[i] = keys[i];
-    for (uint32_t i = 0; i < BUCKET_SCAN; i++)
-        key_store[n + i] = 0xFFFFFFFFu;
-    for (uint64_t i = 0; i <= nbuckets; i++) {
+    for (uint64_t i = 0; i <= (uint64_t)nbuckets + 1; i++) {
         while (k < n && keys[k] < (i << shift))
             k++;
-        first_store[i] = k;
+        if (wide)
+            ((uint32_t *)first)[i] = base + k;
+        else
+            ((uint16_t *)first)[i] = (uint16_t)(base + k);
     }
-    b->keys = key_store;
-    b->first = first_store;
-    b->nkeys = n;
-    b->nbuckets = nbuckets;
-    b->shift = shift;
 }

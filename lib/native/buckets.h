@@ -1,54 +1,144 @@
 /*
- * A bucket table in front of a rank index: "how many keys are <= x" in
- * O(1) where keys are spread out, falling back to the rank index's
- * O(log n) where they crowd. Native offsets and IL offsets of one method
- * are both spread over a small range, so nearly every lookup stays in
- * the table.
+ * Counting the keys <= x in an ascending uint32_t array, the question
+ * both lookup directions ask (native breakpoints, IL offsets).
  *
- * Bucket b covers [b << shift, (b + 1) << shift) and first[b] counts the
- * keys below it; there are about as many buckets as keys. A bucket of at
- * most BUCKET_SCAN keys is finished by comparing them all, without a
- * branch: the keys after the bucket's (the next buckets', then
- * BUCKET_SCAN padding keys 0xFFFFFFFF) exceed every x in it.
+ * A bucket table answers it in O(1) where keys are spread out, O(log n)
+ * where they crowd. Native offsets and IL offsets of one method are both
+ * spread over a small range, so nearly every lookup is answered by one
+ * bucket. Bucket b covers [b << shift, (b + 1) << shift) and first[b] is
+ * the position of its first key; first[nbuckets] and first[nbuckets + 1]
+ * are the position past the last key, so that a query beyond the table
+ * is the (empty) bucket nbuckets, without a branch. Entries are uint16_t
+ * when the positions fit, else uint32_t. The table's width is chosen
+ * when the map is assembled: about a bucket per key, sparser where the
+ * map's memory bound asks (assemble.c).
+ *
+ * A bucket of at most NATIVE_WINDOW keys is finished by comparing a
+ * window of NATIVE_WINDOW keys from its first, without a branch (SSE2,
+ * NEON, or portable code); values in the window past the bucket are
+ * read but ignored, so the window must stay inside the map's block. A
+ * fuller bucket is finished by the library's binary search.
+ *
+ * Small maps have no table: rank_search() is a branch-free binary search.
  */
 #ifndef ILMAP_NATIVE_BUCKETS_H
 #define ILMAP_NATIVE_BUCKETS_H
 
 #include <stdint.h>
 
-#include "index/rank_index.h"
+#include "common/search.h"
+#include "index/node_count.h"
+#include "native/native.h"
 
-#define BUCKET_SCAN 4u
+#define NATIVE_WINDOW 8u
 
-typedef struct buckets {
-    const uint32_t *keys;  /* nkeys ascending, then BUCKET_SCAN padding */
-    const uint32_t *first; /* nbuckets + 1 */
-    uint32_t nkeys;
-    uint32_t nbuckets;
-    uint32_t shift;
-} buckets;
+/* The narrowest buckets (smallest shift, below 32) over keys up to last
+ * that give at most `most` buckets (at least 2); their count in
+ * *nbuckets. */
+uint32_t buckets_plan(uint32_t last, uint64_t most, uint32_t *nbuckets);
 
-/* The table's shape for keys[0, n) (ascending, all < 0xFFFFFFFF). */
-void buckets_plan(const uint32_t *keys, uint32_t n, uint32_t *nbuckets, uint32_t *shift);
+/* first[0, nbuckets + 2) for the ascending keys[0, n), which sit at
+ * position base of the array the lookups search; uint32_t entries when
+ * wide, else uint16_t. */
+void buckets_fill(const uint32_t *keys, uint32_t n, uint32_t base, uint32_t nbuckets,
+                  uint32_t shift, int wide, void *first);
 
-/* Fills key_store (n + BUCKET_SCAN slots) and first_store (nbuckets + 1)
- * and points b at them. */
-void buckets_init(buckets *b, const uint32_t *keys, uint32_t n, uint32_t nbuckets,
-                  uint32_t shift, uint32_t *key_store, uint32_t *first_store);
-
-/* How many keys are <= x, for x < 0xFFFFFFFF; tree indexes the same
- * keys. */
-static inline uint32_t buckets_count_le(const buckets *b, const rank_index *tree, uint32_t x)
+/* How many of keys[0, n) are <= x: a branch-free binary search (the loop
+ * runs log2(n) times whatever x is). */
+NATIVE_INLINE uint32_t rank_search(const uint32_t *keys, uint32_t n, uint32_t x)
 {
-    uint64_t i = (uint64_t)x >> b->shift;
+    uint32_t lo = 0;
 
-    if (i >= b->nbuckets)
-        return b->nkeys; /* every key lies below the last bucket's end */
-    uint32_t lo = b->first[i], hi = b->first[i + 1];
-    if (hi - lo > BUCKET_SCAN)
-        return rank_index_count_le(tree, x);
-    const uint32_t *k = b->keys + lo;
-    return lo + (k[0] <= x) + (k[1] <= x) + (k[2] <= x) + (k[3] <= x);
+    if (n == 0)
+        return 0;
+    while (n > 1) {
+        uint32_t half = n / 2;
+        lo += (uint32_t)(keys[lo + half - 1] <= x) * half;
+        n -= half;
+    }
+    return lo + (keys[lo] <= x);
+}
+
+/* How many of k[0, len) are <= x, len <= NATIVE_WINDOW, k ascending;
+ * reads k[0, NATIVE_WINDOW). */
+NATIVE_INLINE uint32_t window_rank_portable(const uint32_t *k, uint32_t len, uint32_t x)
+{
+    uint32_t n = 0;
+
+    for (uint32_t j = 0; j < NATIVE_WINDOW; j++)
+        n += (j < len) & (k[j] <= x);
+    return n;
+}
+
+#ifdef RANK_HAVE_X86
+/* The keys above x form a suffix of the window (those in the bucket are
+ * ascending; those past it are cut off by len): the count is the
+ * position of the first lane above x, found from the "above" mask.
+ * SSE2 compares signed, so keys and x are biased. */
+NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_t x)
+{
+    const __m128i bias = _mm_set1_epi32(INT32_MIN);
+    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
+    __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
+    __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), bias);
+    __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
+    uint32_t n = NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | 0x10000u) / 2;
+    return n < len ? n : len;
+}
+#endif
+
+#ifdef RANK_HAVE_NEON
+/* Lanes with key <= x inside the bucket are all ones (-1): their sum,
+ * negated, is the count. */
+NATIVE_INLINE uint32_t window_rank_neon(const uint32_t *k, uint32_t len, uint32_t x)
+{
+    static const uint32_t lanes[NATIVE_WINDOW] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    uint32x4_t xv = vdupq_n_u32(x), lv = vdupq_n_u32(len);
+    uint32x4_t a = vandq_u32(vcleq_u32(vld1q_u32(k), xv), vcltq_u32(vld1q_u32(lanes), lv));
+    uint32x4_t b =
+        vandq_u32(vcleq_u32(vld1q_u32(k + 4), xv), vcltq_u32(vld1q_u32(lanes + 4), lv));
+    return (uint32_t)-vaddvq_s32(vaddq_s32(vreinterpretq_s32_u32(a), vreinterpretq_s32_u32(b)));
+}
+#endif
+
+/* The window count of the kernel the map chose (simd: SSE2 or NEON where
+ * the library has them). */
+NATIVE_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, int simd)
+{
+#if defined(RANK_HAVE_X86)
+    if (simd)
+        return window_rank_sse2(k, len, x);
+#elif defined(RANK_HAVE_NEON)
+    if (simd)
+        return window_rank_neon(k, len, x);
+#else
+    (void)simd;
+#endif
+    return window_rank_portable(k, len, x);
+}
+
+/* Entry i of a bucket table. */
+NATIVE_INLINE uint32_t bucket_first(const void *first, int wide, uint32_t i)
+{
+    return wide ? ((const uint32_t *)first)[i] : ((const uint16_t *)first)[i];
+}
+
+/*
+ * How many of array[0, end) are <= x, as a position: array is ascending
+ * from the table's base up to end, first[] is its bucket table
+ * (nbuckets, shift, wide). array[first[b], first[b] + NATIVE_WINDOW)
+ * must be readable for every bucket b.
+ */
+NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, int wide,
+                                    uint32_t nbuckets, uint32_t shift, uint32_t x, int simd)
+{
+    uint32_t b = x >> shift; /* shift < 32 */
+    b = b < nbuckets ? b : nbuckets;
+    uint32_t lo = bucket_first(first, wide, b), len = bucket_first(first, wide, b + 1) - lo;
+
+    if (len > NATIVE_WINDOW)
+        return lo + (uint32_t)search_upper_u32(array + lo, sizeof *array, len, x);
+    return lo + window_rank(array + lo, len, x, simd);
 }
 
 #endif

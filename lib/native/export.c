@@ -17,10 +17,11 @@ ilmap_status ilmap_native_export(const ilmap_native *m, size_t cap, size_t *tota
     if (!m)
         return ILMAP_E_INVALID_ARG;
 
-    size_t n = copy_out_fit(cap, m->count);
+    uint32_t count = native_count(m);
+    size_t n = copy_out_fit(cap, count);
     for (size_t k = 0; k < n; k++)
         out[k] = native_exported(m, (uint32_t)k);
-    return copy_out_done(cap, m->count, total);
+    return copy_out_done(cap, count, total);
 }
 
 ilmap_status ilmap_native_export_records(const ilmap_native *m, unsigned list, size_t cap,
@@ -32,15 +33,19 @@ ilmap_status ilmap_native_export_records(const ilmap_native *m, unsigned list, s
     if (!m || (list != ILMAP_RECORDS_EXPORTED && list != ILMAP_RECORDS_CALL_SITES))
         return ILMAP_E_INVALID_ARG;
 
-    const ilmap_native_record *first = list == ILMAP_RECORDS_EXPORTED ? m->records
-                                                                     : m->records + m->count;
-    size_t n = list == ILMAP_RECORDS_EXPORTED ? m->count : m->ncalls;
-    return copy_out_array(first, n, sizeof *first, cap, total, out);
+    uint32_t count = native_count(m);
+    uint32_t first = list == ILMAP_RECORDS_EXPORTED ? 0 : count;
+    uint32_t ncalls = native_indexed(m) ? native_index_of(m)->ncalls : 0;
+    size_t n = list == ILMAP_RECORDS_EXPORTED ? count : ncalls;
+    size_t fit = copy_out_fit(cap, n);
+    for (size_t i = 0; i < fit; i++)
+        out[i] = native_record(m, first + (uint32_t)i);
+    return copy_out_done(cap, n, total);
 }
 
 size_t ilmap_native_get_count(const ilmap_native *m)
 {
-    return m ? m->count : 0;
+    return m ? native_count(m) : 0;
 }
 
 uint32_t ilmap_native_get_code_size(const ilmap_native *m)
@@ -55,10 +60,5 @@ uint32_t ilmap_native_get_last_il(const ilmap_native *m)
 
 unsigned ilmap_native_get_flags(const ilmap_native *m)
 {
-    return m && m->dac ? ILMAP_DAC : 0u;
-}
-
-size_t ilmap_native_get_memory_bytes(const ilmap_native *m)
-{
-    return m ? m->bytes : 0;
+    return m && (m->info & NATIVE_DAC) ? ILMAP_DAC : 0u;
 }

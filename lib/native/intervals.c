@@ -1,7 +1,9 @@
 /*
  * The native -> IL answers. MapNativeOffsetToIL (doc/native-to-il.md#scan)
  * answers the first entry in sorted order whose range holds x, with overlaps,
- * end-0 entries and duplicates. Every start and non-zero end is a breakpoint;
+ * end-0 entries and duplicates. Every start and non-zero end is a breakpoint,
+ * and so is 0 (every stored start and end, 0 included, is then a key, and
+ * every offset has a key at or below it);
  * within an elementary interval between two breakpoints every "x >=
  * start" and "x < end" test is constant, so the first match is too. The
  * entries are visited in sorted order and each claims the intervals it
@@ -9,7 +11,6 @@
  * union-find keeps that near-linear after the O(n log n) sort.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "native/intervals.h"
 #include "common/search.h"
@@ -21,7 +22,7 @@ static int compare_u32(const void *a, const void *b)
 }
 
 /* The position of v in the strictly ascending bp[0, n); v is present. */
-static uint32_t position(const uint32_t *bp, uint32_t n, uint32_t v)
+uint32_t intervals_position(const uint32_t *bp, uint32_t n, uint32_t v)
 {
     return (uint32_t)search_upper_u32(bp, sizeof *bp, n, v) - 1;
 }
@@ -41,11 +42,12 @@ static uint32_t next_unclaimed(uint32_t *next, uint32_t i)
     return root;
 }
 
-/* The sorted, distinct breakpoints of the exported entries. */
+/* The sorted, distinct breakpoints of the exported entries, 0 first. */
 uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uint32_t *bp)
 {
     uint32_t n = 0, distinct = 0;
 
+    bp[n++] = 0;
     for (uint32_t k = 0; k < count; k++) {
         bp[n++] = r[k].native_start;
         if (r[k].native_end != 0)
@@ -63,7 +65,7 @@ uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uin
  * x >= start from interval pos(start) + 1 on and x < end up to interval
  * pos(end) included. */
 void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_t *bp,
-                            uint32_t nbreaks, uint32_t *claim, uint32_t *next)
+                     uint32_t nbreaks, uint32_t *claim, uint32_t *next)
 {
     uint32_t nintervals = nbreaks + 1;
 
@@ -72,7 +74,7 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
     for (uint32_t i = 0; i < nintervals; i++)
         claim[i] = NATIVE_NONE;
     for (uint32_t k = 0; k < count; k++) {
-        uint32_t lo = position(bp, nbreaks, r[k].native_start) + 1;
+        uint32_t lo = intervals_position(bp, nbreaks, r[k].native_start) + 1;
         uint32_t hi;
 
         if (r[k].native_end == 0) {
@@ -80,7 +82,7 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
                 continue; /* end 0 never matches a PROLOG (doc/native-to-il.md#end-zero) */
             hi = nintervals;
         } else {
-            hi = position(bp, nbreaks, r[k].native_end) + 1;
+            hi = intervals_position(bp, nbreaks, r[k].native_end) + 1;
         }
         for (uint32_t i = next_unclaimed(next, lo); i < hi; i = next_unclaimed(next, i)) {
             claim[i] = k;
@@ -88,44 +90,3 @@ void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_
         }
     }
 }
-
-/* upto[k]: the specials among entries 0..k, i.e. the runtime's `which`
- * when entry k matches. */
-void intervals_answers(const native_table *t, const uint32_t *claim, uint32_t nintervals,
-                         uint32_t *upto, struct native_answer *answers)
-{
-    uint32_t specials = 0;
-
-    for (uint32_t k = 0; k < t->count; k++) {
-        specials += native_is_special(t->records[k].il_offset);
-        upto[k] = specials;
-    }
-    for (uint32_t i = 0; i < nintervals; i++) {
-        struct native_answer *a = &answers[i];
-        uint32_t k = claim[i];
-
-        memset(a, 0, sizeof *a);
-        a->entry = k;
-        if (k == NATIVE_NONE) {
-            a->result = ILMAP_MAPPING_NO_INFO;
-            a->which = specials; /* the scan visited every entry */
-            continue;
-        }
-        const ilmap_native_record *r = &t->records[k];
-        a->start = r->native_start;
-        a->which = upto[k];
-        switch (r->il_offset) {
-        case ILMAP_PROLOG: a->result = ILMAP_MAPPING_PROLOG; break;
-        case ILMAP_NO_MAPPING: a->result = ILMAP_MAPPING_UNMAPPED_ADDRESS; break;
-        case ILMAP_EPILOG:
-            a->result = ILMAP_MAPPING_EPILOG;
-            a->il = t->last_il;
-            break;
-        default:
-            a->result = ILMAP_MAPPING_APPROXIMATE;
-            a->il = r->il_offset;
-            break;
-        }
-    }
-}
-

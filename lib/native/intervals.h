@@ -1,12 +1,13 @@
-/* The elementary intervals of the native axis and the runtime's answer
- * for each (intervals.c). */
+/* The elementary intervals of the native axis and the entry the runtime
+ * answers for each (intervals.c). */
 #ifndef ILMAP_NATIVE_INTERVALS_H
 #define ILMAP_NATIVE_INTERVALS_H
 
 #include "native/native.h"
 
-/* The sorted, distinct breakpoints (starts, non-zero ends) of r[0, count)
- * into bp (2 * count slots); returns how many. */
+/* The sorted, distinct breakpoints (0, the starts, the non-zero ends) of
+ * r[0, count) into bp (2 * count + 1 slots); returns how many (at least
+ * 1: bp[0] is 0). */
 uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uint32_t *bp);
 
 /* claim[i] = the first entry of r (sorted order) matching interval i of
@@ -14,8 +15,7 @@ uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uin
 void intervals_claim(const ilmap_native_record *r, uint32_t count, const uint32_t *bp,
                      uint32_t nbreaks, uint32_t *claim, uint32_t *next);
 
-/* The answer of each interval; upto has t->count slots (scratch). */
-void intervals_answers(const native_table *t, const uint32_t *claim, uint32_t nintervals,
-                       uint32_t *upto, struct native_answer *answers);
+/* The position of v, a breakpoint, in bp[0, n). */
+uint32_t intervals_position(const uint32_t *bp, uint32_t n, uint32_t v);
 
 #endif

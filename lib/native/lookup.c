@@ -1,30 +1,277 @@
 /*
  * Lookups on a built map: native -> IL (doc/native-to-il.md#scan,
  * MapNativeOffsetToIL), IL -> native (MapILOffsetToMapEntry's floor), all
- * ranges of an IL offset, and the call sites. O(1) where keys are spread out
- * (the bucket tables), O(log n) at worst; no allocation, no locks.
+ * ranges of an IL offset, and the call sites. A scanned map tests every
+ * entry, a small one binary-searches its keys, an indexed one answers in
+ * O(1) where keys are spread out (the bucket tables), O(log n) at worst.
+ * No allocation, no locks, and no branch on the query in the common path
+ * (a profiler's sample offsets are random: such a branch would
+ * mispredict); each public lookup is one function with its helpers
+ * inlined, and the common indexed shape (narrow tables, the platform's
+ * SIMD window) has a copy of its own with those choices made.
  */
 #include <string.h>
 
 #include "common/copy_out.h"
 #include "common/search.h"
+#include "index/node_count.h"
+#include "native/buckets.h"
 #include "native/native.h"
 
-/* The elementary interval holding x: as many breakpoints as are <= x. */
-static inline const struct native_answer *answer_for(const ilmap_native *m, uint32_t x)
+/* The flags of most indexed maps (native_index.flags): narrow tables,
+ * and the SIMD window where the library has one. */
+#if defined(RANK_HAVE_X86) || defined(RANK_HAVE_NEON)
+#define NATIVE_COMMON_FLAGS NATIVE_SIMD
+#else
+#define NATIVE_COMMON_FLAGS 0u
+#endif
+
+/* The table's classes: PROLOGs [0, prolog_end), normal entries up to
+ * normal_end, EPILOGs up to epilog_end, then NO_MAPPINGs up to count. */
+typedef struct classes {
+    uint32_t prolog_end, normal_end, epilog_end;
+} classes;
+
+static classes classes_of(const ilmap_native *m, const uint32_t *il, uint32_t count)
 {
-    /* 0xFFFFFFFF is no valid rank query; its interval is the last. */
-    uint32_t r = x == 0xFFFFFFFFu ? m->nintervals - 1
-                                  : buckets_count_le(&m->break_buckets, &m->breaks, x);
-    return &m->answers[r];
+    classes c;
+
+    if (native_indexed(m)) {
+        const native_index *x = native_index_of(m);
+        c.prolog_end = x->prolog_end;
+        c.normal_end = x->normal_end;
+        c.epilog_end = x->epilog_end;
+        return c;
+    }
+    c.prolog_end = 0;
+    while (c.prolog_end < count && il[c.prolog_end] == ILMAP_PROLOG)
+        c.prolog_end++;
+    c.normal_end = c.prolog_end;
+    while (c.normal_end < count && il[c.normal_end] < ILMAP_EPILOG)
+        c.normal_end++;
+    c.epilog_end = c.normal_end;
+    while (c.epilog_end < count && il[c.epilog_end] == ILMAP_EPILOG)
+        c.epilog_end++;
+    return c;
 }
 
-/* EXACT for a normal entry hit at its start; written without a branch,
- * which a profiler's random sample offsets would mispredict. */
-static inline unsigned exactness(const struct native_answer *a, uint32_t x)
+/*
+ * The answer functions give the exported index + 1 of the first entry,
+ * in table order, whose range holds native offset x (the runtime's
+ * condition, doc/native-to-il.md#scan), 0 when none does.
+ */
+
+/* A scanned map (up to 32 entries, usually 1 or 2): every entry is
+ * tested, without a branch, and the first hit picked. */
+NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
 {
-    unsigned hit = (x == a->start) & (a->result == ILMAP_MAPPING_APPROXIMATE);
-    return a->result ^ (hit * (ILMAP_MAPPING_APPROXIMATE ^ ILMAP_MAPPING_EXACT));
+    const uint32_t *start = il + count, *end = start + count;
+    uint32_t hits = 0;
+
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t open = (end[i] == 0) & (il[i] != ILMAP_PROLOG);
+        hits |= (uint32_t)((x >= start[i]) & ((x < end[i]) | open)) << i;
+    }
+    return hits ? NODE_CTZ(hits) + 1 : 0;
+}
+
+/* How many of a small map's ascending keys[0, nkeys) are <= x: its
+ * native keys, or the normal entries' IL offsets. */
+NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t x)
+{
+#if defined(RANK_HAVE_X86)
+    /* Groups of 4 keys by one biased compare each; the keys above x are
+     * a suffix of a group, the count the position of the first (bit
+     * `valid` stops it at the keys' end). A last group may read up to 3
+     * words past the keys, inside the block (after the native keys, the
+     * IL column of at least 3 entries; after the IL column, the answers
+     * of at least 4 intervals), compared and ignored. */
+    const __m128i bias = _mm_set1_epi32(INT32_MIN);
+    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
+    uint32_t rank = 0;
+    for (uint32_t i = 0; i < nkeys; i += 4) {
+        uint32_t valid = nkeys - i < 4 ? nkeys - i : 4;
+        __m128i k = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
+        rank += NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(k, xb))) |
+                         (1u << valid));
+    }
+    return rank;
+#else
+    return rank_search(keys, nkeys, x);
+#endif
+}
+
+/* The direct answer of interval r (r >= 1) at x: its IL offset and kind,
+ * EXACT where x is the interval's left key and the interval begins at
+ * the entry's start. */
+NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
+                                     const uint8_t *kinds, uint32_t r, uint32_t x,
+                                     uint32_t *il_offset)
+{
+    uint32_t kind = kinds[r];
+    uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
+
+    if (il_offset)
+        *il_offset = il_answers[r];
+    return (kind & 0x7Fu) >> exact;
+}
+
+/* A direct map's interval of x through its bucket table. flags is
+ * ix->flags' bucket bits, a constant in the common shape's copy. */
+NATIVE_INLINE uint32_t direct_rank(const ilmap_native *m, const native_index *ix, unsigned flags,
+                                   uint32_t x)
+{
+    return buckets_rank(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->native_first_off),
+                        (flags & NATIVE_WIDE_NATIVE) != 0, ix->native_nb, ix->native_shift, x,
+                        (flags & NATIVE_SIMD) != 0);
+}
+
+/* native -> IL on a direct map. */
+NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
+    uint32_t r = flags == NATIVE_COMMON_FLAGS ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, x)
+                                              : direct_rank(m, ix, flags, x);
+    return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
+                         native_at(m, ix->kinds_off), r, x, il_offset);
+}
+
+/* native -> IL on a small map. */
+NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il_answers = keys + nkeys + count;
+    uint32_t r = small_rank(keys, nkeys, x);
+    return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
+                         il_offset);
+}
+
+/* An indexed map: the same through the bucket table. flags is
+ * ix->flags, a constant in the common shape's copy. */
+NATIVE_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index *ix,
+                                      unsigned flags, uint32_t x)
+{
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    uint32_t r = buckets_rank(keys, native_at(m, ix->native_first_off),
+                              (flags & NATIVE_WIDE_NATIVE) != 0, ix->native_nb, ix->native_shift,
+                              x, (flags & NATIVE_SIMD) != 0);
+    if (flags & NATIVE_WIDE_ANSWERS)
+        return ((const uint32_t *)native_at(m, ix->answers_off))[r];
+    return ((const uint16_t *)native_at(m, ix->answers_off))[r];
+}
+
+/* The runtime's scan itself over any map (the positional forms keep no
+ * entry per interval): exported index + 1 of the first entry whose range
+ * holds x, 0 when none. O(n): ilmap_native_to_il_detail only. */
+static uint32_t entry_by_scan(const ilmap_native *m, uint32_t x)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = native_count(m);
+
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t end = native_bound(m, k, 1);
+        if (x >= native_bound(m, k, 0) && (x < end || (end == 0 && il[k] != ILMAP_PROLOG)))
+            return k + 1;
+    }
+    return 0;
+}
+
+/* Any map's answer, its IL column and count. */
+NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32_t **column,
+                                 uint32_t *count)
+{
+    uint32_t info = m->info;
+
+    switch (info & NATIVE_FORM_MASK) {
+    case NATIVE_FORM_DIRECT:
+    case NATIVE_FORM_SMALL:
+        *column = native_columns(m);
+        *count = native_count(m);
+        return entry_by_scan(m, x);
+    case NATIVE_FORM_INDEXED: {
+        const native_index *ix = native_index_of(m);
+        unsigned flags = ix->flags;
+        *column = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        *count = ix->count;
+        if (flags == NATIVE_COMMON_FLAGS)
+            return indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x);
+        return indexed_answer(m, ix, flags, x);
+    }
+    default:
+        *column = native_columns(m);
+        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        return scan_answer(*column, *count, x);
+    }
+}
+
+/* The result of each class of answer (answer_of), twice: at [2c] when x
+ * is not the entry's start, at [2c + 1] when it is (EXACT for a normal
+ * entry). */
+static const uint8_t native_results[10] = {
+    ILMAP_MAPPING_APPROXIMATE,      ILMAP_MAPPING_EXACT,          /* 0: normal */
+    ILMAP_MAPPING_EPILOG,           ILMAP_MAPPING_EPILOG,         /* 1: EPILOG */
+    ILMAP_MAPPING_PROLOG,           ILMAP_MAPPING_PROLOG,         /* 2: PROLOG */
+    ILMAP_MAPPING_UNMAPPED_ADDRESS, ILMAP_MAPPING_UNMAPPED_ADDRESS, /* 3: NO_MAPPING */
+    ILMAP_MAPPING_NO_INFO,          ILMAP_MAPPING_NO_INFO,        /* 4: none */
+};
+
+/* The runtime's answer for answer a (entry a - 1, none for 0) at x,
+ * without a branch on the class (the compiler makes the selections
+ * conditional moves). For a = 0 the words before the IL and start
+ * columns are read (native.h: inside the block) and ignored. */
+NATIVE_INLINE unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint32_t count,
+                                 uint32_t a, uint32_t x, uint32_t *il_offset)
+{
+    const uint32_t *row = il - 1 + a;
+    uint32_t v = row[0];
+    uint32_t special = v - (ILMAP_EPILOG - 1); /* 1-3 for EPILOG, PROLOG, NO_MAPPING */
+    uint32_t cls = special < 4 ? special : 0;
+    cls = a ? cls : 4;
+
+    if (il_offset) {
+        uint32_t out = cls == 0 ? v : 0;
+        *il_offset = cls == 1 ? m->last_il : out;
+    }
+    return native_results[2 * cls + (x == row[count])];
+}
+
+/* The same, with a branch: a normal entry first. An indexed map's
+ * specials (PROLOG, EPILOGs, unmapped stubs) cover little of its code,
+ * so the branch is nearly always predicted and the common answer costs
+ * a handful of instructions; a small map's specials can cover half its
+ * code, and it takes answer_of() directly. */
+NATIVE_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t *il,
+                                           uint32_t count, uint32_t a, uint32_t x,
+                                           uint32_t *il_offset)
+{
+    const uint32_t *row = il - 1 + a;
+    uint32_t v = row[0];
+
+    if (NATIVE_LIKELY((a != 0) & (v < ILMAP_EPILOG))) {
+        if (il_offset)
+            *il_offset = v;
+        /* APPROXIMATE >> 1 is EXACT */
+        return ILMAP_MAPPING_APPROXIMATE >> (x == row[count]);
+    }
+    return answer_of(m, il, count, a, x, il_offset);
+}
+
+/* The lookup of each form, for ilmap_native_to_il: the indexed one
+ * inline there, the others apart, so that each has the registers to
+ * itself. */
+NATIVE_NOINLINE unsigned small_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    return small_direct_to_il(m, x, il_offset);
+}
+
+NATIVE_NOINLINE unsigned scan_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    return answer_of(m, il, count, scan_answer(il, count, x), x, il_offset);
 }
 
 unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
@@ -39,20 +286,34 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
             *which = 0;
         return ILMAP_MAPPING_NO_INFO;
     }
+    if (!entry && !which)
+        return ilmap_native_to_il(m, native_offset, il_offset);
 
-    const struct native_answer *a = answer_for(m, native_offset);
-    unsigned result = exactness(a, native_offset);
+    const uint32_t *il;
+    uint32_t count, a = answer_at(m, native_offset, &il, &count);
 
-    if (il_offset)
-        *il_offset = a->il;
     if (entry)
-        *entry = a->entry == NATIVE_NONE ? ILMAP_NO_INDEX : a->entry;
-    if (which)
-        *which = a->which;
-    return result;
+        *entry = a ? a - 1 : ILMAP_NO_INDEX;
+    if (which) {
+        /* The specials the scan visited: PROLOGs lead the table, EPILOGs
+         * and NO_MAPPINGs end it. */
+        classes c = classes_of(m, il, count);
+        uint32_t upto = a ? a : count;
+        *which = upto <= c.prolog_end  ? upto
+                 : upto <= c.normal_end ? c.prolog_end
+                                        : c.prolog_end + (upto - c.normal_end);
+    }
+    switch (native_form(m)) {
+    case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
+    case NATIVE_FORM_SMALL: return small_direct_to_il(m, native_offset, il_offset);
+    default: return answer_of(m, il, count, a, native_offset, il_offset);
+    }
 }
 
-unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
+/* ilmap_native_to_il for the maps the public function leaves: none,
+ * scanned, indexed with entry answers, direct of an uncommon shape. */
+NATIVE_NOINLINE unsigned native_to_il_other(const ilmap_native *m, uint32_t native_offset,
+                                            uint32_t *il_offset)
 {
     if (!m) {
         if (il_offset)
@@ -60,77 +321,374 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
         return ILMAP_MAPPING_NO_INFO;
     }
 
-    const struct native_answer *a = answer_for(m, native_offset);
-    unsigned result = exactness(a, native_offset);
-
-    if (il_offset)
-        *il_offset = a->il;
-    return result;
+    switch (native_form(m)) {
+    case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
+    case NATIVE_FORM_INDEXED: {
+        const native_index *ix = native_index_of(m);
+        const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        uint32_t a = ix->flags == NATIVE_COMMON_FLAGS
+                         ? indexed_answer(m, ix, NATIVE_COMMON_FLAGS, native_offset)
+                         : indexed_answer(m, ix, ix->flags, native_offset);
+        return answer_normal_first(m, il, ix->count, a, native_offset, il_offset);
+    }
+    case NATIVE_FORM_SMALL: return small_to_il(m, native_offset, il_offset);
+    default: return scan_to_il(m, native_offset, il_offset);
+    }
 }
 
-/* The exported entries [*begin, *end) whose IL offset is il exactly. */
-static void entries_of(const ilmap_native *m, uint32_t il, uint32_t *begin, uint32_t *end)
+/* The direct form's common shape inline, the rest apart. */
+unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
 {
-    switch (il) {
-    case ILMAP_PROLOG:
-        *begin = 0;
-        *end = m->prolog_end;
-        return;
-    case ILMAP_EPILOG:
-        *begin = m->normal_end;
-        *end = m->epilog_end;
-        return;
-    case ILMAP_NO_MAPPING:
-        *begin = m->epilog_end;
-        *end = m->count;
-        return;
-    default:
-        break;
+    if (NATIVE_LIKELY(m != NULL)) {
+        unsigned form = native_form(m);
+        if (form == NATIVE_FORM_DIRECT) {
+            const native_index *ix = native_index_of(m);
+            if ((ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
+                uint32_t r = direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset);
+                return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                     native_at(m, ix->answers_off), native_at(m, ix->kinds_off),
+                                     r, native_offset, il_offset);
+            }
+        } else if (form == NATIVE_FORM_SMALL) {
+            return small_to_il(m, native_offset, il_offset);
+        }
     }
-    uint32_t g = buckets_count_le(&m->il_buckets, &m->il_keys, il);
-    if (g > 0 && m->records[m->group_first[g - 1]].il_offset == il) {
-        *begin = m->group_first[g - 1];
-        *end = m->group_first[g];
-    } else {
-        *begin = *end = 0;
+    return native_to_il_other(m, native_offset, il_offset);
+}
+
+/* How many normal entries have an IL offset <= x (x not special), as the
+ * position after them in the IL column; the column, its count and
+ * where its normal entries start in *column, *count and *prolog_end. */
+NATIVE_INLINE uint32_t il_rank(const ilmap_native *m, uint32_t x, const uint32_t **column,
+                               uint32_t *count, uint32_t *prolog_end)
+{
+    uint32_t info = m->info;
+
+    switch (info & NATIVE_FORM_MASK) {
+    case NATIVE_FORM_INDEXED:
+    case NATIVE_FORM_DIRECT: {
+        const native_index *ix = native_index_of(m);
+        const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+        const void *first = native_at(m, ix->il_first_off);
+        unsigned flags = ix->flags & (NATIVE_WIDE_IL | NATIVE_SIMD);
+        *column = il;
+        *count = ix->count;
+        *prolog_end = ix->prolog_end;
+        if (flags == NATIVE_COMMON_FLAGS)
+            return buckets_rank(il, first, 0, ix->il_nb, ix->il_shift, x,
+                                NATIVE_COMMON_FLAGS != 0);
+        return buckets_rank(il, first, (flags & NATIVE_WIDE_IL) != 0, ix->il_nb, ix->il_shift, x,
+                            (flags & NATIVE_SIMD) != 0);
+    }
+    case NATIVE_FORM_SMALL: {
+        const uint32_t *il = native_columns(m);
+        uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+        uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+        *column = il;
+        *count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        *prolog_end = lo;
+        return lo + rank_search(il + lo, hi - lo, x);
+    }
+    default: break;
+    }
+    /* Scanned: PROLOGs lead, and every special exceeds x. */
+    const uint32_t *il = native_columns(m);
+    uint32_t n = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu, prologs = 0, below = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        prologs += il[i] == ILMAP_PROLOG;
+        below += il[i] <= x;
+    }
+    *column = il;
+    *count = n;
+    *prolog_end = prologs;
+    return prologs + below;
+}
+
+/* The first entry of the IL group holding entry k, which is not its
+ * first (entries [lo, k] are normal and sorted): a short walk back, then
+ * a binary search, so that a large group costs O(log n). */
+NATIVE_NOINLINE uint32_t group_start_before(const uint32_t *il, uint32_t lo, uint32_t k)
+{
+    uint32_t v = il[k];
+
+    for (unsigned step = 0; step < 4; step++) {
+        if (k == lo || il[k - 1] != v)
+            return k;
+        k--;
+    }
+    return lo + (uint32_t)search_lower_u32(il + lo, sizeof *il, k - lo, v);
+}
+
+/* The first entry of the IL group holding entry k; most groups have one
+ * entry. */
+NATIVE_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
+{
+    if (k == lo || il[k - 1] != il[k])
+        return k;
+    return group_start_before(il, lo, k - 1);
+}
+
+/* The exported form of entry k of an indexed map with entry answers
+ * (its start and end columns follow the IL column;
+ * doc/native-maps.md#export, ExportILToNativeMap). */
+NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
+                                             uint32_t count, uint32_t k)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned mode = (m->info >> NATIVE_SRC_SHIFT) & 3u;
+    ilmap_native_entry e;
+    uint32_t source;
+
+    e.il_offset = il[k];
+    e.native_start = il[(size_t)count + k];
+    e.native_end = il[2 * (size_t)count + k];
+    switch (mode) {
+    case NATIVE_SRC_ZERO: return e;
+    case NATIVE_SRC_UNIFORM: source = ix->source; break;
+    case NATIVE_SRC_U8: source = ((const uint8_t *)native_at(m, ix->sources_off))[k]; break;
+    default: source = ((const uint32_t *)native_at(m, ix->sources_off))[k]; break;
+    }
+    if (source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
+        e.native_end = m->code_size;
+    return e;
+}
+
+/* The exported entries [*begin, *end) whose IL offset is x exactly. */
+static void entries_of(const ilmap_native *m, uint32_t x, uint32_t *begin, uint32_t *end)
+{
+    const uint32_t *il;
+    uint32_t count, lo, p;
+
+    *begin = *end = 0;
+    if (native_is_special(x)) {
+        il = native_columns(m);
+        count = native_count(m);
+        classes c = classes_of(m, il, count);
+        switch (x) {
+        case ILMAP_PROLOG:
+            *end = c.prolog_end;
+            return;
+        case ILMAP_EPILOG:
+            *begin = c.normal_end;
+            *end = c.epilog_end;
+            return;
+        default: /* ILMAP_NO_MAPPING */
+            *begin = c.epilog_end;
+            *end = count;
+            return;
+        }
+    }
+    p = il_rank(m, x, &il, &count, &lo);
+    if (p > lo && il[p - 1] == x) {
+        *begin = group_start(il, lo, p - 1);
+        *end = p;
     }
 }
 
-ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+/* ilmap_il_to_native for every map and offset; the common case has a
+ * copy of its own below. */
+NATIVE_NOINLINE ilmap_status il_to_native_any(const ilmap_native *m, uint32_t il_offset,
+                                              ilmap_native_entry *entry, size_t *index,
+                                              int *il_matched)
 {
     uint32_t k = NATIVE_NONE;
     int matched = 0;
 
-    if (m && native_is_special(il_offset)) {
+    if (!m) {
+        if (entry)
+            memset(entry, 0, sizeof *entry);
+        if (index)
+            *index = ILMAP_NO_INDEX;
+        if (il_matched)
+            *il_matched = 0;
+        return ILMAP_E_INVALID_ARG;
+    }
+
+    if (native_is_special(il_offset)) {
         uint32_t begin, end;
         entries_of(m, il_offset, &begin, &end);
         if (begin < end) {
             k = begin;
             matched = 1;
         }
-    } else if (m) {
-        /* Non-special offsets are below 0xFFFFFFFD: valid rank queries. */
-        uint32_t g = buckets_count_le(&m->il_buckets, &m->il_keys, il_offset);
-        if (g > 0) {
-            k = m->group_first[g - 1];
-            matched = m->records[k].il_offset == il_offset;
+    } else {
+        const uint32_t *il;
+        uint32_t count, lo, p = il_rank(m, il_offset, &il, &count, &lo);
+        if (p > lo) {
+            k = group_start(il, lo, p - 1);
+            matched = il[k] == il_offset;
         }
     }
 
     if (entry) {
-        if (k != NATIVE_NONE)
-            *entry = native_exported(m, k);
-        else
+        if (k == NATIVE_NONE)
             memset(entry, 0, sizeof *entry);
+        else
+            *entry = native_exported(m, k);
     }
     if (index)
         *index = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
     if (il_matched)
         *il_matched = matched;
-    if (!m)
-        return ILMAP_E_INVALID_ARG;
     return k == NATIVE_NONE ? ILMAP_E_NOT_FOUND : ILMAP_OK;
+}
+
+/* ilmap_il_to_native for what the public function leaves: an indexed
+ * map with entry answers (its common shape here), and every other case. */
+NATIVE_NOINLINE ilmap_status il_to_native_other(const ilmap_native *m, uint32_t il_offset,
+                                                ilmap_native_entry *entry, size_t *index,
+                                                int *il_matched)
+{
+    if (m && native_form(m) == NATIVE_FORM_INDEXED && !native_is_special(il_offset)) {
+        const native_index *ix = native_index_of(m);
+        if ((ix->flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
+            const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+            uint32_t lo = ix->prolog_end;
+            uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
+                                      ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
+            if (NATIVE_LIKELY(p > lo)) {
+                uint32_t k = group_start(il, lo, p - 1);
+                if (entry)
+                    *entry = exported_at(m, il, ix->count, k);
+                if (index)
+                    *index = k;
+                if (il_matched)
+                    *il_matched = il[k] == il_offset;
+                return ILMAP_OK;
+            }
+        }
+    }
+    return il_to_native_any(m, il_offset, entry, index, il_matched);
+}
+
+/* Entry k of a positional map (keys, position columns of `width`
+ * bytes) as exported; unknown is the entry of unknown end (native.h),
+ * not NATIVE_SEVERAL. */
+NATIVE_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const uint32_t *keys,
+                                                  const uint32_t *il, const void *starts,
+                                                  const void *ends, unsigned width,
+                                                  uint32_t unknown, uint32_t k)
+{
+    ilmap_native_entry e;
+    uint32_t end = keys[native_position(ends, width, k)];
+
+    e.il_offset = il[k];
+    e.native_start = keys[native_position(starts, width, k)];
+    e.native_end = k == unknown ? m->code_size : end;
+    return e;
+}
+
+/* The floor entry k's results. */
+NATIVE_INLINE ilmap_status floor_found(const uint32_t *il, uint32_t k, uint32_t il_offset,
+                                       ilmap_native_entry e, ilmap_native_entry *entry,
+                                       size_t *index, int *il_matched)
+{
+    if (entry)
+        *entry = e;
+    if (index)
+        *index = k;
+    if (il_matched)
+        *il_matched = il[k] == il_offset;
+    return ILMAP_OK;
+}
+
+/* No floor entry. */
+NATIVE_INLINE ilmap_status floor_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    if (entry)
+        memset(entry, 0, sizeof *entry);
+    if (index)
+        *index = ILMAP_NO_INDEX;
+    if (il_matched)
+        *il_matched = 0;
+    return ILMAP_E_NOT_FOUND;
+}
+
+/* The floor entry from the rank p > lo of a normal IL offset: the first
+ * of its IL group when the group has one or two entries (most), else
+ * NATIVE_NONE (the caller asks il_to_native_any, which walks back). */
+NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32_t p)
+{
+    uint32_t k = p - 1;
+
+    if (k == lo || il[k - 1] != il[k])
+        return k;
+    k--;
+    return k == lo || il[k - 1] != il[k] ? k : NATIVE_NONE;
+}
+
+/* ilmap_il_to_native on a small map, for a normal IL offset. */
+NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                ilmap_native_entry *entry, size_t *index,
+                                                int *il_matched)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il = keys + nkeys;
+    /* The normal entries' IL offsets ascend: counted as the keys are
+     * (a last group may read past them, into the block). */
+    uint32_t p = lo + small_rank(il + lo, hi - lo, il_offset);
+    /* the positions follow the answers (native.h) */
+    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
+    uint32_t unknown = starts[2 * count];
+
+    if (p == lo)
+        return floor_none(entry, index, il_matched);
+    uint32_t k = short_group_start(il, lo, p);
+    if (k == NATIVE_NONE || unknown == 0xFEu)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    unknown = unknown == 0xFFu ? NATIVE_NONE : unknown;
+    ilmap_native_entry e = positional_entry(m, keys, il, starts, starts + count, 1, unknown, k);
+    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+}
+
+/* ilmap_il_to_native on a direct map, for a normal IL offset: the
+ * common shape here, anything rarer (wide or portable tables, a long IL
+ * group, several entries of unknown end) through il_to_native_any, by a
+ * tail call, so that this path keeps its values in registers. */
+NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                 ilmap_native_entry *entry, size_t *index,
+                                                 int *il_matched)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags;
+    uint32_t unknown = ix->unknown_end;
+
+    if ((flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) != NATIVE_COMMON_FLAGS || unknown == NATIVE_SEVERAL)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    const uint32_t *il = keys + ix->nkeys;
+    uint32_t lo = ix->prolog_end;
+    uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb, ix->il_shift,
+                              il_offset, NATIVE_COMMON_FLAGS != 0);
+    if (p == lo)
+        return floor_none(entry, index, il_matched);
+    uint32_t k = short_group_start(il, lo, p);
+    if (k == NATIVE_NONE)
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    ilmap_native_entry e =
+        positional_entry(m, keys, il, native_at(m, ix->starts_off), native_at(m, ix->ends_off),
+                         native_position_width(flags), unknown, k);
+    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+}
+
+/* The common cases apart, each with its own registers: a direct or a
+ * small map and a normal IL offset. */
+ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
+        unsigned form = native_form(m);
+        if (form == NATIVE_FORM_DIRECT)
+            return direct_il_to_native(m, il_offset, entry, index, il_matched);
+        if (form == NATIVE_FORM_SMALL)
+            return small_il_to_native(m, il_offset, entry, index, il_matched);
+    }
+    return il_to_native_other(m, il_offset, entry, index, il_matched);
 }
 
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
@@ -170,14 +728,17 @@ ilmap_status ilmap_native_find_call_site(const ilmap_native *m, uint32_t native_
         memset(out, 0, sizeof *out);
     if (!m || !out)
         return ILMAP_E_INVALID_ARG;
+    if (!native_indexed(m))
+        return ILMAP_E_NOT_FOUND; /* small maps have no call sites */
 
     /* The first call site in native order whose start is >= the offset;
      * calls_by_start breaks ties by list order, so it is the first one. */
-    const ilmap_native_record *calls = m->records + m->count;
-    const call_probe p = { calls, m->calls_by_start, native_offset };
-    size_t lo = search_partition(0, m->ncalls, call_starts_before, &p);
-    if (lo == m->ncalls || calls[m->calls_by_start[lo]].native_start != native_offset)
+    const native_index *ix = native_index_of(m);
+    const ilmap_native_record *calls = native_at(m, ix->calls_off);
+    const call_probe p = { calls, native_at(m, ix->calls_by_start_off), native_offset };
+    size_t lo = search_partition(0, ix->ncalls, call_starts_before, &p);
+    if (lo == ix->ncalls || calls[p.calls_by_start[lo]].native_start != native_offset)
         return ILMAP_E_NOT_FOUND;
-    *out = calls[m->calls_by_start[lo]];
+    *out = calls[p.calls_by_start[lo]];
     return ILMAP_OK;
 }

@@ -1,16 +1,27 @@
-/* The inside of an ilmap_native: the runtime's sorted table, plus one
- * index per lookup direction. */
+/* The inside of an ilmap_native: the runtime's sorted table, compactly,
+ * plus the native -> IL answers and, when the map is not small, a bucket
+ * table per lookup direction. */
 #ifndef ILMAP_NATIVE_NATIVE_H
 #define ILMAP_NATIVE_NATIVE_H
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "ilmap.h"
-#include "index/cpu.h"
-#include "index/rank_index.h"
-#include "native/buckets.h"
 
 #define NATIVE_NONE 0xFFFFFFFFu
+
+/* The lookups' helpers are inlined into each public function, so that a
+ * lookup is one function with no call inside. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NATIVE_INLINE static inline __attribute__((always_inline))
+#define NATIVE_NOINLINE static __attribute__((noinline))
+#define NATIVE_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define NATIVE_INLINE static inline
+#define NATIVE_NOINLINE static
+#define NATIVE_LIKELY(c) (c)
+#endif
 
 /* -10 and MAX_ILNUM as the two flavours' duplicate trackers start
  * (doc/native-maps.md#translation-filter); both are plain IL values that a
@@ -19,53 +30,293 @@
 #define NATIVE_MAX_ILNUM 0xFFFFFFFCu
 
 /*
- * The answer for one elementary interval of the native axis. Between two
- * consecutive breakpoints (all starts and non-zero ends) every "x >=
- * start" and "x < end" test of the runtime's scan is constant, so the
- * first matching entry is too; only EXACT vs APPROXIMATE depends on x,
- * and only at the interval's left edge, hence `start`.
+ * The layout of an ilmap_native (doc/performance.md#native-memory): one
+ * malloc'd block, sized to what the map needs, in one of four forms.
+ *
+ * All start with a head (info word, code size, lastIL) and keep the
+ * exported entries in the runtime's sorted order: an IL column (uint32_t)
+ * plus their native starts and stored ends, then the source bits (none
+ * when all are 0, one value when all are equal, else a column of uint8_t
+ * or uint32_t).
+ *
+ * The native -> IL answers are precomputed (intervals.c) over the
+ * breakpoints of the native axis (0, the starts and the non-zero ends,
+ * ascending, the "keys"): per elementary interval, either the answer
+ * itself ("direct": the IL offset handed back, and a byte holding the
+ * mapping kind plus whether the interval begins at the matched entry's
+ * start, which makes an offset equal to its left key EXACT), or the
+ * exported index + 1 of the matched entry (0: none). A lookup counts the
+ * keys <= x (at least 1: the key 0) and reads that interval's answer.
+ *
+ *   - scan (at most NATIVE_SCAN_MAX entries, no call sites, or a small
+ *     map whose keys would not fit the memory bound): starts and ends
+ *     as uint32_t columns after the IL column; lookups test every entry.
+ *   - small (up to NATIVE_SMALL_MAX entries, no call sites): the keys,
+ *     the IL column, the direct answers (uint32_t IL offsets, then the
+ *     kind bytes), each entry's start and end as a uint8_t position in
+ *     the keys, the source bits; the head's info word holds the counts.
+ *     Lookups search the keys (SSE2) or the IL column (binary search):
+ *     no bucket table.
+ *   - direct (indexed, direct answers): an index part after the head
+ *     (native_index), the keys, the IL column, the direct answers, the
+ *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
+ *     uint32_t as the key count needs), a bucket table (buckets.h) over
+ *     the keys and one over the IL column's normal entries, the call
+ *     sites as full records and their native order, the source bits.
+ *   - indexed (entry answers): what a map gets when the direct answers
+ *     would not fit the bound (gaps between its ranges double its
+ *     intervals): the index part, the keys, the IL, start and end
+ *     columns (uint32_t), the entry answers (uint16_t below 65535
+ *     entries, else uint32_t), then as the direct form. A lookup reads
+ *     the IL offset and start of entry a - 1 from the columns: for a = 0
+ *     that is the word before each column, inside the block, read and
+ *     then ignored, so that no branch is taken on it.
+ *
+ * In the indexed forms the keys sit right before the IL column, and the
+ * IL column before more uint32_t words, so that a bucket's fixed-width
+ * window never leaves the block.
  */
-struct native_answer {
-    uint32_t il;     /* what the runtime hands back */
-    uint32_t start;  /* the matched entry's start (EXACT test) */
-    uint32_t result; /* ILMAP_MAPPING_*: APPROXIMATE for normal entries */
-    uint32_t entry;  /* exported index, NATIVE_NONE when nothing matches */
-    uint32_t which;  /* specials visited by the scan */
+
+/* Entries up to which a map without call sites is scanned, and up to
+ * which it keeps no bucket table. */
+#define NATIVE_SCAN_MAX 2u
+#define NATIVE_SMALL_MAX 32u
+
+/* info word: the form, then per form. */
+#define NATIVE_FORM_MASK 0x3u
+#define NATIVE_FORM_SCAN 0x0u
+#define NATIVE_FORM_SMALL 0x1u
+#define NATIVE_FORM_INDEXED 0x2u /* entry answers */
+#define NATIVE_FORM_DIRECT 0x3u  /* indexed, direct answers */
+#define NATIVE_DAC 0x4u
+#define NATIVE_SRC_SHIFT 3u /* 2 bits: enum native_src */
+#define NATIVE_COUNT_SHIFT 5u /* scan and small: the count, 6 bits */
+#define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
+#define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
+#define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
+#define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
+
+/* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
+ * the code size as its end; a built map has one, the last in native
+ * order), so that the lookups need not read the source bits: its index,
+ * NATIVE_NONE when there is none, NATIVE_SEVERAL when there are more
+ * (the source bits say which then). A small map keeps it in a byte,
+ * 0xFF and 0xFE for these two. */
+#define NATIVE_SEVERAL 0xFFFFFFFEu
+
+/* A direct answer's kind byte: the ILMAP_MAPPING_* result, with
+ * NATIVE_KIND_AT_START when the interval begins at the matched (normal)
+ * entry's start: there, x equal to the interval's left key is EXACT
+ * (APPROXIMATE >> 1). */
+#define NATIVE_KIND_AT_START 0x80u
+
+/* How the source bits are kept. */
+enum native_src {
+    NATIVE_SRC_ZERO = 0,    /* all 0 */
+    NATIVE_SRC_UNIFORM = 1, /* all equal: in the head (scan), a byte after
+                               the answers (small) or the index */
+    NATIVE_SRC_U8 = 2,      /* a uint8_t column */
+    NATIVE_SRC_U32 = 3      /* a uint32_t column */
 };
 
 struct ilmap_native {
-    uint32_t count;  /* exported entries: records[0, count) */
-    uint32_t ncalls; /* call sites: records[count, count + ncalls) */
+    uint32_t info;
     uint32_t code_size;
     uint32_t last_il;
-    int dac;
-    cpu_level level;
-    const ilmap_native_record *records;
-
-    /* native -> IL: breaks holds the breakpoints below 0xFFFFFFFF (the
-     * rank index cannot take that key); nintervals - 1 counts them all,
-     * so the interval of x = 0xFFFFFFFF is the last one. */
-    rank_index breaks;
-    uint32_t nintervals;
-    const struct native_answer *answers;
-
-    buckets break_buckets; /* the same keys, answering most queries */
-
-    /* IL -> native: the distinct IL offsets of the normal entries, which
-     * sit in records[prolog_end, normal_end) sorted by IL; group g starts
-     * at group_first[g] and ends where group g + 1 starts. */
-    rank_index il_keys;
-    buckets il_buckets;
-    const uint32_t *group_first; /* il_keys.nkeys + 1 */
-    uint32_t prolog_end;         /* PROLOGs are records[0, prolog_end) */
-    uint32_t normal_end;
-    uint32_t epilog_end;         /* then NO_MAPPINGs up to count */
-
-    /* Call sites in native order (indexes into the call-site list). */
-    const uint32_t *calls_by_start;
-
-    size_t bytes;
 };
+
+/* native_index.flags */
+#define NATIVE_WIDE_ANSWERS 0x1u /* entry answers are uint32_t */
+#define NATIVE_WIDE_NATIVE 0x2u  /* the native bucket table is uint32_t */
+#define NATIVE_WIDE_IL 0x4u      /* the IL bucket table is uint32_t */
+#define NATIVE_SIMD 0x8u         /* bucket windows use SSE2 / NEON */
+#define NATIVE_POS16 0x10u       /* direct: key positions are uint16_t */
+#define NATIVE_POS32 0x20u       /* direct: key positions are uint32_t */
+
+/* The index part of an indexed map, right after the head; the keys
+ * follow it. Offsets are in bytes from the start of the block. */
+typedef struct native_index {
+    uint32_t count;  /* exported entries */
+    uint32_t nkeys;  /* native breakpoints */
+    uint8_t native_shift, il_shift, flags, reserved;
+    uint32_t native_nb, il_nb; /* buckets */
+    uint32_t native_first_off, il_first_off;
+    uint32_t answers_off; /* entry answers, or the direct IL offsets */
+    uint32_t kinds_off;   /* direct: the kind bytes */
+    uint32_t starts_off, ends_off; /* direct: the key positions */
+    uint32_t unknown_end; /* the entry of unknown end (see above) */
+    uint32_t prolog_end, normal_end, epilog_end; /* the table's classes */
+    uint32_t ncalls; /* call sites */
+    uint32_t source; /* the common source (NATIVE_SRC_UNIFORM) */
+    uint32_t calls_off, calls_by_start_off, sources_off;
+    uint32_t size; /* bytes of the block */
+} native_index;
+
+static inline unsigned native_form(const ilmap_native *m)
+{
+    return m->info & NATIVE_FORM_MASK;
+}
+
+/* The indexed forms, direct or not. */
+static inline int native_indexed(const ilmap_native *m)
+{
+    return (native_form(m) & NATIVE_FORM_INDEXED) != 0;
+}
+
+/* The forms that keep starts and ends as positions in the keys. */
+static inline int native_positional(const ilmap_native *m)
+{
+    return native_form(m) == NATIVE_FORM_SMALL || native_form(m) == NATIVE_FORM_DIRECT;
+}
+
+static inline const native_index *native_index_of(const ilmap_native *m)
+{
+    return (const native_index *)(const void *)((const unsigned char *)m + sizeof *m);
+}
+
+static inline const void *native_at(const ilmap_native *m, uint32_t offset)
+{
+    return (const unsigned char *)m + offset;
+}
+
+static inline uint32_t native_count(const ilmap_native *m)
+{
+    return native_indexed(m) ? native_index_of(m)->count
+                             : (m->info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+}
+
+/* A small map's key count. */
+static inline uint32_t native_small_keys(uint32_t info)
+{
+    return (info >> NATIVE_SMALL_KEYS_SHIFT) & 0x7Fu;
+}
+
+/* Where an indexed map's keys start. */
+#define NATIVE_INDEXED_KEYS_OFF (sizeof(ilmap_native) + sizeof(native_index))
+
+/* The keys of a small or indexed map. */
+static inline const uint32_t *native_keys(const ilmap_native *m)
+{
+    return (const uint32_t *)native_at(
+        m, native_indexed(m) ? (uint32_t)NATIVE_INDEXED_KEYS_OFF : (uint32_t)sizeof *m);
+}
+
+/* Bytes of each source value in mode's column (0: no column). */
+static inline size_t native_source_bytes(unsigned mode)
+{
+    return mode == NATIVE_SRC_U8 ? 1 : mode == NATIVE_SRC_U32 ? 4 : 0;
+}
+
+/* A small map's byte offsets: the IL column, the direct answers (IL
+ * offsets, kinds), the starts' and ends' positions, the byte naming the
+ * entry of unknown end, the source bits (a column, or the common byte),
+ * the end. */
+typedef struct native_small_layout {
+    size_t il, answers, kinds, starts, ends, unknown, sources, size;
+} native_small_layout;
+
+static inline native_small_layout native_small_layout_of(uint32_t count, uint32_t nkeys,
+                                                         unsigned mode)
+{
+    native_small_layout l;
+
+    l.il = sizeof(ilmap_native) + 4 * (size_t)nkeys;
+    l.answers = l.il + 4 * (size_t)count;
+    l.kinds = l.answers + 4 * ((size_t)nkeys + 1);
+    l.starts = l.kinds + nkeys + 1;
+    l.ends = l.starts + count;
+    l.unknown = l.ends + count;
+    l.sources = l.unknown + 1;
+    if (mode == NATIVE_SRC_U32)
+        l.sources = (l.sources + 3u) & ~(size_t)3u;
+    l.size = l.sources + (mode == NATIVE_SRC_UNIFORM ? 1 : count * native_source_bytes(mode));
+    return l;
+}
+
+/* The IL column; in the scan and indexed forms the start and end
+ * columns follow it, count apart. */
+static inline const uint32_t *native_columns(const ilmap_native *m)
+{
+    size_t head;
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_SCAN: head = sizeof *m; break;
+    case NATIVE_FORM_SMALL: head = sizeof *m + 4 * (size_t)native_small_keys(m->info); break;
+    default:
+        head = NATIVE_INDEXED_KEYS_OFF + (size_t)native_index_of(m)->nkeys * sizeof(uint32_t);
+        break;
+    }
+    return (const uint32_t *)(const void *)((const unsigned char *)m + head);
+}
+
+/* Where the source column (or a small map's common byte) starts. */
+static inline const void *native_sources(const ilmap_native *m, unsigned mode)
+{
+    uint32_t count = native_count(m);
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_SMALL:
+        return (const unsigned char *)m +
+               native_small_layout_of(count, native_small_keys(m->info), mode).sources;
+    case NATIVE_FORM_SCAN: return native_columns(m) + 3 * (size_t)count;
+    default: return native_at(m, native_index_of(m)->sources_off);
+    }
+}
+
+/* The stored source bits of exported entry k. */
+static inline uint32_t native_source(const ilmap_native *m, uint32_t k)
+{
+    unsigned mode = (m->info >> NATIVE_SRC_SHIFT) & 3u;
+
+    if (mode == NATIVE_SRC_ZERO)
+        return 0;
+    if (mode == NATIVE_SRC_UNIFORM) {
+        if (native_form(m) == NATIVE_FORM_SCAN)
+            return m->info >> NATIVE_SCAN_SOURCE_SHIFT;
+        if (native_indexed(m))
+            return native_index_of(m)->source;
+        return *(const uint8_t *)native_sources(m, mode);
+    }
+    if (mode == NATIVE_SRC_U8)
+        return ((const uint8_t *)native_sources(m, mode))[k];
+    return ((const uint32_t *)native_sources(m, mode))[k];
+}
+
+/* Position i of a positional column of `width` bytes. */
+static inline uint32_t native_position(const void *column, unsigned width, uint32_t i)
+{
+    switch (width) {
+    case 1: return ((const uint8_t *)column)[i];
+    case 2: return ((const uint16_t *)column)[i];
+    default: return ((const uint32_t *)column)[i];
+    }
+}
+
+/* A direct map's position width in bytes (1, 2 or 4). */
+static inline unsigned native_position_width(unsigned flags)
+{
+    return (flags & NATIVE_POS32) ? 4u : (flags & NATIVE_POS16) ? 2u : 1u;
+}
+
+/* The stored native start (end: 0) or end (1) of exported entry k. */
+static inline uint32_t native_bound(const ilmap_native *m, uint32_t k, int end)
+{
+    uint32_t count = native_count(m);
+
+    switch (native_form(m)) {
+    case NATIVE_FORM_SMALL: {
+        native_small_layout l = native_small_layout_of(count, native_small_keys(m->info), 0);
+        const uint8_t *pos = native_at(m, (uint32_t)(end ? l.ends : l.starts));
+        return native_keys(m)[pos[k]];
+    }
+    case NATIVE_FORM_DIRECT: {
+        const native_index *x = native_index_of(m);
+        return native_keys(m)[native_position(native_at(m, end ? x->ends_off : x->starts_off),
+                                              native_position_width(x->flags), k)];
+    }
+    default: return native_columns(m)[(size_t)(end ? 2 : 1) * count + k];
+    }
+}
 
 /* What the build steps hand to native_assemble(): records already in the
  * runtime's sorted order, exported ones first, call sites after. */
@@ -135,17 +386,34 @@ static inline uint32_t native_signed_max(uint32_t current, uint32_t il)
     return il < 0x80000000u && il > current ? il : current;
 }
 
-/* The exported form of record k (doc/native-maps.md#export,
+/* Stored record k (k < count: exported; count + c: call site c). */
+static inline ilmap_native_record native_record(const ilmap_native *m, uint32_t k)
+{
+    uint32_t count = native_count(m);
+    ilmap_native_record r;
+
+    if (k >= count) {
+        const ilmap_native_record *calls = native_at(m, native_index_of(m)->calls_off);
+        return calls[k - count];
+    }
+    r.il_offset = native_columns(m)[k];
+    r.native_start = native_bound(m, k, 0);
+    r.native_end = native_bound(m, k, 1);
+    r.source = native_source(m, k);
+    return r;
+}
+
+/* The exported form of entry k (doc/native-maps.md#export,
  * ExportILToNativeMap). */
 static inline ilmap_native_entry native_exported(const ilmap_native *m, uint32_t k)
 {
-    const ilmap_native_record *r = &m->records[k];
     ilmap_native_entry e;
 
-    e.il_offset = r->il_offset;
-    e.native_start = r->native_start;
-    e.native_end = (r->source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? m->code_size
-                                                                          : r->native_end;
+    e.il_offset = native_columns(m)[k];
+    e.native_start = native_bound(m, k, 0);
+    e.native_end = native_bound(m, k, 1);
+    if (native_source(m, k) & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
+        e.native_end = m->code_size;
     return e;
 }
 

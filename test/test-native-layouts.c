@@ -1,0 +1,221 @@
+/*
+ * Every storage form of an ilmap_native (doc/performance.md#native-memory)
+ * answers as the runtime's scans do: maps shaped to land in each one
+ * (small; direct with 8-, 16- and 32-bit key positions; the entry-answer
+ * form a gapped array falls back to; several entries of unknown end),
+ * each lookup checked against a model written from doc/native-to-il.md
+ * (MapNativeOffsetToIL's first match in sorted order, the IL floor's
+ * first entry of the greatest IL offset <= x) over the exported table,
+ * at every breakpoint, next to it, and at random offsets. Seeded; a
+ * failure prints the map, the offset and both answers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ilmap.h"
+#include "prng.h"
+#include "test.h"
+
+/* The runtime's scan over the stored table (end 0: open, except for a
+ * PROLOG); returns the entry, or (size_t)-1. */
+static size_t model_entry(const ilmap_native_record *t, size_t n, uint32_t x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (x >= t[i].native_start &&
+            ((t[i].native_end == 0 && t[i].il_offset != ILMAP_PROLOG) || x < t[i].native_end))
+            return i;
+    return (size_t)-1;
+}
+
+static unsigned model_to_il(const ilmap_native_record *t, size_t n, uint32_t last_il, uint32_t x,
+                            uint32_t *il)
+{
+    size_t i = model_entry(t, n, x);
+
+    *il = 0;
+    if (i == (size_t)-1)
+        return ILMAP_MAPPING_NO_INFO;
+    switch (t[i].il_offset) {
+    case ILMAP_PROLOG: return ILMAP_MAPPING_PROLOG;
+    case ILMAP_NO_MAPPING: return ILMAP_MAPPING_UNMAPPED_ADDRESS;
+    case ILMAP_EPILOG: *il = last_il; return ILMAP_MAPPING_EPILOG;
+    default: break;
+    }
+    *il = t[i].il_offset;
+    return x == t[i].native_start ? ILMAP_MAPPING_EXACT : ILMAP_MAPPING_APPROXIMATE;
+}
+
+/* The floor entry of IL offset x (not special), or (size_t)-1: in the
+ * sorted table, the first entry of the last group of normal IL offsets
+ * <= x. */
+static size_t model_floor(const ilmap_native_record *t, size_t n, uint32_t x)
+{
+    size_t best = (size_t)-1;
+
+    for (size_t i = 0; i < n; i++) {
+        uint32_t il = t[i].il_offset;
+        if (il >= ILMAP_EPILOG || il > x)
+            continue;
+        if (best == (size_t)-1 || t[best].il_offset < il)
+            best = i;
+    }
+    return best;
+}
+
+static void check_native(const char *name, const ilmap_native *m, const ilmap_native_record *t,
+                         size_t n, uint32_t x)
+{
+    uint32_t want_il, got_il = 0xDEADu, detail_il = 0xDEADu, which = 0;
+    unsigned want = model_to_il(t, n, ilmap_native_get_last_il(m), x, &want_il);
+    unsigned got = ilmap_native_to_il(m, x, &got_il);
+    size_t entry = 0, want_entry = model_entry(t, n, x);
+    unsigned detail = ilmap_native_to_il_detail(m, x, &detail_il, &entry, &which);
+
+    test_checks++;
+    if (got != want || got_il != want_il || detail != want || detail_il != want_il ||
+        entry != (want_entry == (size_t)-1 ? ILMAP_NO_INDEX : want_entry)) {
+        test_failures++;
+        fprintf(stderr, "%s (n = %zu): native %u: got (0x%X, %u), detail (0x%X, %u, entry %zu), "
+                        "model (0x%X, %u, entry %zu)\n",
+                name, n, x, got, got_il, detail, detail_il, entry, want, want_il, want_entry);
+    }
+}
+
+static void check_il(const char *name, const ilmap_native *m, const ilmap_native_record *t,
+                     size_t n, uint32_t x, uint32_t code_size)
+{
+    ilmap_native_entry e;
+    size_t index = 0, want = model_floor(t, n, x);
+    int matched = -1;
+    ilmap_status st = ilmap_il_to_native(m, x, &e, &index, &matched);
+
+    test_checks++;
+    if (want == (size_t)-1) {
+        if (st != ILMAP_E_NOT_FOUND || index != ILMAP_NO_INDEX || matched != 0) {
+            test_failures++;
+            fprintf(stderr, "%s (n = %zu): IL %u: got %s, index %zu; model: none\n", name, n, x,
+                    ilmap_status_str(st), index);
+        }
+        return;
+    }
+    uint32_t end = (t[want].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? code_size
+                                                                              : t[want].native_end;
+    if (st != ILMAP_OK || index != want || e.il_offset != t[want].il_offset ||
+        e.native_start != t[want].native_start || e.native_end != end ||
+        matched != (t[want].il_offset == x)) {
+        test_failures++;
+        fprintf(stderr, "%s (n = %zu): IL %u: got %s, index %zu (%u, %u, %u); model %zu (%u, %u, %u)\n",
+                name, n, x, ilmap_status_str(st), index, e.il_offset, e.native_start, e.native_end,
+                want, t[want].il_offset, t[want].native_start, end);
+    }
+}
+
+/* Lookups both ways: every start and end and their neighbours, the
+ * code's end and beyond, the top of the range, random offsets; every IL
+ * offset of the table and its neighbours, random ones. */
+static void check_map(const char *name, const ilmap_native *m, prng *rng)
+{
+    size_t n = ilmap_native_get_count(m), total = 0;
+    uint32_t code_size = ilmap_native_get_code_size(m), max_il = 0;
+    ilmap_native_record *t = malloc((n ? n : 1) * sizeof *t);
+
+    if (!t)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    CHECK(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, n, &total, t) == ILMAP_OK);
+    CHECK(total == n);
+    /* Large maps: a sample of the entries (the model is a scan). */
+    size_t step = n > 4096 ? n / 512 : 1;
+    for (size_t i = 0; i < n; i += step) {
+        for (uint32_t d = 0; d < 3; d++) {
+            check_native(name, m, t, n, t[i].native_start + d - 1);
+            check_native(name, m, t, n, t[i].native_end + d - 1);
+            if (t[i].il_offset < ILMAP_EPILOG)
+                check_il(name, m, t, n, t[i].il_offset + d - 1, code_size);
+        }
+        if (t[i].il_offset < ILMAP_EPILOG && t[i].il_offset > max_il)
+            max_il = t[i].il_offset;
+    }
+    for (uint32_t x = code_size; x < code_size + 3; x++)
+        check_native(name, m, t, n, x);
+    check_native(name, m, t, n, 0xFFFFFFFFu);
+    check_il(name, m, t, n, 0xFFFFFFFCu, code_size);
+    for (int q = 0; q < 2000; q++) {
+        check_native(name, m, t, n, prng_below(rng, code_size + 8));
+        check_il(name, m, t, n, prng_below(rng, max_il + 8), code_size);
+    }
+    free(t);
+}
+
+/* A JIT's boundaries, n of them: a prolog, IL offsets mostly rising with
+ * loops placed again and some repeated (groups of 2 or more), unmapped
+ * stubs, epilogs; `unknown` of them carry END_OFFSET_UNKNOWN already. */
+static ilmap_native *jit_map(size_t n, unsigned unknown, prng *rng)
+{
+    ilmap_boundary *jit = malloc(n * sizeof *jit);
+    uint32_t native = 0, il = 0;
+    ilmap_native *m = NULL;
+
+    if (!jit)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = prng_below(rng, 64);
+        jit[i].il_offset = i == 0 ? ILMAP_PROLOG
+                           : i + 2 >= n ? ILMAP_EPILOG
+                           : r == 0 ? ILMAP_NO_MAPPING
+                           : r < 5 && il > 0 ? prng_below(rng, il)
+                           : r < 8 ? il : (il += 1 + prng_below(rng, 5));
+        jit[i].native_offset = native;
+        jit[i].source = ILMAP_SOURCE_SEQUENCE_POINT;
+        if (unknown && prng_below(rng, (uint32_t)n) < unknown)
+            jit[i].source |= ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN;
+        native += 1 + prng_below(rng, 12);
+    }
+    CHECK(ilmap_native_build(jit, n, NULL, native + 3, 0, &m) == ILMAP_OK);
+    free(jit);
+    return m;
+}
+
+/* An exported array with a gap after every range (twice the intervals:
+ * the entry-answer form), as ilmap_native_from_entries takes it. */
+static ilmap_native *gapped_map(size_t n, prng *rng)
+{
+    ilmap_native_entry *e = malloc(n * sizeof *e);
+    ilmap_native *m = NULL;
+    uint32_t il = 0;
+
+    if (!e)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    for (size_t i = 0; i < n; i++) {
+        il += prng_below(rng, 3);
+        e[i] = (ilmap_native_entry){ i == 0 ? ILMAP_PROLOG : il, 4 * (uint32_t)i,
+                                     4 * (uint32_t)i + 2 };
+    }
+    CHECK(ilmap_native_from_entries(e, n, 4 * (uint32_t)n, &m) == ILMAP_OK);
+    free(e);
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    prng rng = prng_init(test_seed(argc, argv, 0x4C41594F55545321ull));
+    static const struct {
+        const char *name;
+        size_t n;
+        unsigned unknown; /* 0: built; else inputs of unknown end; ~0u: gapped */
+    } shapes[] = {
+        { "small", 3, 0 },           { "small", 8, 0 },
+        { "small", 32, 0 },          { "small, unknown ends", 20, 4 },
+        { "direct, 8-bit", 100, 0 }, { "direct, 16-bit", 3000, 0 },
+        { "direct, 32-bit", 70000, 0 }, { "direct, unknown ends", 500, 9 },
+        { "gapped", 40, ~0u },       { "gapped", 5000, ~0u },
+    };
+
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        ilmap_native *m = shapes[s].unknown == ~0u ? gapped_map(shapes[s].n, &rng)
+                                                   : jit_map(shapes[s].n, shapes[s].unknown, &rng);
+        if (m)
+            check_map(shapes[s].name, m, &rng);
+        ilmap_native_free(m);
+    }
+    return test_finish("native-layouts");
+}
