@@ -194,14 +194,18 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
     return ILMAP_OK;
 }
 
-/* Each exported entry's start and end as positions in the keys, width
- * bytes each (every stored start and end is a key: native.h). */
+/* Each exported entry's start and end as positions in the keys (every
+ * stored start and end is a key: native.h), or as themselves (values),
+ * width bytes each. */
 static void fill_positions(const native_table *t, const answers *a, unsigned width,
-                           void *starts, void *ends)
+                           int values, void *starts, void *ends)
 {
     for (uint32_t k = 0; k < t->count; k++) {
-        uint32_t s = intervals_position(a->breakpoints, a->nkeys, t->records[k].native_start);
-        uint32_t e = intervals_position(a->breakpoints, a->nkeys, t->records[k].native_end);
+        uint32_t s = t->records[k].native_start, e = t->records[k].native_end;
+        if (!values) {
+            s = intervals_position(a->breakpoints, a->nkeys, s);
+            e = intervals_position(a->breakpoints, a->nkeys, e);
+        }
         switch (width) {
         case 1:
             ((uint8_t *)starts)[k] = (uint8_t)s;
@@ -217,6 +221,18 @@ static void fill_positions(const native_table *t, const answers *a, unsigned wid
             break;
         }
     }
+}
+
+/* The largest stored start or end of the exported entries. */
+static uint32_t max_bound(const native_table *t)
+{
+    uint32_t most = 0;
+
+    for (uint32_t k = 0; k < t->count; k++) {
+        most = t->records[k].native_start > most ? t->records[k].native_start : most;
+        most = t->records[k].native_end > most ? t->records[k].native_end : most;
+    }
+    return most;
 }
 
 /* The exported entry of unknown end, NATIVE_NONE or NATIVE_SEVERAL
@@ -275,7 +291,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
         base[l.sources] = (uint8_t)common;
     memcpy(base + l.answers, a->il, (size_t)a->nintervals * sizeof(uint32_t));
     memcpy(base + l.kinds, a->kind, a->nintervals);
-    fill_positions(t, a, 1, base + l.starts, base + l.ends);
+    fill_positions(t, a, 1, 0, base + l.starts, base + l.ends);
     uint32_t unknown = unknown_end(t);
     base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown == NATIVE_SEVERAL ? 0xFEu : unknown);
     *out = m;
@@ -296,6 +312,8 @@ static void indexed_layout(native_index *x, unsigned mode, int direct)
         x->kinds_off = layout_add(&l, (size_t)x->nkeys + 1, 1);
         x->starts_off = layout_add(&l, x->count, width);
         x->ends_off = layout_add(&l, x->count, width);
+        if (x->flags & NATIVE_ENTRIES)
+            x->entries_off = layout_add(&l, (size_t)x->nkeys + 1, sizeof(uint16_t));
     } else {
         (void)layout_add(&l, 3 * (size_t)x->count, sizeof(uint32_t)); /* the columns */
         x->answers_off = layout_add(&l, (size_t)x->nkeys + 1,
@@ -412,6 +430,26 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         direct = 0;
         x.flags &= (uint8_t)~(NATIVE_POS16 | NATIVE_POS32);
         (void)plan_buckets(&x, mode, 0, a->breakpoints, il_keys);
+    } else {
+        /* The starts and ends as values rather than key positions, which
+         * spares IL -> native a dependent load, where that fits the bound
+         * with the same bucket tables: uint16_t when every value does
+         * (the same bytes as uint16_t positions), else uint32_t. */
+        native_index v = x;
+        v.flags = (uint8_t)((v.flags & ~(NATIVE_POS16 | NATIVE_POS32)) | NATIVE_VALUES |
+                            (max_bound(t) > 0xFFFFu ? NATIVE_POS32 : NATIVE_POS16));
+        indexed_layout(&v, mode, 1);
+        if (v.size != 0 && ilmap_malloc_estimate(v.size) <=
+                               (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
+            x = v;
+        /* Each interval's entry, so that ilmap_native_to_il_detail need
+         * not scan, where that fits too (uint16_t: up to 0xFFFE entries). */
+        v = x;
+        v.flags = (uint8_t)(v.flags | NATIVE_ENTRIES);
+        indexed_layout(&v, mode, 1);
+        if (count < 0xFFFFu && v.size != 0 &&
+            ilmap_malloc_estimate(v.size) <= (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
+            x = v;
     }
 
     unsigned char *base = x.size ? malloc(x.size) : NULL;
@@ -435,8 +473,13 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         fill_il(t, column, mode, base + x.sources_off);
         memcpy(base + x.answers_off, a->il, (size_t)a->nintervals * sizeof(uint32_t));
         memcpy(base + x.kinds_off, a->kind, a->nintervals);
-        fill_positions(t, a, native_position_width(x.flags), base + x.starts_off,
-                       base + x.ends_off);
+        fill_positions(t, a, native_position_width(x.flags), (x.flags & NATIVE_VALUES) != 0,
+                       base + x.starts_off, base + x.ends_off);
+        if (x.flags & NATIVE_ENTRIES) {
+            uint16_t *entries = (uint16_t *)(void *)(base + x.entries_off);
+            for (uint32_t i = 0; i < a->nintervals; i++)
+                entries[i] = (uint16_t)(a->claim[i] + 1); /* NATIVE_NONE becomes 0 */
+        }
     } else {
         fill_columns(t, column, mode, base + x.sources_off);
     }

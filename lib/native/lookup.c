@@ -186,7 +186,16 @@ NATIVE_INLINE uint32_t answer_at(const ilmap_native *m, uint32_t x, const uint32
     uint32_t info = m->info;
 
     switch (info & NATIVE_FORM_MASK) {
-    case NATIVE_FORM_DIRECT:
+    case NATIVE_FORM_DIRECT: {
+        const native_index *ix = native_index_of(m);
+        if (ix->flags & NATIVE_ENTRIES) {
+            *column = native_columns(m);
+            *count = ix->count;
+            return ((const uint16_t *)native_at(m, ix->entries_off))[direct_rank(
+                m, ix, ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD), x)];
+        }
+    }
+        /* fall through */
     case NATIVE_FORM_SMALL:
         *column = native_columns(m);
         *count = native_count(m);
@@ -288,6 +297,25 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
     }
     if (!entry && !which)
         return ilmap_native_to_il(m, native_offset, il_offset);
+    if (native_form(m) == NATIVE_FORM_DIRECT && (native_index_of(m)->flags & NATIVE_ENTRIES)) {
+        /* One rank: the direct answer and the interval's entry. */
+        const native_index *ix = native_index_of(m);
+        unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
+        uint32_t r = flags == NATIVE_COMMON_FLAGS
+                         ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset)
+                         : direct_rank(m, ix, flags, native_offset);
+        uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
+        if (entry)
+            *entry = a ? a - 1 : ILMAP_NO_INDEX;
+        if (which) {
+            uint32_t upto = a ? a : ix->count;
+            *which = upto <= ix->prolog_end  ? upto
+                     : upto <= ix->normal_end ? ix->prolog_end
+                                              : ix->prolog_end + (upto - ix->normal_end);
+        }
+        return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
+                             native_at(m, ix->kinds_off), r, native_offset, il_offset);
+    }
 
     const uint32_t *il;
     uint32_t count, a = answer_at(m, native_offset, &il, &count);
@@ -670,9 +698,23 @@ NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t
     uint32_t k = short_group_start(il, lo, p);
     if (k == NATIVE_NONE)
         return il_to_native_any(m, il_offset, entry, index, il_matched);
-    ilmap_native_entry e =
-        positional_entry(m, keys, il, native_at(m, ix->starts_off), native_at(m, ix->ends_off),
-                         native_position_width(flags), unknown, k);
+    ilmap_native_entry e;
+    if (NATIVE_LIKELY((flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
+                      (NATIVE_VALUES | NATIVE_POS16))) {
+        /* the values themselves: no load through the keys */
+        uint32_t end = ((const uint16_t *)native_at(m, ix->ends_off))[k];
+        e.il_offset = il[k];
+        e.native_start = ((const uint16_t *)native_at(m, ix->starts_off))[k];
+        e.native_end = k == unknown ? m->code_size : end;
+    } else if (flags & NATIVE_VALUES) {
+        uint32_t end = ((const uint32_t *)native_at(m, ix->ends_off))[k];
+        e.il_offset = il[k];
+        e.native_start = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+        e.native_end = k == unknown ? m->code_size : end;
+    } else {
+        e = positional_entry(m, keys, il, native_at(m, ix->starts_off),
+                             native_at(m, ix->ends_off), native_position_width(flags), unknown, k);
+    }
     return floor_found(il, k, il_offset, e, entry, index, il_matched);
 }
 

@@ -132,6 +132,13 @@ struct ilmap_native {
 #define NATIVE_SIMD 0x8u         /* bucket windows use SSE2 / NEON */
 #define NATIVE_POS16 0x10u       /* direct: key positions are uint16_t */
 #define NATIVE_POS32 0x20u       /* direct: key positions are uint32_t */
+#define NATIVE_VALUES 0x40u      /* direct: the start and end columns hold the
+                                    values themselves, not key positions
+                                    (uint16_t with NATIVE_POS16, else
+                                    uint32_t with NATIVE_POS32) */
+#define NATIVE_ENTRIES 0x80u     /* direct: a uint16_t column holds each
+                                    interval's exported index + 1 (0: none),
+                                    for ilmap_native_to_il_detail */
 
 /* The index part of an indexed map, right after the head; the keys
  * follow it. Offsets are in bytes from the start of the block. */
@@ -143,7 +150,8 @@ typedef struct native_index {
     uint32_t native_first_off, il_first_off;
     uint32_t answers_off; /* entry answers, or the direct IL offsets */
     uint32_t kinds_off;   /* direct: the kind bytes */
-    uint32_t starts_off, ends_off; /* direct: the key positions */
+    uint32_t starts_off, ends_off; /* direct: the key positions (or values) */
+    uint32_t entries_off;          /* direct with NATIVE_ENTRIES */
     uint32_t unknown_end; /* the entry of unknown end (see above) */
     uint32_t prolog_end, normal_end, epilog_end; /* the table's classes */
     uint32_t ncalls; /* call sites */
@@ -311,8 +319,9 @@ static inline uint32_t native_bound(const ilmap_native *m, uint32_t k, int end)
     }
     case NATIVE_FORM_DIRECT: {
         const native_index *x = native_index_of(m);
-        return native_keys(m)[native_position(native_at(m, end ? x->ends_off : x->starts_off),
-                                              native_position_width(x->flags), k)];
+        uint32_t p = native_position(native_at(m, end ? x->ends_off : x->starts_off),
+                                     native_position_width(x->flags), k);
+        return (x->flags & NATIVE_VALUES) ? p : native_keys(m)[p];
     }
     default: return native_columns(m)[(size_t)(end ? 2 : 1) * count + k];
     }
