@@ -30,7 +30,7 @@
 #include "index/node_count.h"
 #include "native/native.h"
 
-#define NATIVE_WINDOW 8u
+#define NATIVE_WINDOW 4u
 
 /* The narrowest buckets (smallest shift, below 32) over keys up to last
  * that give at most `most` buckets (at least 2); their count in
@@ -80,9 +80,8 @@ NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
-    __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), bias);
-    __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
-    uint32_t n = NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | 0x10000u) / 2;
+    uint32_t above = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, xb)));
+    uint32_t n = NODE_CTZ(above | 0x10u);
     return n < len ? n : len;
 }
 #endif
@@ -92,12 +91,10 @@ NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_
  * negated, is the count. */
 NATIVE_INLINE uint32_t window_rank_neon(const uint32_t *k, uint32_t len, uint32_t x)
 {
-    static const uint32_t lanes[NATIVE_WINDOW] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    static const uint32_t lanes[NATIVE_WINDOW] = { 0, 1, 2, 3 };
     uint32x4_t xv = vdupq_n_u32(x), lv = vdupq_n_u32(len);
     uint32x4_t a = vandq_u32(vcleq_u32(vld1q_u32(k), xv), vcltq_u32(vld1q_u32(lanes), lv));
-    uint32x4_t b =
-        vandq_u32(vcleq_u32(vld1q_u32(k + 4), xv), vcltq_u32(vld1q_u32(lanes + 4), lv));
-    return (uint32_t)-vaddvq_s32(vaddq_s32(vreinterpretq_s32_u32(a), vreinterpretq_s32_u32(b)));
+    return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(a));
 }
 #endif
 
