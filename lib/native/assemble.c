@@ -212,6 +212,10 @@ static void fill_positions(const native_table *t, const answers *a, unsigned wid
             ((uint8_t *)ends)[k] = (uint8_t)e;
             break;
         case 2:
+            if (values) { /* pairs: starts == ends */
+                ((uint32_t *)starts)[k] = s | e << 16;
+                break;
+            }
             ((uint16_t *)starts)[k] = (uint16_t)s;
             ((uint16_t *)ends)[k] = (uint16_t)e;
             break;
@@ -310,8 +314,12 @@ static void indexed_layout(native_index *x, unsigned mode, int direct)
         (void)layout_add(&l, x->count, sizeof(uint32_t)); /* the IL column */
         x->answers_off = layout_add(&l, (size_t)x->nkeys + 1, sizeof(uint32_t));
         x->kinds_off = layout_add(&l, (size_t)x->nkeys + 1, 1);
-        x->starts_off = layout_add(&l, x->count, width);
-        x->ends_off = layout_add(&l, x->count, width);
+        if ((x->flags & (NATIVE_VALUES | NATIVE_POS16)) == (NATIVE_VALUES | NATIVE_POS16)) {
+            x->starts_off = x->ends_off = layout_add(&l, x->count, 2 * width);
+        } else {
+            x->starts_off = layout_add(&l, x->count, width);
+            x->ends_off = layout_add(&l, x->count, width);
+        }
         if (x->flags & NATIVE_ENTRIES)
             x->entries_off = layout_add(&l, (size_t)x->nkeys + 1, sizeof(uint16_t));
     } else {
@@ -464,6 +472,13 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
               (uint32_t)mode << NATIVE_SRC_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
+    if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS)
+        m->info |= NATIVE_FAST_TO_IL;
+    if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
+        (x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
+            (NATIVE_VALUES | NATIVE_POS16) &&
+        x.unknown_end != NATIVE_SEVERAL)
+        m->info |= NATIVE_FAST_IL;
     memcpy(base + sizeof *m, &x, sizeof x);
 
     uint32_t *keys = (uint32_t *)(void *)(base + NATIVE_INDEXED_KEYS_OFF);

@@ -32,6 +32,14 @@
 
 #define NATIVE_WINDOW 4u
 
+/* The flags of most indexed maps (native_index.flags): narrow tables,
+ * and the SIMD window where the library has one. */
+#if defined(RANK_HAVE_X86) || defined(RANK_HAVE_NEON)
+#define NATIVE_COMMON_FLAGS NATIVE_SIMD
+#else
+#define NATIVE_COMMON_FLAGS 0u
+#endif
+
 /* The narrowest buckets (smallest shift, below 32) over keys up to last
  * that give at most `most` buckets (at least 2); their count in
  * *nbuckets. */

@@ -18,13 +18,6 @@
 #include "native/buckets.h"
 #include "native/native.h"
 
-/* The flags of most indexed maps (native_index.flags): narrow tables,
- * and the SIMD window where the library has one. */
-#if defined(RANK_HAVE_X86) || defined(RANK_HAVE_NEON)
-#define NATIVE_COMMON_FLAGS NATIVE_SIMD
-#else
-#define NATIVE_COMMON_FLAGS 0u
-#endif
 
 /* The table's classes: PROLOGs [0, prolog_end), normal entries up to
  * normal_end, EPILOGs up to epilog_end, then NO_MAPPINGs up to count. */
@@ -368,18 +361,17 @@ NATIVE_NOINLINE unsigned native_to_il_other(const ilmap_native *m, uint32_t nati
 unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint32_t *il_offset)
 {
     if (NATIVE_LIKELY(m != NULL)) {
-        unsigned form = native_form(m);
-        if (form == NATIVE_FORM_DIRECT) {
+        uint32_t info = m->info;
+        if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL)) ==
+                          (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL))) {
             const native_index *ix = native_index_of(m);
-            if ((ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS) {
-                uint32_t r = direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset);
-                return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                     native_at(m, ix->answers_off), native_at(m, ix->kinds_off),
-                                     r, native_offset, il_offset);
-            }
-        } else if (form == NATIVE_FORM_SMALL) {
-            return small_to_il(m, native_offset, il_offset);
+            uint32_t r = direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset);
+            return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                 native_at(m, ix->answers_off), native_at(m, ix->kinds_off), r,
+                                 native_offset, il_offset);
         }
+        if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
+            return small_to_il(m, native_offset, il_offset);
     }
     return native_to_il_other(m, native_offset, il_offset);
 }
@@ -699,13 +691,13 @@ NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t
     if (k == NATIVE_NONE)
         return il_to_native_any(m, il_offset, entry, index, il_matched);
     ilmap_native_entry e;
-    if (NATIVE_LIKELY((flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
-                      (NATIVE_VALUES | NATIVE_POS16))) {
-        /* the values themselves: no load through the keys */
-        uint32_t end = ((const uint16_t *)native_at(m, ix->ends_off))[k];
+    if ((flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
+        (NATIVE_VALUES | NATIVE_POS16)) {
+        /* start | end << 16 */
+        uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
         e.il_offset = il[k];
-        e.native_start = ((const uint16_t *)native_at(m, ix->starts_off))[k];
-        e.native_end = k == unknown ? m->code_size : end;
+        e.native_start = pair & 0xFFFFu;
+        e.native_end = k == unknown ? m->code_size : pair >> 16;
     } else if (flags & NATIVE_VALUES) {
         uint32_t end = ((const uint32_t *)native_at(m, ix->ends_off))[k];
         e.il_offset = il[k];
@@ -724,11 +716,37 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                 ilmap_native_entry *entry, size_t *index, int *il_matched)
 {
     if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
-        unsigned form = native_form(m);
-        if (form == NATIVE_FORM_DIRECT)
+        uint32_t info = m->info;
+        if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL)) ==
+                          (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))) {
+            /* The common shape inline: the IL column's bucket, the floor
+             * entry (a step back over a group of two), its start/end
+             * pair. */
+            const native_index *ix = native_index_of(m);
+            const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+            uint32_t lo = ix->prolog_end;
+            uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
+                                      ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
+            uint32_t k = p > lo ? short_group_start(il, lo, p) : NATIVE_NONE;
+            if (NATIVE_LIKELY(k != NATIVE_NONE)) {
+                uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+                uint32_t v = il[k];
+                if (entry) {
+                    entry->il_offset = v;
+                    entry->native_start = pair & 0xFFFFu;
+                    entry->native_end = k == ix->unknown_end ? m->code_size : pair >> 16;
+                }
+                if (index)
+                    *index = k;
+                if (il_matched)
+                    *il_matched = v == il_offset;
+                return ILMAP_OK;
+            }
+        } else if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_DIRECT) {
             return direct_il_to_native(m, il_offset, entry, index, il_matched);
-        if (form == NATIVE_FORM_SMALL)
+        } else if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL) {
             return small_il_to_native(m, il_offset, entry, index, il_matched);
+        }
     }
     return il_to_native_other(m, il_offset, entry, index, il_matched);
 }

@@ -91,6 +91,13 @@
 #define NATIVE_DAC 0x4u
 #define NATIVE_SRC_SHIFT 3u /* 2 bits: enum native_src */
 #define NATIVE_COUNT_SHIFT 5u /* scan and small: the count, 6 bits */
+/* direct: the shapes the public lookups answer inline, decided when the
+ * map is assembled so that a lookup tests one word it reads anyway.
+ * TO_IL: narrow native table, the platform's window. IL: narrow IL
+ * table, the platform's window, uint16_t start/end pairs, at most one
+ * entry of unknown end. */
+#define NATIVE_FAST_TO_IL 0x20u
+#define NATIVE_FAST_IL 0x40u
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
@@ -133,9 +140,11 @@ struct ilmap_native {
 #define NATIVE_POS16 0x10u       /* direct: key positions are uint16_t */
 #define NATIVE_POS32 0x20u       /* direct: key positions are uint32_t */
 #define NATIVE_VALUES 0x40u      /* direct: the start and end columns hold the
-                                    values themselves, not key positions
-                                    (uint16_t with NATIVE_POS16, else
-                                    uint32_t with NATIVE_POS32) */
+                                    values themselves, not key positions:
+                                    with NATIVE_POS16 one uint32_t per entry,
+                                    start | end << 16 (starts_off ==
+                                    ends_off), with NATIVE_POS32 two
+                                    uint32_t columns */
 #define NATIVE_ENTRIES 0x80u     /* direct: a uint16_t column holds each
                                     interval's exported index + 1 (0: none),
                                     for ilmap_native_to_il_detail */
@@ -319,6 +328,8 @@ static inline uint32_t native_bound(const ilmap_native *m, uint32_t k, int end)
     }
     case NATIVE_FORM_DIRECT: {
         const native_index *x = native_index_of(m);
+        if ((x->flags & (NATIVE_VALUES | NATIVE_POS16)) == (NATIVE_VALUES | NATIVE_POS16))
+            return ((const uint32_t *)native_at(m, x->starts_off))[k] >> (end ? 16 : 0) & 0xFFFFu;
         uint32_t p = native_position(native_at(m, end ? x->ends_off : x->starts_off),
                                      native_position_width(x->flags), k);
         return (x->flags & NATIVE_VALUES) ? p : native_keys(m)[p];
