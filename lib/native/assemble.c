@@ -439,24 +439,25 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         x.flags &= (uint8_t)~(NATIVE_POS16 | NATIVE_POS32);
         (void)plan_buckets(&x, mode, 0, a->breakpoints, il_keys);
     } else {
-        /* The starts and ends as values rather than key positions, which
-         * spares IL -> native a dependent load, where that fits the bound
-         * with the same bucket tables: uint16_t when every value does
-         * (the same bytes as uint16_t positions), else uint32_t. */
+        /* Each interval's entry, so that ilmap_native_to_il_detail need
+         * not scan (uint16_t: up to 0xFFFE entries), where that fits the
+         * bound with the same bucket tables. */
         native_index v = x;
+        v.flags = (uint8_t)(v.flags | NATIVE_ENTRIES);
+        indexed_layout(&v, mode, 1);
+        if (count < 0xFFFFu && v.size != 0 &&
+            ilmap_malloc_estimate(v.size) <= (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
+            x = v;
+        /* Then the starts and ends as values rather than key positions,
+         * which spares IL -> native a dependent load, where that fits
+         * too: uint16_t pairs when every value fits (the bytes of
+         * uint16_t positions), else uint32_t. */
+        v = x;
         v.flags = (uint8_t)((v.flags & ~(NATIVE_POS16 | NATIVE_POS32)) | NATIVE_VALUES |
                             (max_bound(t) > 0xFFFFu ? NATIVE_POS32 : NATIVE_POS16));
         indexed_layout(&v, mode, 1);
         if (v.size != 0 && ilmap_malloc_estimate(v.size) <=
                                (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
-            x = v;
-        /* Each interval's entry, so that ilmap_native_to_il_detail need
-         * not scan, where that fits too (uint16_t: up to 0xFFFE entries). */
-        v = x;
-        v.flags = (uint8_t)(v.flags | NATIVE_ENTRIES);
-        indexed_layout(&v, mode, 1);
-        if (count < 0xFFFFu && v.size != 0 &&
-            ilmap_malloc_estimate(v.size) <= (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
             x = v;
     }
 
@@ -474,11 +475,11 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     m->last_il = t->last_il;
     if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS)
         m->info |= NATIVE_FAST_TO_IL;
+    unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
-        (x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
-            (NATIVE_VALUES | NATIVE_POS16) &&
+        (bounds == (NATIVE_VALUES | NATIVE_POS16) || bounds == 0) &&
         x.unknown_end != NATIVE_SEVERAL)
-        m->info |= NATIVE_FAST_IL;
+        m->info |= NATIVE_FAST_IL | (bounds ? NATIVE_FAST_PAIRS : 0u);
     memcpy(base + sizeof *m, &x, sizeof x);
 
     uint32_t *keys = (uint32_t *)(void *)(base + NATIVE_INDEXED_KEYS_OFF);

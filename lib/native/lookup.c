@@ -729,12 +729,21 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                       ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
             uint32_t k = p > lo ? short_group_start(il, lo, p) : NATIVE_NONE;
             if (NATIVE_LIKELY(k != NATIVE_NONE)) {
-                uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
                 uint32_t v = il[k];
                 if (entry) {
+                    uint32_t start, end;
+                    if (info & NATIVE_FAST_PAIRS) {
+                        uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+                        start = pair & 0xFFFFu;
+                        end = pair >> 16;
+                    } else { /* uint8_t positions in the keys */
+                        const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+                        start = keys[((const uint8_t *)native_at(m, ix->starts_off))[k]];
+                        end = keys[((const uint8_t *)native_at(m, ix->ends_off))[k]];
+                    }
                     entry->il_offset = v;
-                    entry->native_start = pair & 0xFFFFu;
-                    entry->native_end = k == ix->unknown_end ? m->code_size : pair >> 16;
+                    entry->native_start = start;
+                    entry->native_end = k == ix->unknown_end ? m->code_size : end;
                 }
                 if (index)
                     *index = k;

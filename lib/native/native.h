@@ -94,10 +94,10 @@
 /* direct: the shapes the public lookups answer inline, decided when the
  * map is assembled so that a lookup tests one word it reads anyway.
  * TO_IL: narrow native table, the platform's window. IL: narrow IL
- * table, the platform's window, uint16_t start/end pairs, at most one
- * entry of unknown end. */
+ * table, the platform's window, at most one entry of unknown end. */
 #define NATIVE_FAST_TO_IL 0x20u
-#define NATIVE_FAST_IL 0x40u
+#define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
+#define NATIVE_FAST_PAIRS 0x80u /* ... the former */
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
