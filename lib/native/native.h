@@ -60,9 +60,11 @@
  *   - direct (indexed, direct answers): an index part after the head
  *     (native_index), the keys, the IL column, the direct answers, the
  *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
- *     uint32_t as the key count needs), a bucket table (buckets.h) over
- *     the keys and one over the IL column's normal entries, the call
- *     sites as full records and their native order, the source bits.
+ *     uint32_t as the key count needs) or, where the bound allows, their
+ *     values (NATIVE_VALUES), an entry column where the bound allows
+ *     (NATIVE_ENTRIES), a bucket table (buckets.h) over the keys and
+ *     one over the IL column's normal entries, the call sites as full
+ *     records and their native order, the source bits.
  *   - indexed (entry answers): what a map gets when the direct answers
  *     would not fit the bound (gaps between its ranges double its
  *     intervals): the index part, the keys, the IL, start and end
