@@ -25,7 +25,7 @@ static const shim_args_class *class_record(shim_args *a, ModuleID module, mdToke
 {
     for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
          c = c->next)
-        if (c->module == module && c->token == token && !c->sig)
+        if (c->module == module && c->token == token && !c->sig && !c->owner)
             return c;
     return NULL;
 }
@@ -542,4 +542,99 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
     }
     if (e)
         md->lpVtbl->CloseEnum(md, e);
+}
+
+ClassID shim_classes_field_in(shim_args *a, ClassID owner, mdFieldDef field)
+{
+    if (!a || !owner)
+        return 0;
+    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->owner == owner && c->token == field)
+            return c->cls;
+    return 0;
+}
+
+ClassID shim_classes_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                              const ilmap_sig_slot *s, const ClassID *of_class,
+                              uint32_t classes)
+{
+    if (!a || !md || !s)
+        return 0;
+    shim_classes_context context = {0, of_class, NULL, classes, 0};
+    int per_body = 0;
+    return instance_class(a, md, module, s, &context, &per_body);
+}
+
+int shim_classes_is_open(shim_args *a, const ClassID *args, uint32_t n)
+{
+    ICorProfilerInfo4 *info = a->info;
+    for (uint32_t i = 0; i < n; i++) {
+        ModuleID module = 0;
+        mdTypeDef td = 0;
+        int32_t element = 0;
+        ClassID element_class = 0;
+        ULONG rank = 0;
+        if (info->lpVtbl->IsArrayClass(info, args[i], &element, &element_class, &rank) == S_OK)
+            continue;
+        if (FAILED(info->lpVtbl->GetClassIDInfo(info, args[i], &module, &td)) || !module ||
+            (td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+            return 1;
+    }
+    return 0;
+}
+
+void shim_classes_learn_instantiation(shim_args *a, ClassID cls)
+{
+    if (!a || !a->info || !cls)
+        return;
+    ICorProfilerInfo4 *info = a->info;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 n = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, NULL,
+                                             SHIM_VALUES_MAX_TYPE_ARGS, &n, args)) ||
+        !module || !td || !n || n > SHIM_VALUES_MAX_TYPE_ARGS || shim_classes_is_open(a, args, n))
+        return;
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (!md)
+        return;
+    HCORENUM e = NULL;
+    mdFieldDef fields[32];
+    ULONG count = 0;
+    while (md->lpVtbl->EnumFields(md, &e, td, fields, 32, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count; i++) {
+            WCHAR fname[8];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
+                                                    &attr, &sig, &sig_size, &elem_type, &value,
+                                                    &value_len)) &&
+                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
+                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
+                slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
+                slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
+                !shim_classes_field_in(a, cls, fields[i])) {
+                ClassID field_cls = shim_classes_instance(a, md, module, &slot, args, n);
+                shim_args_class *c = field_cls ? calloc(1, sizeof *c) : NULL;
+                if (c) {
+                    c->token = fields[i];
+                    c->cls = field_cls;
+                    c->owner = cls;
+                    add_class(a, c);
+                }
+            }
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+    md->lpVtbl->Release(md);
 }

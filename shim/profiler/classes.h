@@ -88,4 +88,27 @@ void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_
  * instantiations; 0: none. */
 void shim_classes_set_call(FunctionID function);
 
+/* The learned ClassID of the generic struct instantiation the instance
+ * field (a FieldDef) has inside the generic instantiation owner (a
+ * Holder<int>'s S<T> field: S<int>), or 0. Lock-free. */
+ClassID shim_classes_field_in(shim_args *a, ClassID owner, mdFieldDef field);
+
+/* Outside the hooks: the ClassID of the generic value type instantiated
+ * at the GENERICINST slot s of module's metadata md, its VAR i taken from
+ * of_class[i] (the enclosing instantiation's type arguments); 0 when it
+ * cannot be had. */
+ClassID shim_classes_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                              const ilmap_sig_slot *s, const ClassID *of_class,
+                              uint32_t classes);
+
+/* Are some of the n type arguments not types (the generic parameters a
+ * generic type definition's own ClassID answers)? */
+int shim_classes_is_open(shim_args *a, const ClassID *args, uint32_t n);
+
+/* Outside the hooks (ClassLoadFinished): for a generic instantiation cls,
+ * the ClassIDs of the generic struct instantiations its own instance
+ * fields have over its type arguments, kept per (cls, field)
+ * (shim_classes_field_in). */
+void shim_classes_learn_instantiation(shim_args *a, ClassID cls);
+
 #endif

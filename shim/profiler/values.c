@@ -669,7 +669,8 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
                                   avail - fields[i].ulOffset, depth + 1);
         } else if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
                    slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
-                   (field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0) {
+                   ((field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0 ||
+                    (field_cls = shim_classes_field_in(a, cls, fields[i].ridOfField)) != 0)) {
             /* A generic struct field (KeyValuePair<int, string>): its
              * instantiation's ClassID learned at the mapper. */
             shim_values_put_typed(a, t, field_cls, base + fields[i].ulOffset,
