@@ -208,8 +208,14 @@ static void statics_list(void)
               strcmp(st.modules[1], "App") == 0);
         CHECK(strcmp(st.names[2], "Ns.Outer+In") == 0 && st.modules[2] == NULL);
     }
+    /* No generic name: ClassLoadFinished is not needed for statics. */
+    CHECK(!st.any_generic);
     shim_statics_free(&st);
     CHECK(st.count == 0 && st.names == NULL);
+    /* A generic type definition's metadata name: statics per instantiation. */
+    CHECK(shim_statics_init(&st, "A.B;[M]Ns.Gen`1;Ns.Outer`2+In") == 0 && st.count == 3 &&
+          st.any_generic);
+    shim_statics_free(&st);
     shim_statics_free(NULL);
 }
 
