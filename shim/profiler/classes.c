@@ -5,7 +5,8 @@
  * hooks, learned at the FunctionIDMapper and looked up lock-free in the
  * hooks: the method's module's structs, other modules' value types (found
  * by name) and generic struct instantiations named by a hooked method's
- * signature or by an instance field of a learned type. See classes.h.
+ * signature or by an instance field of a learned type or (at
+ * ClassLoadFinished) of a generic instantiation. See classes.h.
  */
 #include "profiler/classes.h"
 

@@ -10,8 +10,10 @@
  * found by full name among the loaded modules' TypeDefs: the runtime does
  * not resolve TypeRefs, FINDINGS seventh round), generic struct
  * instantiations a hooked method's signature names with non-generic type
- * arguments (or over its body's own parameters), and those the instance
- * fields of the learned types have (kept per field).
+ * arguments (or over its body's own parameters), those the instance
+ * fields of the learned types have (kept per field), and, announced by
+ * ClassLoadFinished, those a generic instantiation's instance fields have
+ * over its own type parameters (kept per instantiation and field).
  */
 #ifndef SHIM_PROFILER_CLASSES_H
 #define SHIM_PROFILER_CLASSES_H

@@ -17,8 +17,13 @@
  * The class's ClassID cannot be asked for inside the hooks (the runtime
  * refuses GetClassFromTokenAndTypeArgs there, FINDINGS sixth round), so
  * it is learned at the FunctionIDMapper, with the struct ClassIDs of the
- * argument reports (shim_statics_prepare). Generic classes are not
- * reported (their statics exist per instantiation).
+ * argument reports (shim_statics_prepare). A generic class (a ` in its
+ * name) has statics per instantiation: its ClassIDs come from
+ * ClassLoadFinished (shim_statics_class_loaded), one line each, in load
+ * order, with their "type_args"; the type definition's own and the
+ * canonical (__Canon) one get no line. On .NET 10 the runtime answers
+ * CORPROF_E_DATAINCOMPLETE for every static of every instantiation
+ * (shim/FINDINGS.md, eighth round).
  */
 #ifndef SHIM_PROFILER_STATICS_H
 #define SHIM_PROFILER_STATICS_H

@@ -672,7 +672,9 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
                    ((field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0 ||
                     (field_cls = shim_classes_field_in(a, cls, fields[i].ridOfField)) != 0)) {
             /* A generic struct field (KeyValuePair<int, string>): its
-             * instantiation's ClassID learned at the mapper. */
+             * instantiation's ClassID learned at the mapper; over the
+             * class's own type parameters (Cell<T> in Wrap<int>), learned
+             * when the class's instantiation loaded. */
             shim_values_put_typed(a, t, field_cls, base + fields[i].ulOffset,
                                   avail - fields[i].ulOffset, depth + 1);
         } else {
