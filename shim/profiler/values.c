@@ -843,7 +843,11 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
     mdTypeDef td = 0;
     int32_t element_type = 0;
     ULONG rank = 0;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls))) {
+    HRESULT hr = info->lpVtbl->GetClassFromObject(info, obj, &cls);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 23, "GetClassFromObject 0x%08X; such objects reported by "
+                                       "class",
+                             (unsigned)hr);
         put_object_class(a, t, obj);
         return;
     }
@@ -854,7 +858,11 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
         shim_values_put_typed_array(a, t, obj, rank > 1 ? (uint32_t)rank : 0, element, depth);
         return;
     }
-    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
+    hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (FAILED(hr))
+        shim_values_log_once(1u << 20, "GetClassIDInfo 0x%08X; some classes' fields left out",
+                             (unsigned)hr);
+    if (FAILED(hr) || !module || !td) {
         put_object_class(a, t, obj);
         return;
     }
@@ -869,7 +877,7 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
         return;
     }
     SIZE_T size = 0;
-    HRESULT hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
+    hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
     if (FAILED(hr)) {
         shim_values_log_once(1u << 9, "GetObjectSize2 0x%08X; objects reported by class",
                              (unsigned)hr);
@@ -878,13 +886,23 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
     }
     const uint8_t *base = (const uint8_t *)obj;
     ULONG32 offset = 0;
-    if (SUCCEEDED(info->lpVtbl->GetBoxClassLayout(info, cls, &offset))) {
+    hr = info->lpVtbl->GetBoxClassLayout(info, cls, &offset);
+    if (SUCCEEDED(hr)) {
         if (offset > size) {
             put_object_class(a, t, obj);
             return;
         }
         base += offset;
         size -= offset;
+    } else if (hr != E_INVALIDARG) {
+        /* E_INVALIDARG is the runtime's answer for a class that is no
+         * value type; any other failure leaves a box's value unplaced,
+         * and its fields must not be read at the object's own offsets. */
+        shim_values_log_once(1u << 18, "GetBoxClassLayout 0x%08X; such objects reported by "
+                                       "class",
+                             (unsigned)hr);
+        put_object_class(a, t, obj);
+        return;
     }
     put_fields(a, t, cls, base, size, depth);
 }
