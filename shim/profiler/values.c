@@ -603,9 +603,15 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
     ModuleID module = 0;
     mdTypeDef td = 0;
     ULONG total = 0, size = 0;
-    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module)
+    HRESULT hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 20, "GetClassIDInfo 0x%08X; some classes' fields left out",
+                             (unsigned)hr);
         return;
-    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    }
+    if (!module)
+        return;
+    hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
     if (FAILED(hr)) {
         shim_values_log_once(1u << 6, "GetClassLayout 0x%08X; some classes' fields left out",
                              (unsigned)hr);
@@ -641,10 +647,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         PCCOR_SIGNATURE sig = NULL;
         const void *value = NULL;
         mdTypeDef owner = 0;
-        if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
-                                             &attr, &sig, &sig_size, &elem_type, &value,
-                                             &value_len)) ||
-            (attr & ILMAP_SIG_FIELD_STATIC))
+        hr = md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
+                                       &attr, &sig, &sig_size, &elem_type, &value, &value_len);
+        if (FAILED(hr))
+            shim_values_log_once(1u << 21, "GetFieldProps 0x%08X; such fields left out",
+                                 (unsigned)hr);
+        if (FAILED(hr) || (attr & ILMAP_SIG_FIELD_STATIC))
             continue;
         char name[512], safe[600];
         shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
@@ -658,7 +666,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         memset(&v, 0, sizeof v);
         if (!sig || fields[i].ulOffset >= avail ||
             ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
+            ilmap_sig_get_kind(fs) != ILMAP_SIG_KIND_FIELD ||
             ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
+            if (sig && fields[i].ulOffset < avail)
+                shim_values_log_once(1u << 22, "a field signature not decoded (field 0x%08X); "
+                                               "such fields written as {\"class\":\"?\"}",
+                                     (unsigned)fields[i].ridOfField);
             shim_text_puts(t, "{\"class\":\"?\"}");
         } else if (slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
                    shim_values_var_of(&slot, &kind, &index) && kind == ILMAP_SIG_ELEMENT_VAR &&
