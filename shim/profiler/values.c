@@ -162,17 +162,22 @@ static void put_object_class(shim_args *a, shim_text *t, ObjectID obj)
     mdTypeDef td = 0;
     char name[512] = "?";
     ICorProfilerInfo4 *info = a->info;
-    if (SUCCEEDED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) &&
-        SUCCEEDED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) && module && td) {
+    HRESULT hr = info->lpVtbl->GetClassFromObject(info, obj, &cls);
+    if (SUCCEEDED(hr))
+        hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (SUCCEEDED(hr) && module && td) {
         IUnknown *unk = NULL;
-        if (info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                            &unk) == S_OK &&
-            unk) {
+        hr = info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
+                                             &unk);
+        if (hr == S_OK && unk) {
             IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
             shim_type_full_name(md, td, name, sizeof name);
             md->lpVtbl->Release(md);
         }
     }
+    if (FAILED(hr) || (module && td && strcmp(name, "?") == 0))
+        shim_values_log_once(1u << 19, "a class name not read (0x%08X); written as \"?\"",
+                             (unsigned)hr);
     /* td 0: arrays and other classes without a TypeDef of their own. */
     char safe[600];
     shim_json_escape(safe, sizeof safe, name);
@@ -553,9 +558,14 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
 IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module)
 {
     IUnknown *unk = NULL;
-    if (a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                           &unk) != S_OK)
+    HRESULT hr = a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ,
+                                                    &IID_IMetaDataImport, &unk);
+    if (hr != S_OK || !unk) {
+        shim_values_log_once(1u << 24, "GetModuleMetaData 0x%08X; names, fields and struct "
+                                       "types of that module left out or written as \"?\"",
+                             (unsigned)hr);
         return NULL;
+    }
     return (IMetaDataImport *)(void *)unk;
 }
 
@@ -565,14 +575,17 @@ static void put_class_head(shim_args *a, shim_text *t, ClassID cls)
     char name[512] = "?";
     ModuleID module = 0;
     mdTypeDef td = 0;
-    if (SUCCEEDED(a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td)) && module &&
-        td) {
+    HRESULT hr = a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td);
+    if (SUCCEEDED(hr) && module && td) {
         IMetaDataImport *md = shim_values_metadata(a, module);
         if (md) {
             shim_type_full_name(md, td, name, sizeof name);
             md->lpVtbl->Release(md);
         }
     }
+    if (FAILED(hr) || (module && td && strcmp(name, "?") == 0))
+        shim_values_log_once(1u << 19, "a class name not read (0x%08X); written as \"?\"",
+                             (unsigned)hr);
     char safe[600];
     shim_json_escape(safe, sizeof safe, name);
     shim_text_printf(t, "{\"class\":\"%.500s\"", safe);
@@ -833,9 +846,14 @@ static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *b
         ClassID parent = 0;
         ULONG32 type_args = 0;
         chain[n++] = c;
-        if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
-                                                    &type_args, NULL)))
+        HRESULT hr = a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
+                                                      &type_args, NULL);
+        if (FAILED(hr)) {
+            shim_values_log_once(1u << 25, "GetClassIDInfo2 0x%08X; parent classes' fields "
+                                           "left out",
+                                 (unsigned)hr);
             break;
+        }
         c = parent;
     }
     shim_text_puts(t, ",\"fields\":{");
