@@ -554,6 +554,7 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
     }
     shim_text_puts(&p->head, "}");
     if (p->head.failed) {
+        shim_values_log_once(1u << 3, "out of memory; calls not reported");
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&a->lines, 1, RELAXED);

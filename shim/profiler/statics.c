@@ -522,6 +522,7 @@ static void report_class(shim_statics *s, shim_args *a, const shim_statics_class
     }
     shim_text_puts(&t, "}}");
     if (t.failed) {
+        shim_values_log_once(1u << 28, "statics: out of memory; statics lines not written");
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&s->lines, 1, RELAXED);
