@@ -15,7 +15,8 @@
  * small object world (a class with an int, a string and an object field,
  * a boxed int, a string, an int[], an int[,], a struct argument, one
  * static of each kind): first its report checked exactly, then its k-th
- * call failing for every k and six codes (202 calls, 1,212 runs), then
+ * call failing for every k and six codes (202 calls, 1,212 runs), its
+ * k-th allocation returning NULL (48, through the linker's --wrap), then
  * hostile metadata (a method signature cut short, malformed, nested 400
  * deep or empty; field signatures cut short, malformed or of another
  * kind). Every run must end normally with no leak (LeakSanitizer in the
