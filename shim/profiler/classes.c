@@ -157,6 +157,7 @@ uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td)
             ilmap_sig *fs = NULL;
             ilmap_sig_slot slot;
             if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
                 ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
                 slot.repr == ILMAP_SIG_REPR_PRIMITIVE &&
                 shim_values_primitive_size(slot.element))
@@ -531,6 +532,7 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
                                                     &value_len)) &&
                 sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
                 ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
                 ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK) {
                 if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
                     slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)

@@ -134,26 +134,31 @@ static void module_simple_name(ICorProfilerInfo4 *info, ModuleID module, char *o
 
 /* ---- Registration (module loads) ------------------------------------- */
 
-/* Does the field carry the custom attribute of that full type name? */
-static int has_attribute(IMetaDataImport *md, mdFieldDef field, const char *type)
+/* Does the field carry the custom attribute of that full type name? 1
+ * yes, 0 no, -1 when metadata could not say (*hr: its answer). */
+static int has_attribute(IMetaDataImport *md, mdFieldDef field, const char *type, HRESULT *hr)
 {
     WCHAR wname[64];
     const void *data = NULL;
     ULONG size = 0;
+    *hr = S_OK;
     if (shim_utf8_to_utf16(type, wname, sizeof wname / sizeof *wname))
         return 0;
-    return md->lpVtbl->GetCustomAttributeByName(md, field, wname, &data, &size) == S_OK;
+    *hr = md->lpVtbl->GetCustomAttributeByName(md, field, wname, &data, &size);
+    return FAILED(*hr) ? -1 : *hr == S_OK;
 }
 
 /* The declared size of a value-type TypeDef (its ClassLayout row), 0
- * when it declares none. */
-static uint32_t declared_size(IMetaDataImport *md, mdToken td)
+ * when it declares none (*hr: metadata's answer). */
+static uint32_t declared_size(IMetaDataImport *md, mdToken td, HRESULT *hr)
 {
+    *hr = S_OK;
     if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
         return 0;
     DWORD pack = 0;
     ULONG total = 0, size = 0;
-    if (FAILED(md->lpVtbl->GetClassLayout(md, td, &pack, NULL, 0, &total, &size)))
+    *hr = md->lpVtbl->GetClassLayout(md, td, &pack, NULL, 0, &total, &size);
+    if (FAILED(*hr))
         return 0;
     return size;
 }
@@ -169,17 +174,28 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
     PCCOR_SIGNATURE sig = NULL;
     const void *value = NULL;
     mdTypeDef owner = 0;
-    if (FAILED(md->lpVtbl->GetFieldProps(md, field, &owner, wname, 256, &len, &attr, &sig,
-                                         &sig_size, &elem_type, &value, &value_len)) ||
-        !sig || !(attr & ILMAP_SIG_FIELD_STATIC))
+    HRESULT hr = md->lpVtbl->GetFieldProps(md, field, &owner, wname, 256, &len, &attr, &sig,
+                                           &sig_size, &elem_type, &value, &value_len);
+    if (FAILED(hr))
+        shim_log("statics: %s: GetFieldProps 0x%08X for field 0x%08" PRIx32 "; left out",
+                 class_name, (unsigned)hr, field);
+    if (FAILED(hr) || !sig || !(attr & ILMAP_SIG_FIELD_STATIC))
         return 1;
     char name[512];
     shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
     const char *attrs[2];
     size_t n = 0;
-    if (has_attribute(md, field, "System.ThreadStaticAttribute"))
+    int thread = has_attribute(md, field, "System.ThreadStaticAttribute", &hr);
+    int context = thread < 0 ? -1 : has_attribute(md, field, "System.ContextStaticAttribute", &hr);
+    if (thread < 0 || context < 0) {
+        /* Without them a thread static would pass for an appdomain one. */
+        shim_log("statics: %s.%s: GetCustomAttributeByName 0x%08X; left out", class_name, name,
+                 (unsigned)hr);
+        return 1;
+    }
+    if (thread)
         attrs[n++] = "System.ThreadStaticAttribute";
-    if (has_attribute(md, field, "System.ContextStaticAttribute"))
+    if (context)
         attrs[n++] = "System.ContextStaticAttribute";
     ilmap_sig_static kind = ILMAP_SIG_STATIC_NONE;
     ilmap_status st = ilmap_sig_static_kind(attr, attrs, n, &kind);
@@ -192,6 +208,7 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
         return 1; /* an instance field, or a constant without storage */
     ilmap_sig_slot slot;
     if (ilmap_sig_decode(sig, sig_size, 0, &f->sig, NULL, NULL) != ILMAP_OK ||
+        ilmap_sig_get_kind(f->sig) != ILMAP_SIG_KIND_FIELD ||
         ilmap_sig_classify(f->sig, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
         shim_log("statics: %s.%s: signature not decoded; left out", class_name, name);
         ilmap_sig_free(f->sig);
@@ -204,11 +221,18 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
     shim_json_escape(f->name, sizeof f->name, name);
     shim_values_describe(md, module, &slot, &f->value);
     if (slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !f->value.level[0].enum_element) {
-        f->blob_size = declared_size(md, slot.token);
+        f->blob_size = declared_size(md, slot.token, &hr);
         if (f->blob_size) {
             char type[512];
             shim_values_type_name(md, slot.token, type, sizeof type);
             shim_json_escape(f->blob_class, sizeof f->blob_class, type);
+            if (strcmp(type, "?") == 0)
+                shim_log("statics: %s.%s: its type's name not read; written as \"?\"",
+                         class_name, name);
+        } else if (kind == ILMAP_SIG_STATIC_RVA) {
+            shim_log("statics: %s.%s: an RVA field whose type declares no size (GetClassLayout "
+                     "0x%08X); its value reported as {\"class\":\"?\"}",
+                     class_name, name, (unsigned)hr);
         }
     }
     return 0;
@@ -229,12 +253,15 @@ static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md
     mdFieldDef tokens[32];
     ULONG got = 0;
     size_t n = 0;
+    HRESULT hr = S_OK;
     while (n < MAX_STATIC_FIELDS &&
-           md->lpVtbl->EnumFields(md, &e, td, tokens, 32, &got) == S_OK && got) {
+           (hr = md->lpVtbl->EnumFields(md, &e, td, tokens, 32, &got)) == S_OK && got) {
         for (ULONG i = 0; i < got && n < MAX_STATIC_FIELDS; i++)
             if (!describe_field(md, module, name, tokens[i], &fields[n]))
                 n++;
     }
+    if (FAILED(hr))
+        shim_log("statics: %s: EnumFields 0x%08X; fields left out", name, (unsigned)hr);
     if (e)
         md->lpVtbl->CloseEnum(md, e);
     /* Room for MAX_STATIC_FIELDS was taken; keep what was used. */
@@ -269,10 +296,13 @@ void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, Module
     HCORENUM e = NULL;
     mdTypeDef chunk[64];
     ULONG got = 0;
-    while (md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got) == S_OK && got) {
+    HRESULT hr = S_OK;
+    int unnamed = 0;
+    while ((hr = md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got)) == S_OK && got) {
         for (ULONG i = 0; i < got; i++) {
             char name[512];
             shim_type_full_name(md, chunk[i], name, sizeof name);
+            unnamed += strcmp(name, "?") == 0;
             for (size_t k = 0; k < s->count; k++)
                 if (strcmp(name, s->names[k]) == 0 &&
                     (!s->modules[k] || strcmp(simple, s->modules[k]) == 0))
@@ -281,6 +311,10 @@ void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, Module
     }
     if (e)
         md->lpVtbl->CloseEnum(md, e);
+    if (FAILED(hr) || unnamed)
+        shim_log("statics: module %s: EnumTypeDefs 0x%08X, %d type names not read; listed "
+                 "classes of this module may be missing",
+                 simple, (unsigned)hr, unnamed);
 }
 
 void shim_statics_module_unloaded(shim_statics *s, ModuleID module)
@@ -695,6 +729,7 @@ static void report_class(shim_statics *s, shim_args *a, const shim_statics_class
         return;
     }
     if (t.failed) {
+        shim_values_log_once(1u << 28, "statics: out of memory; statics lines not written");
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&s->lines, 1, RELAXED);
