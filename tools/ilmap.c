@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ilmap-algebra.h"
+#include "ilmap-pdb.h"
 #include "ilmap-serial.h"
 #include "text_map.h"
 
@@ -32,6 +33,7 @@ static void usage(FILE *to)
                 "       ilmap validate FILE [--lenient]\n"
                 "       ilmap translate FILE (--old N | --new N | --new-dac N) [--lenient]\n"
                 "       ilmap compose A B -o OUT [--text] [--lenient] [--require-exact]\n"
+                "       ilmap source PATH < QUERIES\n"
                 "       ilmap --help | --version\n"
                 "\n"
                 "FILE is a serialized map (libilmap's binary form, IL or native) or text:\n"
@@ -47,14 +49,21 @@ static void usage(FILE *to)
                 "  compose    A maps original -> v1, B maps v1 -> v2 (a second rewriter);\n"
                 "             write original -> v2 to OUT, serialized unless --text, and\n"
                 "             say in which directions it is exact\n"
+                "  source     PATH is a Portable PDB, or a .dll with an embedded PDB or a\n"
+                "             PDB beside it (the CodeView entry's file name, else PATH with\n"
+                "             .pdb); reads lines \"TOKEN IL\" (MethodDef token in 0x hex, IL\n"
+                "             offset decimal) and prints \"TOKEN IL DOCUMENT LINE COLUMN\", or\n"
+                "             \"TOKEN IL -\" when the runtime's stack traces show no source\n"
                 "\n"
                 "  --lenient        accept maps that are not strictly ascending, answering\n"
                 "                   as the runtime's linear scan does\n"
                 "  --require-exact  compose fails (exit 4) unless exact in every direction\n"
                 "\n"
-                "exit status: 0 success; 1 invalid or malformed map; 2 usage error;\n"
+                "exit status: 0 success; 1 invalid or malformed map, PDB or DLL (or the\n"
+                "PDB is not the DLL's); 2 usage error (a malformed query line too);\n"
                 "3 file not readable or writable; 4 composition not exact (with\n"
-                "--require-exact); 5 out of memory or internal error\n");
+                "--require-exact); 5 out of memory or internal error (or an embedded\n"
+                "PDB in a build without zlib)\n");
 }
 
 static int fail(int code, const char *fmt, const char *a, const char *b)
@@ -409,6 +418,181 @@ static int cmd_compose(const char *pa, const char *pb, const char *out, int text
     return rc;
 }
 
+/* ---- source: method token + IL offset -> document, line, column ---- */
+
+static int pdb_defect(const char *path, ilmap_status st, const ilmap_pdb_error *e)
+{
+    if (st == ILMAP_E_NOMEM)
+        return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    fprintf(stderr, "%s: %s: %s at byte offset %zu\n", prog, path,
+            ilmap_pdb_defect_str(e->defect), e->offset);
+    return EXIT_INVALID;
+}
+
+/* The PDB beside a DLL: the CodeView path's file name in PATH's
+ * directory, else PATH with its extension replaced by .pdb. */
+static uint8_t *read_beside(const char *path, const ilmap_pdb_pe_info *pe, size_t *size,
+                            char **used)
+{
+    size_t dir = strlen(path);
+    while (dir > 0 && path[dir - 1] != '/' && path[dir - 1] != '\\')
+        dir--;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const char *name = NULL;
+        size_t n = 0;
+        if (attempt == 0 && pe->has_codeview) {
+            size_t b = pe->path_size;
+            while (b > 0 && pe->path[b - 1] != '/' && pe->path[b - 1] != '\\')
+                b--;
+            name = pe->path + b;
+            n = pe->path_size - b;
+        } else if (attempt == 1) {
+            const char *base = path + dir, *dot = strrchr(base, '.');
+            name = base;
+            n = dot ? (size_t)(dot - base) : strlen(base);
+        }
+        if (!name || n == 0)
+            continue;
+        char *p = malloc(dir + n + 5);
+        if (!p)
+            return errno = ENOMEM, NULL;
+        memcpy(p, path, dir);
+        memcpy(p + dir, name, n);
+        strcpy(p + dir + n, attempt == 0 ? "" : ".pdb");
+        uint8_t *b = read_file(p, size);
+        if (b) {
+            *used = p;
+            return b;
+        }
+        int err = errno;
+        free(p);
+        if (err == ENOMEM)
+            return errno = ENOMEM, NULL;
+    }
+    errno = ENOENT;
+    return NULL;
+}
+
+/* Opens PATH's PDB: *bytes is what the handle reads (freed by the caller). */
+static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
+{
+    size_t size = 0;
+    uint8_t *file = read_file(path, &size);
+    if (!file)
+        return fail(errno == ENOMEM ? EXIT_INTERNAL : EXIT_IO, "cannot read %s: %s", path,
+                    strerror(errno));
+    ilmap_pdb_error e;
+    ilmap_status st;
+    if (size < 2 || file[0] != 'M' || file[1] != 'Z') {
+        *bytes = file;
+        st = ilmap_pdb_open(file, size, pdb, &e);
+        return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
+    }
+    ilmap_pdb_pe_info pe;
+    st = ilmap_pdb_read_pe(file, size, &pe, &e);
+    if (st != ILMAP_OK) {
+        free(file);
+        return pdb_defect(path, st, &e);
+    }
+    int rc = EXIT_OK;
+    char *where = NULL;
+    if (pe.has_embedded) {
+        *bytes = malloc(pe.pdb_size ? pe.pdb_size : 1);
+        if (!*bytes)
+            rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+        else if ((st = ilmap_pdb_inflate(file, size, &pe, *bytes, pe.pdb_size, &e)) ==
+                 ILMAP_E_UNSUPPORTED)
+            rc = fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path,
+                      "");
+        else if (st != ILMAP_OK)
+            rc = pdb_defect(path, st, &e);
+        where = NULL;
+    } else {
+        *bytes = read_beside(path, &pe, &size, &where);
+        if (!*bytes)
+            rc = fail(errno == ENOMEM ? EXIT_INTERNAL : EXIT_INVALID,
+                      "%s: no embedded PDB and no PDB beside it%s", path, "");
+    }
+    const char *name = where ? where : path;
+    if (rc == EXIT_OK && (st = ilmap_pdb_open(*bytes, pe.has_embedded ? pe.pdb_size : size, pdb,
+                                              &e)) != ILMAP_OK)
+        rc = pdb_defect(name, st, &e);
+    if (rc == EXIT_OK && pe.has_codeview &&
+        (st = ilmap_pdb_check_id(*pdb, &pe, &e)) != ILMAP_OK)
+        rc = fail(EXIT_INVALID, "%s: not the PDB of %s (its id differs)", name, path);
+    free(where);
+    free(file);
+    return rc;
+}
+
+static int cmd_source(const char *path)
+{
+    ilmap_pdb *pdb = NULL;
+    uint8_t *bytes = NULL;
+    int rc = open_source(path, &pdb, &bytes);
+    char line[256];
+    size_t name_cap = 256;
+    char *name = rc == EXIT_OK ? malloc(name_cap) : NULL;
+    if (rc == EXIT_OK && !name)
+        rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    for (unsigned long n = 1; rc == EXIT_OK && fgets(line, sizeof line, stdin); n++) {
+        char *end, *p = line;
+        unsigned long token, il;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\0')
+            continue;
+        int ok = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        token = ok ? strtoul(p + 2, &end, 16) : 0;
+        ok = ok && end != p + 2 && (*end == ' ' || *end == '\t') && token <= 0xFFFFFFFFul;
+        if (ok) {
+            p = end + strspn(end, " \t");
+            il = strtoul(p, &end, 10);
+            ok = end != p && *p >= '0' && *p <= '9' && il <= 0xFFFFFFFFul &&
+                 end[strspn(end, " \t\r\n")] == '\0';
+        }
+        if (!ok) {
+            fprintf(stderr, "%s: standard input line %lu: not \"TOKEN IL\" (0x hex, decimal)\n",
+                    prog, n);
+            rc = EXIT_USAGE;
+            break;
+        }
+        ilmap_pdb_sequence_point sp;
+        ilmap_pdb_error e;
+        ilmap_status st = ilmap_pdb_find_source(pdb, (uint32_t)token, (uint32_t)il, &sp, &e);
+        if (st == ILMAP_E_NOT_FOUND || st == ILMAP_E_INVALID_ARG) {
+            printf("0x%08lx %lu -\n", token, il);
+            continue;
+        }
+        size_t total = 0;
+        if (st == ILMAP_OK) {
+            st = ilmap_pdb_get_document_name(pdb, sp.document, name_cap, &total, name, &e);
+            if (st == ILMAP_E_TRUNCATED) {
+                char *bigger = realloc(name, total);
+                if (!bigger) {
+                    rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+                    break;
+                }
+                name = bigger;
+                name_cap = total;
+                st = ilmap_pdb_get_document_name(pdb, sp.document, name_cap, &total, name, &e);
+            }
+        }
+        if (st != ILMAP_OK) {
+            rc = pdb_defect(path, st, &e);
+            break;
+        }
+        printf("0x%08lx %lu %s %u %u\n", token, il, name, (unsigned)sp.start_line,
+               (unsigned)sp.start_column);
+    }
+    if (rc == EXIT_OK && ferror(stdin))
+        rc = fail(EXIT_IO, "cannot read standard input: %s%s", strerror(errno), "");
+    free(name);
+    ilmap_pdb_free(pdb);
+    free(bytes);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *pos[3] = {NULL, NULL, NULL}, *out = NULL, *how = NULL, *value = NULL;
@@ -453,6 +637,8 @@ int main(int argc, char **argv)
         fits = npos == 1 && how && !out && !text && !require_exact;
     else if (strcmp(cmd, "compose") == 0)
         fits = npos == 2 && out && !how;
+    else if (strcmp(cmd, "source") == 0)
+        fits = npos == 1 && !out && !how && !text && !require_exact && !lenient;
     else
         return fail(EXIT_USAGE, "unknown command '%s' (try --help)%s", cmd, "");
     if (!fits) {
@@ -466,6 +652,8 @@ int main(int argc, char **argv)
         rc = cmd_validate(pos[0], lenient);
     else if (strcmp(cmd, "translate") == 0)
         rc = cmd_translate(pos[0], how, value, lenient);
+    else if (strcmp(cmd, "source") == 0)
+        rc = cmd_source(pos[0]);
     else
         rc = cmd_compose(pos[0], pos[1], out, text, lenient, require_exact);
     /* What was printed must have reached standard output. */
