@@ -51,5 +51,5 @@ ilmap_status ilmap_pdb_get_document_name(const ilmap_pdb *pdb, uint32_t document
     static const uint8_t nul = 0;
     append(out, cap, &count, &nul, 1);
     *total = count;
-    return cap >= count ? ILMAP_OK : ILMAP_E_TRUNCATED;
+    return cap == 0 || cap >= count ? ILMAP_OK : ILMAP_E_TRUNCATED;
 }

@@ -164,7 +164,7 @@ ilmap_status ilmap_pdb_get_sequence_points(const ilmap_pdb *pdb, uint32_t method
     if (r < 0)
         return st;
     *total = count;
-    return cap >= count ? ILMAP_OK : ILMAP_E_TRUNCATED;
+    return cap == 0 || cap >= count ? ILMAP_OK : ILMAP_E_TRUNCATED;
 }
 
 ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t method_token,
