@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ilmap tool: each command's output and every documented exit code
-# (0 ok, 1 invalid map, 2 usage, 3 I/O, 4 inexact composition).
+# (0 ok, 1 invalid map or PDB, 2 usage, 3 I/O, 4 inexact composition, 5 an
+# embedded PDB without zlib).
 # usage: cli-test.sh PATH/TO/ilmap
 # In a cross build meson's test runner sets MESON_EXE_WRAPPER (the cross
 # file's exe_wrapper, e.g. qemu-aarch64 -L /usr/aarch64-linux-gnu): the
@@ -137,6 +138,37 @@ cp "$dir/c.ilmap" "$dir/swapped.ilmap"
 printf '\x4D\x4C\x49\x89' | dd of="$dir/swapped.ilmap" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect 1 "byte-swapped magic" -- "$tool" validate "$dir/swapped.ilmap"
 contains "other byte order" "byte order named"
+
+# source: token + IL offset -> document, line, column from a small real
+# PDB (test/fuzz/corpus-pdb: Tiny.cs, built with the path mapped to /src)
+# and the same program's DLL with its PDB embedded.
+pdbs=$(cd "$(dirname "$0")/fuzz/corpus-pdb" && pwd)
+printf '0x06000001 0\n0x06000001 3\n0X6000002 1000\n0x02000001 0\n0x06000099 0\n' > "$dir/q.txt"
+expect 0 "source from a .pdb" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/q.txt"
+want=$'0x06000001 0 /src/Tiny.cs 7 13\n0x06000001 3 /src/Tiny.cs 8 31\n0x06000002 1000 /src/Tiny.cs 22 13\n0x02000001 0 -\n0x06000099 0 -'
+[ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source lines:\n%s\nwant:\n%s\n' "$out" "$want"; }
+out=$(bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny-embedded.dll" "$dir/q.txt" 2>&1)
+rc=$?
+out=${out//$'\r'/}
+if [ $rc -eq 0 ] && [ "$out" = "$want" ]; then
+    pass=$((pass + 1))
+elif [ $rc -eq 5 ] && printf '%s' "$out" | grep -qF "no zlib"; then
+    pass=$((pass + 1)) # a build without zlib says so
+else
+    fail=$((fail + 1)); printf 'FAIL: source from an embedded PDB: exit %s\n%s\n' "$rc" "$out"
+fi
+printf '0x06000001 x\n' > "$dir/badq.txt"
+expect 2 "source: malformed query" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
+contains "line 1" "names the query line"
+printf '6000001 0\n' > "$dir/badq.txt"
+expect 2 "source: token without 0x" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
+expect 3 "source: missing file" -- "$tool" source "$dir/nonexistent.pdb"
+expect 1 "source: not a PDB" -- "$tool" source "$dir/seed.txt"
+contains "metadata" "the defect is named"
+head -c 300 "$pdbs/tiny.pdb" > "$dir/cut.pdb"
+expect 1 "source: truncated PDB" -- "$tool" source "$dir/cut.pdb"
+contains "byte offset" "the offset is named"
+expect 2 "source without PATH" -- "$tool" source
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
