@@ -129,9 +129,9 @@ static ilmap_status read_root(ilmap_pdb *p, stream *s, ilmap_pdb_error *err)
             len++;
         if (pos + len >= size)
             return pdb_fail(err, ILMAP_PDB_DEFECT_TRUNCATED, pos);
-        if (d[pos + len] != 0)
+        if (len == 32)
             return pdb_fail(err, ILMAP_PDB_DEFECT_STREAM, pos);
-        char name[33];
+        char name[32];
         memcpy(name, d + pos, len + 1);
         size_t padded = (len + 4) & ~(size_t)3;
         if (padded > size - pos)
