@@ -518,6 +518,18 @@ static void pe_files(void)
     uint8_t room[4];
     pe.has_embedded = 0;
     CHECK(ilmap_pdb_inflate(junk, sizeof junk, &pe, room, 4, &e) == ILMAP_E_INVALID_ARG);
+    /* Bytes that are no deflate data (block type 3): refused with zlib,
+     * unsupported without it. */
+    memset(junk, 0xFF, sizeof junk);
+    pe.has_embedded = 1;
+    pe.embedded_offset = 8;
+    pe.embedded_size = 16;
+    pe.pdb_size = 4;
+    CHECK(ilmap_pdb_inflate(junk, sizeof junk, &pe, room, 3, &e) == ILMAP_E_INVALID_ARG);
+    ilmap_status st = ilmap_pdb_inflate(junk, sizeof junk, &pe, room, 4, &e);
+    CHECK((st == ILMAP_E_FORMAT && e.defect == ILMAP_PDB_DEFECT_DEFLATE && e.offset >= 8 &&
+           e.offset <= 24) ||
+          (st == ILMAP_E_UNSUPPORTED && e.defect == ILMAP_PDB_DEFECT_NONE));
     ilmap_pdb_free(p);
 }
 
