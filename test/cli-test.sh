@@ -157,6 +157,21 @@ elif [ $rc -eq 5 ] && printf '%s' "$out" | grep -qF "no zlib"; then
 else
     fail=$((fail + 1)); printf 'FAIL: source from an embedded PDB: exit %s\n%s\n' "$rc" "$out"
 fi
+# A DLL and its PDB beside it (found by the CodeView entry's file name),
+# then the same DLL with one byte of the CodeView GUID changed: the PDB's
+# id no longer matches.
+mkdir -p "$dir/beside"
+cp "$pdbs/tiny.dll" "$dir/beside/Tiny.dll"
+cp "$pdbs/tiny.pdb" "$dir/beside/Tiny.pdb"
+expect 0 "source: PDB beside the DLL" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$dir/beside/Tiny.dll" "$dir/q.txt"
+[ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source beside:\n%s\n' "$out"; }
+rsds=$(grep -obUaP "RSDS" "$dir/beside/Tiny.dll" | head -n 1 | cut -d: -f1)
+printf '\x5A' | dd of="$dir/beside/Tiny.dll" bs=1 seek=$((rsds + 4)) conv=notrunc 2>/dev/null
+expect 1 "source: PDB with another id" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$dir/beside/Tiny.dll" "$dir/q.txt"
+contains "its id differs" "the mismatch is named"
+rm "$dir/beside/Tiny.pdb"
+expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
+contains "no embedded PDB and no PDB beside it" "the missing PDB is named"
 printf '0x06000001 x\n' > "$dir/badq.txt"
 expect 2 "source: malformed query" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
 contains "line 1" "names the query line"
