@@ -49,11 +49,12 @@ static void usage(FILE *to)
                 "  compose    A maps original -> v1, B maps v1 -> v2 (a second rewriter);\n"
                 "             write original -> v2 to OUT, serialized unless --text, and\n"
                 "             say in which directions it is exact\n"
-                "  source     PATH is a Portable PDB, or a .dll with an embedded PDB or a\n"
-                "             PDB beside it (the CodeView entry's file name, else PATH with\n"
-                "             .pdb); reads lines \"TOKEN IL\" (MethodDef token in 0x hex, IL\n"
-                "             offset decimal) and prints \"TOKEN IL DOCUMENT LINE COLUMN\", or\n"
-                "             \"TOKEN IL -\" when the runtime's stack traces show no source\n"
+                "  source     PATH is a Portable PDB, or a .dll: its PDB is the CodeView\n"
+                "             entry's path, or that file name beside PATH, with the DLL's id;\n"
+                "             else the embedded PDB; else PATH with .pdb. Reads lines\n"
+                "             \"TOKEN IL\" (MethodDef token in 0x hex, IL offset decimal) and\n"
+                "             prints \"TOKEN IL DOCUMENT LINE COLUMN\", or \"TOKEN IL -\" when\n"
+                "             the runtime's stack traces show no source\n"
                 "\n"
                 "  --lenient        accept maps that are not strictly ascending, answering\n"
                 "                   as the runtime's linear scan does\n"
@@ -429,48 +430,89 @@ static int pdb_defect(const char *path, ilmap_status st, const ilmap_pdb_error *
     return EXIT_INVALID;
 }
 
-/* The PDB beside a DLL: the CodeView path's file name in PATH's
- * directory, else PATH with its extension replaced by .pdb. */
-static uint8_t *read_beside(const char *path, const ilmap_pdb_pe_info *pe, size_t *size,
-                            char **used)
+/* A candidate PDB file: its bytes and an open handle when it is readable,
+ * a Portable PDB, and (when the DLL has a CodeView entry) the DLL's own.
+ * Returns EXIT_OK when taken; EXIT_INVALID when absent, foreign or
+ * unreadable (*mismatch set for another id); EXIT_INTERNAL out of memory. */
+static int try_pdb_file(const char *name, size_t n, const char *dir, size_t dir_len,
+                        const char *suffix, const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb,
+                        uint8_t **bytes, int *mismatch)
+{
+    char *p = malloc(dir_len + n + strlen(suffix) + 1);
+    if (!p)
+        return fail(EXIT_INTERNAL, "out of memory%s%s", "", "");
+    memcpy(p, dir, dir_len);
+    memcpy(p + dir_len, name, n);
+    strcpy(p + dir_len + n, suffix);
+    size_t size = 0;
+    uint8_t *b = read_file(p, &size);
+    int err = errno;
+    free(p);
+    if (!b)
+        return err == ENOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "") : EXIT_INVALID;
+    ilmap_pdb_error e;
+    ilmap_status st = ilmap_pdb_open(b, size, pdb, &e);
+    if (st == ILMAP_OK && pe->has_codeview && ilmap_pdb_check_id(*pdb, pe, &e) != ILMAP_OK) {
+        *mismatch = 1;
+        ilmap_pdb_free(*pdb);
+        *pdb = NULL;
+        st = ILMAP_E_FORMAT;
+    }
+    if (st != ILMAP_OK) {
+        free(b);
+        return st == ILMAP_E_NOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "")
+                                   : EXIT_INVALID;
+    }
+    *bytes = b;
+    return EXIT_OK;
+}
+
+/* A DLL's PDB, in the runtime's order: the CodeView entry's path as
+ * written, then its file name in the DLL's directory (either only with
+ * the DLL's id); then the embedded PDB; then, as libilmap's own last
+ * resort, the DLL's name with .pdb beside it. */
+static int open_for_pe(const char *path, const uint8_t *file, size_t size,
+                       const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb, uint8_t **bytes)
 {
     size_t dir = strlen(path);
     while (dir > 0 && path[dir - 1] != '/' && path[dir - 1] != '\\')
         dir--;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        const char *name = NULL;
-        size_t n = 0;
-        if (attempt == 0 && pe->has_codeview) {
-            size_t b = pe->path_size;
-            while (b > 0 && pe->path[b - 1] != '/' && pe->path[b - 1] != '\\')
-                b--;
-            name = pe->path + b;
-            n = pe->path_size - b;
-        } else if (attempt == 1) {
-            const char *base = path + dir, *dot = strrchr(base, '.');
-            name = base;
-            n = dot ? (size_t)(dot - base) : strlen(base);
-        }
-        if (!name || n == 0)
-            continue;
-        char *p = malloc(dir + n + 5);
-        if (!p)
-            return errno = ENOMEM, NULL;
-        memcpy(p, path, dir);
-        memcpy(p + dir, name, n);
-        strcpy(p + dir + n, attempt == 0 ? "" : ".pdb");
-        uint8_t *b = read_file(p, size);
-        if (b) {
-            *used = p;
-            return b;
-        }
-        int err = errno;
-        free(p);
-        if (err == ENOMEM)
-            return errno = ENOMEM, NULL;
+    int rc, mismatch = 0;
+    if (pe->has_codeview && pe->path_size > 0) {
+        size_t b = pe->path_size;
+        while (b > 0 && pe->path[b - 1] != '/' && pe->path[b - 1] != '\\')
+            b--;
+        rc = try_pdb_file(pe->path, pe->path_size, "", 0, "", pe, pdb, bytes, &mismatch);
+        if (rc != EXIT_INVALID)
+            return rc;
+        rc = try_pdb_file(pe->path + b, pe->path_size - b, path, dir, "", pe, pdb, bytes,
+                          &mismatch);
+        if (rc != EXIT_INVALID)
+            return rc;
     }
-    errno = ENOENT;
-    return NULL;
+    ilmap_pdb_error e;
+    ilmap_status st;
+    if (pe->has_embedded) {
+        *bytes = malloc(pe->pdb_size ? pe->pdb_size : 1);
+        if (!*bytes)
+            return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+        st = ilmap_pdb_inflate(file, size, pe, *bytes, pe->pdb_size, &e);
+        if (st == ILMAP_E_UNSUPPORTED)
+            return fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path,
+                        "");
+        if (st == ILMAP_OK)
+            st = ilmap_pdb_open(*bytes, pe->pdb_size, pdb, &e);
+        return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
+    }
+    const char *base = path + dir, *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
+    rc = try_pdb_file(base, n, path, dir, ".pdb", pe, pdb, bytes, &mismatch);
+    if (rc != EXIT_INVALID)
+        return rc;
+    if (mismatch)
+        return fail(EXIT_INVALID, "%s: the PDB beside it is not its own (its id differs)%s",
+                    path, "");
+    return fail(EXIT_INVALID, "%s: no embedded PDB and no PDB beside it%s", path, "");
 }
 
 /* Opens PATH's PDB: *bytes is what the handle reads (freed by the caller). */
@@ -490,37 +532,8 @@ static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
     }
     ilmap_pdb_pe_info pe;
     st = ilmap_pdb_read_pe(file, size, &pe, &e);
-    if (st != ILMAP_OK) {
-        free(file);
-        return pdb_defect(path, st, &e);
-    }
-    int rc = EXIT_OK;
-    char *where = NULL;
-    if (pe.has_embedded) {
-        *bytes = malloc(pe.pdb_size ? pe.pdb_size : 1);
-        if (!*bytes)
-            rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-        else if ((st = ilmap_pdb_inflate(file, size, &pe, *bytes, pe.pdb_size, &e)) ==
-                 ILMAP_E_UNSUPPORTED)
-            rc = fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path,
-                      "");
-        else if (st != ILMAP_OK)
-            rc = pdb_defect(path, st, &e);
-        where = NULL;
-    } else {
-        *bytes = read_beside(path, &pe, &size, &where);
-        if (!*bytes)
-            rc = fail(errno == ENOMEM ? EXIT_INTERNAL : EXIT_INVALID,
-                      "%s: no embedded PDB and no PDB beside it%s", path, "");
-    }
-    const char *name = where ? where : path;
-    if (rc == EXIT_OK && (st = ilmap_pdb_open(*bytes, pe.has_embedded ? pe.pdb_size : size, pdb,
-                                              &e)) != ILMAP_OK)
-        rc = pdb_defect(name, st, &e);
-    if (rc == EXIT_OK && pe.has_codeview &&
-        (st = ilmap_pdb_check_id(*pdb, &pe, &e)) != ILMAP_OK)
-        rc = fail(EXIT_INVALID, "%s: not the PDB of %s (its id differs)", name, path);
-    free(where);
+    int rc = st == ILMAP_OK ? open_for_pe(path, file, size, &pe, pdb, bytes)
+                            : pdb_defect(path, st, &e);
     free(file);
     return rc;
 }
