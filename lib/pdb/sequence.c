@@ -183,7 +183,7 @@ ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t method_token,
         return st;
     if (!has)
         return ILMAP_E_NOT_FOUND;
-    ilmap_pdb_sequence_point p, found;
+    ilmap_pdb_sequence_point p, found = { 0, 0, 0, 0, 0, 0 };
     int r, any = 0;
     /* Blob order; stop at the first point past the offset; the last
      * visible one before it is the answer. */
