@@ -5,8 +5,8 @@
 //   0xTOKEN IL DOCUMENT LINE COLUMN    or    0xTOKEN IL -
 // The rule: walk the points in blob order, stop at the first one past the
 // offset, keep the last visible (not hidden) one; a malformed blob ends the
-// walk with what was kept so far. The PDB is the one embedded in the
-// assembly, else the one beside it. `--embedded DIR` prints the assemblies
+// walk with what was kept so far. The PDB is the one the runtime would
+// choose (see OpenPdb). `--embedded DIR` prints the assemblies
 // of DIR (recursively) that embed a PDB, one per line, and nothing else.
 // Counts go to standard error.
 using System;
@@ -122,11 +122,15 @@ static class PdbCheck
         return false;
     }
 
+    // The runtime's choice (System.Reflection.Metadata's associated PDB: a
+    // file named by the CodeView entry with the assembly's id, else the
+    // embedded one), then the assembly's name with .pdb as `ilmap source`
+    // tries last.
     static MetadataReaderProvider OpenPdb(string path, PEReader pe)
     {
-        foreach (DebugDirectoryEntry e in pe.ReadDebugDirectory())
-            if (e.Type == DebugDirectoryEntryType.EmbeddedPortablePdb)
-                return pe.ReadEmbeddedPortablePdbDebugDirectoryData(e);
+        if (pe.TryOpenAssociatedPortablePdb(path, p => File.Exists(p) ? File.OpenRead(p) : null,
+                out MetadataReaderProvider provider, out string _))
+            return provider;
         string beside = Path.ChangeExtension(path, ".pdb");
         if (!File.Exists(beside))
             return null;
