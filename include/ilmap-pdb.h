@@ -171,6 +171,24 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t m
                                                 uint32_t il_offset, ilmap_pdb_sequence_point *out,
                                                 ilmap_pdb_error *err);
 
+/**
+ * Seed 000's rule as a check (doc/source-lines.md#map-check): a profiler
+ * that instruments a method must give its COR_IL_MAP an entry for every
+ * sequence point, or stepping through the instrumented code breaks there.
+ * Lists, in order, the indexes in points of the visible sequence points
+ * whose IL offset is no entry's old_offset; the buffer protocol. Pure:
+ * works on arrays (from ilmap_pdb_get_sequence_points() and the map's
+ * entries, sorted or not), allocates nothing; any thread.
+ *
+ * @return ILMAP_OK (*total 0: every visible point has its entry);
+ *         ILMAP_E_TRUNCATED; ILMAP_E_INVALID_ARG (a NULL array with a
+ *         count > 0, total NULL, out NULL with cap > 0).
+ */
+ILMAP_EXPORT ilmap_status ilmap_pdb_check_map(const ilmap_pdb_sequence_point *points,
+                                              size_t point_count, const ilmap_entry *entries,
+                                              size_t entry_count, size_t cap, size_t *total,
+                                              size_t *out);
+
 /* ---------------------------------------------------------------------
  * PE files: the debug directory (doc/source-lines.md#pe)
  * ------------------------------------------------------------------ */

@@ -533,8 +533,36 @@ static void pe_files(void)
     ilmap_pdb_free(p);
 }
 
+/* Seed 000's rule: visible points without an entry of their own. */
+static void map_check(void)
+{
+    const ilmap_pdb_sequence_point sp[] = {
+        { 0, 1, 5, 1, 5, 9 },
+        { 3, 1, ILMAP_PDB_HIDDEN_LINE, 0, ILMAP_PDB_HIDDEN_LINE, 0 },
+        { 6, 1, 6, 1, 6, 9 },
+        { 9, 1, 7, 1, 7, 9 },
+        { 12, 1, 8, 1, 8, 9 },
+    };
+    const ilmap_entry sorted[] = { { 0, 0, 1 }, { 6, 20, 1 }, { 7, 25, 1 }, { 12, 40, 1 } };
+    const ilmap_entry unsorted[] = { { 12, 40, 1 }, { 0, 0, 1 }, { 9, 30, 1 } };
+    size_t out[8], total = 99;
+    CHECK(ilmap_pdb_check_map(sp, 5, sorted, 4, 8, &total, out) == ILMAP_OK);
+    CHECK(total == 1 && out[0] == 3); /* IL 9; the hidden IL 3 needs none */
+    CHECK(ilmap_pdb_check_map(sp, 5, unsorted, 3, 8, &total, out) == ILMAP_OK);
+    CHECK(total == 1 && out[0] == 2);
+    CHECK(ilmap_pdb_check_map(sp, 5, NULL, 0, 8, &total, out) == ILMAP_OK);
+    CHECK(total == 4 && out[0] == 0 && out[1] == 2 && out[2] == 3 && out[3] == 4);
+    CHECK(ilmap_pdb_check_map(sp, 5, NULL, 0, 2, &total, out) == ILMAP_E_TRUNCATED && total == 4);
+    CHECK(ilmap_pdb_check_map(sp, 5, NULL, 0, 0, &total, NULL) == ILMAP_OK && total == 4);
+    CHECK(ilmap_pdb_check_map(NULL, 0, sorted, 4, 0, &total, NULL) == ILMAP_OK && total == 0);
+    CHECK(ilmap_pdb_check_map(NULL, 1, sorted, 4, 0, &total, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_pdb_check_map(sp, 5, sorted, 4, 1, &total, NULL) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_pdb_check_map(sp, 5, sorted, 4, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
+}
+
 int main(void)
 {
+    map_check();
     names_and_info();
     grammar_and_rule(0);
     initial_document();
