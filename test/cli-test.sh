@@ -172,6 +172,17 @@ contains "its id differs" "the mismatch is named"
 rm "$dir/beside/Tiny.pdb"
 expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
 contains "no embedded PDB and no PDB beside it" "the missing PDB is named"
+# validate --pdb: seed 000's rule, every visible sequence point of the
+# method needs an entry of its own in the map.
+printf '0 100\n2 102\n8 110\n12 120\n20 130\n' > "$dir/steps.txt"
+expect 1 "validate --pdb: a sequence point without an entry" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
+contains "sequence point at IL 26 (/src/Tiny.cs 10 13) has no entry of its own" "the point is named"
+printf '26 140\n' >> "$dir/steps.txt"
+expect 0 "validate --pdb: every point has its entry" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
+contains "every visible sequence point of 0x06000001 has its entry (8 points)" "counted"
+expect 2 "validate --pdb without --token" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb"
+expect 2 "validate --token not a MethodDef" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x02000001
+expect 2 "show --pdb" -- "$tool" show "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
 printf '0x06000001 x\n' > "$dir/badq.txt"
 expect 2 "source: malformed query" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
 contains "line 1" "names the query line"

@@ -30,7 +30,7 @@ static const char *prog = "ilmap";
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ilmap show FILE [--lenient]\n"
-                "       ilmap validate FILE [--lenient]\n"
+                "       ilmap validate FILE [--lenient] [--pdb PATH --token T]\n"
                 "       ilmap translate FILE (--old N | --new N | --new-dac N) [--lenient]\n"
                 "       ilmap compose A B -o OUT [--text] [--lenient] [--require-exact]\n"
                 "       ilmap source PATH < QUERIES\n"
@@ -42,7 +42,10 @@ static void usage(FILE *to)
                 "\n"
                 "  show       print the entries (text form, loadable again)\n"
                 "  validate   check the map: strictly ascending in both offsets (text),\n"
-                "             or every header field, the CRC-32C and the entries (serialized)\n"
+                "             or every header field, the CRC-32C and the entries (serialized);\n"
+                "             with --pdb, also that every visible sequence point of method T\n"
+                "             in PATH's PDB (as for source) has an entry of its own (exit 1\n"
+                "             and each point listed if not: stepping would break there)\n"
                 "  translate  one offset through the runtime's rules: --old N original ->\n"
                 "             instrumented, --new N back (in-process debugger), --new-dac N\n"
                 "             back with the ICorDebug/DAC rules\n"
@@ -260,11 +263,16 @@ static int cmd_show(const char *path, int lenient)
     return rc;
 }
 
-static int cmd_validate(const char *path, int lenient)
+static int check_against_pdb(const char *path, const loaded *l, const char *pdb_path,
+                             uint32_t token);
+
+static int cmd_validate(const char *path, int lenient, const char *pdb_path, uint32_t token)
 {
     loaded l;
     int rc = load(path, &l);
-    if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+    if (rc == EXIT_OK && pdb_path && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+        rc = fail(EXIT_INVALID, "%s: an IL-to-native map; --pdb needs a COR_IL_MAP%s", path, "");
+    } else if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
         printf("%s: valid IL-to-native map, %lu entries, code size %lu\n", path,
                (unsigned long)l.view.count, (unsigned long)l.view.code_size);
     } else if (rc == EXIT_OK) {
@@ -274,6 +282,8 @@ static int cmd_validate(const char *path, int lenient)
             printf("%s: valid %s COR_IL_MAP, %zu entries\n", path,
                    (ilmap_get_flags(m) & ILMAP_LENIENT) ? "lenient" : "strict", l.count);
         ilmap_free(m);
+        if (rc == EXIT_OK && pdb_path)
+            rc = check_against_pdb(path, &l, pdb_path, token);
     }
     loaded_free(&l);
     return rc;
@@ -538,6 +548,23 @@ static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
     return rc;
 }
 
+/* A document's name into *name (grown as needed, capacity *cap). */
+static ilmap_status document_name(const ilmap_pdb *pdb, uint32_t document, char **name,
+                                  size_t *cap, ilmap_pdb_error *e)
+{
+    size_t total = 0;
+    ilmap_status st = ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
+    /* cap 0 (nothing allocated yet) was a size query */
+    if ((st == ILMAP_OK && *cap > 0) || (st != ILMAP_OK && st != ILMAP_E_TRUNCATED))
+        return st;
+    char *bigger = realloc(*name, total);
+    if (!bigger)
+        return ILMAP_E_NOMEM;
+    *name = bigger;
+    *cap = total;
+    return ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
+}
+
 static int cmd_source(const char *path)
 {
     ilmap_pdb *pdb = NULL;
@@ -577,20 +604,8 @@ static int cmd_source(const char *path)
             printf("0x%08lx %lu -\n", token, il);
             continue;
         }
-        size_t total = 0;
-        if (st == ILMAP_OK) {
-            st = ilmap_pdb_get_document_name(pdb, sp.document, name_cap, &total, name, &e);
-            if (st == ILMAP_E_TRUNCATED) {
-                char *bigger = realloc(name, total);
-                if (!bigger) {
-                    rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-                    break;
-                }
-                name = bigger;
-                name_cap = total;
-                st = ilmap_pdb_get_document_name(pdb, sp.document, name_cap, &total, name, &e);
-            }
-        }
+        if (st == ILMAP_OK)
+            st = document_name(pdb, sp.document, &name, &name_cap, &e);
         if (st != ILMAP_OK) {
             rc = pdb_defect(path, st, &e);
             break;
@@ -606,9 +621,59 @@ static int cmd_source(const char *path)
     return rc;
 }
 
+/* validate --pdb: seed 000's rule (ilmap_pdb_check_map) for one method. */
+static int check_against_pdb(const char *path, const loaded *l, const char *pdb_path,
+                             uint32_t token)
+{
+    ilmap_pdb *pdb = NULL;
+    uint8_t *bytes = NULL;
+    ilmap_pdb_sequence_point *sp = NULL;
+    size_t *missing = NULL, n = 0, bad = 0, name_cap = 0;
+    char *name = NULL;
+    ilmap_pdb_error e;
+    int rc = open_source(pdb_path, &pdb, &bytes);
+    ilmap_status st = ILMAP_OK;
+    if (rc == EXIT_OK)
+        st = ilmap_pdb_get_sequence_points(pdb, token, 0, &n, NULL, &e);
+    if (rc == EXIT_OK && st == ILMAP_OK) {
+        sp = malloc((n ? n : 1) * sizeof *sp);
+        missing = malloc((n ? n : 1) * sizeof *missing);
+        if (!sp || !missing)
+            st = ILMAP_E_NOMEM;
+        else if ((st = ilmap_pdb_get_sequence_points(pdb, token, n, &n, sp, &e)) == ILMAP_OK)
+            st = ilmap_pdb_check_map(sp, n, l->entries, l->count, n, &bad, missing);
+    }
+    if (rc == EXIT_OK && st != ILMAP_OK)
+        rc = pdb_defect(pdb_path, st, &e);
+    for (size_t i = 0; rc == EXIT_OK && i < bad; i++) {
+        const ilmap_pdb_sequence_point *p = &sp[missing[i]];
+        if ((st = document_name(pdb, p->document, &name, &name_cap, &e)) != ILMAP_OK)
+            rc = pdb_defect(pdb_path, st, &e);
+        else
+            printf("%s: sequence point at IL %u (%s %u %u) has no entry of its own: stepping "
+                   "breaks there\n",
+                   path, (unsigned)p->il_offset, name, (unsigned)p->start_line,
+                   (unsigned)p->start_column);
+    }
+    if (rc == EXIT_OK) {
+        if (bad)
+            rc = EXIT_INVALID;
+        else
+            printf("%s: every visible sequence point of 0x%08lx has its entry (%zu points)\n",
+                   path, (unsigned long)token, n);
+    }
+    free(name);
+    free(missing);
+    free(sp);
+    ilmap_pdb_free(pdb);
+    free(bytes);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *pos[3] = {NULL, NULL, NULL}, *out = NULL, *how = NULL, *value = NULL;
+    const char *pdb_path = NULL, *token_text = NULL;
     int npos = 0, lenient = 0, text = 0, require_exact = 0;
 
     if (argc < 2)
@@ -626,6 +691,10 @@ int main(int argc, char **argv)
             text = 1;
         } else if (strcmp(a, "--require-exact") == 0) {
             require_exact = 1;
+        } else if (strcmp(a, "--pdb") == 0 && i + 1 < argc && !pdb_path) {
+            pdb_path = argv[++i];
+        } else if (strcmp(a, "--token") == 0 && i + 1 < argc && !token_text) {
+            token_text = argv[++i];
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc && !out) {
             out = argv[++i];
         } else if ((strcmp(a, "--old") == 0 || strcmp(a, "--new") == 0 ||
@@ -644,6 +713,7 @@ int main(int argc, char **argv)
         }
     }
     int fits = 0;
+    uint32_t token = 0;
     if (strcmp(cmd, "show") == 0 || strcmp(cmd, "validate") == 0)
         fits = npos == 1 && !out && !how && !text && !require_exact;
     else if (strcmp(cmd, "translate") == 0)
@@ -654,6 +724,16 @@ int main(int argc, char **argv)
         fits = npos == 1 && !out && !how && !text && !require_exact && !lenient;
     else
         return fail(EXIT_USAGE, "unknown command '%s' (try --help)%s", cmd, "");
+    if (strcmp(cmd, "validate") == 0 && (pdb_path || token_text)) {
+        if (!pdb_path || !token_text || !parse_number(token_text, &token))
+            return fail(EXIT_USAGE, "validate: --pdb PATH and --token T (0x hex) go together%s%s",
+                        "", "");
+        if (token >> 24 != 0x06u)
+            return fail(EXIT_USAGE, "--token %s: not a MethodDef token (0x06xxxxxx)%s",
+                        token_text, "");
+    } else if (pdb_path || token_text) {
+        fits = 0;
+    }
     if (!fits) {
         fprintf(stderr, "%s: wrong arguments for '%s'\n", prog, cmd);
         return usage(stderr), EXIT_USAGE;
@@ -662,7 +742,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "show") == 0)
         rc = cmd_show(pos[0], lenient);
     else if (strcmp(cmd, "validate") == 0)
-        rc = cmd_validate(pos[0], lenient);
+        rc = cmd_validate(pos[0], lenient, pdb_path, token);
     else if (strcmp(cmd, "translate") == 0)
         rc = cmd_translate(pos[0], how, value, lenient);
     else if (strcmp(cmd, "source") == 0)

@@ -30,6 +30,7 @@ def write(name, text):
 seed = write("seed.txt", "# example\n0 0\n5 10\n9 20\n")
 pass2 = write("pass2.txt", "0 0\n4 4\n10 10\n12 15\n20 23\n")
 late = write("late.txt", "2 10\n6 36\n")
+steps = write("steps.txt", "0 100\n2 102\n8 110\n12 120\n20 130\n26 140\n")
 unsorted = write("unsorted.txt", "0 0\n6 36\n4 50\n")
 out = os.path.join(work, "out")
 serialized = os.path.join(work, "c.ilmap")
@@ -54,6 +55,8 @@ commands = [
     ("compose lenient", ["compose", unsorted, seed, "-o", out, "--lenient"], True),
     ("source pdb", ["source", os.path.join(pdbs, "tiny.pdb")], False),
     ("source embedded", ["source", os.path.join(pdbs, "tiny-embedded.dll")], False),
+    ("validate pdb", ["validate", steps, "--pdb", os.path.join(pdbs, "tiny-embedded.dll"),
+                      "--token", "0x06000001"], False),
 ]
 
 
