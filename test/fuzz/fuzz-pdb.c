@@ -7,7 +7,9 @@
  * query, then the name, NUL-terminated at that size), every method's
  * sequence points (or a defect inside the bytes), and ilmap_pdb_find_source
  * agrees with the runtime's rule applied to that list at every point's IL
- * offset, just before it and far past the end. The seed corpus
+ * offset, just before it and far past the end; ilmap_pdb_check_map lists
+ * every visible point against an empty map and none against a map with an
+ * entry per point. The seed corpus
  * (test/fuzz/corpus-pdb) holds small real PDBs.
  */
 #include <stdlib.h>
@@ -93,6 +95,19 @@ static void walk(const uint8_t *data, size_t size)
                 check_query(pdb, token, sp, n, sp[i].il_offset - 1);
         }
         check_query(pdb, token, sp, n, 0xFFFFFFFFu);
+        /* Seed 000's check: with no map every visible point is listed;
+         * with one entry per point none is. */
+        static size_t missing[MAX_POINTS];
+        static ilmap_entry map[MAX_POINTS];
+        size_t visible = 0, bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            visible += sp[i].start_line != ILMAP_PDB_HIDDEN_LINE;
+            map[i] = (ilmap_entry){ sp[i].il_offset, (uint32_t)i, 1 };
+        }
+        REQUIRE(ilmap_pdb_check_map(sp, n, NULL, 0, MAX_POINTS, &bad, missing) == ILMAP_OK);
+        REQUIRE(bad == visible);
+        REQUIRE(ilmap_pdb_check_map(sp, n, map, n, MAX_POINTS, &bad, missing) == ILMAP_OK);
+        REQUIRE(bad == 0);
     }
     ilmap_pdb_free(pdb);
 }
