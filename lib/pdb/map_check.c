@@ -1,5 +1,6 @@
 /* Seed 000's rule: every visible sequence point needs an entry of its own
  * in the method's COR_IL_MAP (doc/source-lines.md#map-check). */
+#include "common/search.h"
 #include "pdb/pdb.h"
 
 /* Whether some entry has old_offset il: a binary search when the entries
@@ -12,14 +13,7 @@ static int has_entry(const ilmap_entry *e, size_t n, int sorted, uint32_t il)
                 return 1;
         return 0;
     }
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e[mid].old_offset < il)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = n ? search_lower_u32(&e[0].old_offset, sizeof e[0], n, il) : 0;
     return lo < n && e[lo].old_offset == il;
 }
 

@@ -28,31 +28,12 @@ static void put32(out *o, uint32_t v) { put16(o, v & 0xFFFF); put16(o, v >> 16);
 static void align4(out *o) { while (o->n % 4) put8(o, 0); }
 static void put_index(out *o, uint32_t v, int wide) { wide ? put32(o, v) : put16(o, v); }
 
-/* Compressed unsigned and signed values (ECMA-335 II.23.2). */
-static void cu(out *o, uint32_t v)
+/* A compressed integer's payload in 1, 2 or 4 bytes (ECMA-335 II.23.2). */
+static void put_width(out *o, uint32_t raw, unsigned bytes)
 {
-    if (v < 0x80) {
-        put8(o, v);
-    } else if (v < 0x4000) {
-        put8(o, 0x80 | v >> 8);
-        put8(o, v & 0xFF);
-    } else {
-        put8(o, 0xC0 | v >> 24);
-        put8(o, v >> 16 & 0xFF);
-        put8(o, v >> 8 & 0xFF);
-        put8(o, v & 0xFF);
-    }
-}
-static void cs(out *o, int32_t v)
-{
-    /* The two's complement in 7, 14 or 29 bits, rotated left by one so
-     * the sign lands in bit 0, written in that width whatever its value. */
-    unsigned bits = v >= -0x40 && v <= 0x3F ? 7 : v >= -0x2000 && v <= 0x1FFF ? 14 : 29;
-    uint32_t mask = (1u << bits) - 1, t = (uint32_t)v & mask;
-    uint32_t raw = ((t << 1) | (t >> (bits - 1))) & mask;
-    if (bits == 7) {
+    if (bytes == 1) {
         put8(o, raw);
-    } else if (bits == 14) {
+    } else if (bytes == 2) {
         put8(o, 0x80 | raw >> 8);
         put8(o, raw & 0xFF);
     } else {
@@ -61,6 +42,21 @@ static void cs(out *o, int32_t v)
         put8(o, raw >> 8 & 0xFF);
         put8(o, raw & 0xFF);
     }
+}
+
+/* Unsigned: the shortest width. */
+static void cu(out *o, uint32_t v)
+{
+    put_width(o, v, v < 0x80 ? 1 : v < 0x4000 ? 2 : 4);
+}
+
+/* Signed: the two's complement in 7, 14 or 29 bits, rotated left by one
+ * so the sign lands in bit 0, written in that width whatever its value. */
+static void cs(out *o, int32_t v)
+{
+    unsigned bits = v >= -0x40 && v <= 0x3F ? 7 : v >= -0x2000 && v <= 0x1FFF ? 14 : 29;
+    uint32_t mask = (1u << bits) - 1, t = (uint32_t)v & mask;
+    put_width(o, ((t << 1) | (t >> (bits - 1))) & mask, bits == 7 ? 1 : bits == 14 ? 2 : 4);
 }
 
 typedef struct spec {
