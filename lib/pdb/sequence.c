@@ -1,0 +1,202 @@
+/* Sequence points: decoding a method's blob in order, and the lookup rule
+ * of the runtime's stack traces (doc/source-lines.md#sequence-points,
+ * #rule). Stateless: every call decodes from the blob's start. */
+#include <string.h>
+
+#include "pdb/pdb.h"
+
+#define MAX_LINE 0x20000000u
+#define MAX_COLUMN 0x10000u
+#define MAX_IL 0x7FFFFFFFu
+
+/* A position in one method's blob. */
+typedef struct cursor {
+    const uint8_t *b;
+    size_t len, base, pos;
+    uint32_t doc_rows;
+    uint32_t document, il;
+    uint32_t line, column; /* the last visible point's start */
+    int first, seen_visible;
+} cursor;
+
+/* Finds the method's blob and reads its header. *has_points 0: the
+ * method has no sequence points (no row, or a nil blob). */
+static ilmap_status begin(const ilmap_pdb *pdb, uint32_t token, cursor *c, int *has_points,
+                          ilmap_pdb_error *err)
+{
+    *has_points = 0;
+    memset(c, 0, sizeof *c);
+    uint32_t row = token & 0xFFFFFFu;
+    if (row == 0 || row > pdb->mdi_rows)
+        return ILMAP_OK;
+    size_t at = pdb->mdi_off + (size_t)(row - 1) * pdb->mdi_row_size;
+    uint32_t document = pdb_read_index(pdb->data, at, pdb->mdi_doc_width);
+    size_t blob_at = at + pdb->mdi_doc_width;
+    size_t off, len;
+    ilmap_status st =
+        pdb_blob(pdb, pdb_read_index(pdb->data, blob_at, pdb->blob_width), blob_at, &off, &len, err);
+    if (st != ILMAP_OK || len == 0)
+        return st;
+    if (document > pdb->doc_rows)
+        return pdb_fail(err, ILMAP_PDB_DEFECT_INDEX, at);
+    *c = (cursor){ .b = pdb->data + off, .len = len, .base = off, .doc_rows = pdb->doc_rows,
+                   .document = document, .first = 1 };
+    uint32_t local_sig;
+    st = pdb_read_unsigned(c->b, len, off, &c->pos, &local_sig, err);
+    if (st == ILMAP_OK && document == 0) {
+        size_t doc_at = off + c->pos;
+        st = pdb_read_unsigned(c->b, len, off, &c->pos, &c->document, err);
+        if (st == ILMAP_OK && (c->document == 0 || c->document > pdb->doc_rows))
+            st = pdb_fail(err, ILMAP_PDB_DEFECT_INDEX, doc_at);
+    }
+    if (st == ILMAP_OK)
+        *has_points = 1;
+    return st;
+}
+
+/* The next point: 1 with *p filled, 0 at the blob's end, -1 on a defect
+ * (*st says which status). */
+static int next(cursor *c, ilmap_pdb_sequence_point *p, ilmap_status *st, ilmap_pdb_error *err)
+{
+    for (;;) {
+        if (c->pos >= c->len)
+            return 0;
+        size_t at = c->base + c->pos;
+        uint32_t delta;
+        if ((*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &delta, err)) != ILMAP_OK)
+            return -1;
+        if (!c->first && delta == 0) {
+            /* A document record. */
+            size_t doc_at = c->base + c->pos;
+            if ((*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &c->document, err)) !=
+                ILMAP_OK)
+                return -1;
+            if (c->document == 0 || c->document > c->doc_rows) {
+                *st = pdb_fail(err, ILMAP_PDB_DEFECT_INDEX, doc_at);
+                return -1;
+            }
+            continue;
+        }
+        uint32_t il = c->first ? delta : c->il + delta;
+        if (il > MAX_IL) {
+            *st = pdb_fail(err, ILMAP_PDB_DEFECT_SEQUENCE_POINT, at);
+            return -1;
+        }
+        uint32_t dlines;
+        int32_t dcols;
+        if ((*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &dlines, err)) != ILMAP_OK)
+            return -1;
+        if (dlines == 0) {
+            uint32_t u;
+            if ((*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &u, err)) != ILMAP_OK)
+                return -1;
+            dcols = (int32_t)u; /* at most 29 bits */
+        } else if ((*st = pdb_read_signed(c->b, c->len, c->base, &c->pos, &dcols, err)) !=
+                   ILMAP_OK) {
+            return -1;
+        }
+        c->first = 0;
+        c->il = il;
+        if (dlines == 0 && dcols == 0) {
+            *p = (ilmap_pdb_sequence_point){ il, c->document, ILMAP_PDB_HIDDEN_LINE, 0,
+                                             ILMAP_PDB_HIDDEN_LINE, 0 };
+            return 1;
+        }
+        int64_t line, column;
+        if (!c->seen_visible) {
+            uint32_t l, col;
+            if ((*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &l, err)) != ILMAP_OK ||
+                (*st = pdb_read_unsigned(c->b, c->len, c->base, &c->pos, &col, err)) != ILMAP_OK)
+                return -1;
+            line = l;
+            column = col;
+        } else {
+            int32_t dl, dc;
+            if ((*st = pdb_read_signed(c->b, c->len, c->base, &c->pos, &dl, err)) != ILMAP_OK ||
+                (*st = pdb_read_signed(c->b, c->len, c->base, &c->pos, &dc, err)) != ILMAP_OK)
+                return -1;
+            line = (int64_t)c->line + dl;
+            column = (int64_t)c->column + dc;
+        }
+        int64_t end_line = line + dlines, end_column = column + dcols;
+        if (line < 0 || line >= MAX_LINE || line == ILMAP_PDB_HIDDEN_LINE || end_line >= MAX_LINE ||
+            end_line == ILMAP_PDB_HIDDEN_LINE || column < 0 || column >= MAX_COLUMN ||
+            end_column < 0 || end_column >= MAX_COLUMN) {
+            *st = pdb_fail(err, ILMAP_PDB_DEFECT_SEQUENCE_POINT, at);
+            return -1;
+        }
+        c->seen_visible = 1;
+        c->line = (uint32_t)line;
+        c->column = (uint32_t)column;
+        *p = (ilmap_pdb_sequence_point){ il, c->document, (uint32_t)line, (uint32_t)column,
+                                         (uint32_t)end_line, (uint32_t)end_column };
+        return 1;
+    }
+}
+
+static int is_method_token(uint32_t token)
+{
+    return token >> 24 == 0x06u;
+}
+
+ilmap_status ilmap_pdb_get_sequence_points(const ilmap_pdb *pdb, uint32_t method_token,
+                                           size_t cap, size_t *total,
+                                           ilmap_pdb_sequence_point *out, ilmap_pdb_error *err)
+{
+    pdb_clear(err);
+    if (total)
+        *total = 0;
+    if (!pdb || !total || (cap > 0 && !out) || !is_method_token(method_token))
+        return ILMAP_E_INVALID_ARG;
+    cursor c;
+    int has;
+    ilmap_status st = begin(pdb, method_token, &c, &has, err);
+    if (st != ILMAP_OK || !has)
+        return st;
+    size_t count = 0;
+    ilmap_pdb_sequence_point p;
+    int r;
+    while ((r = next(&c, &p, &st, err)) == 1) {
+        if (count < cap)
+            out[count] = p;
+        count++;
+    }
+    if (r < 0)
+        return st;
+    *total = count;
+    return cap == 0 || cap >= count ? ILMAP_OK : ILMAP_E_TRUNCATED;
+}
+
+ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t method_token,
+                                   uint32_t il_offset, ilmap_pdb_sequence_point *out,
+                                   ilmap_pdb_error *err)
+{
+    pdb_clear(err);
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!pdb || !out || !is_method_token(method_token))
+        return ILMAP_E_INVALID_ARG;
+    cursor c;
+    int has;
+    ilmap_status st = begin(pdb, method_token, &c, &has, err);
+    if (st != ILMAP_OK)
+        return st;
+    if (!has)
+        return ILMAP_E_NOT_FOUND;
+    ilmap_pdb_sequence_point p, found = { 0, 0, 0, 0, 0, 0 };
+    int r, any = 0;
+    /* Blob order; stop at the first point past the offset; the last
+     * visible one before it is the answer. */
+    while ((r = next(&c, &p, &st, err)) == 1 && p.il_offset <= il_offset) {
+        if (p.start_line != ILMAP_PDB_HIDDEN_LINE) {
+            found = p;
+            any = 1;
+        }
+    }
+    if (r < 0)
+        return st;
+    if (!any)
+        return ILMAP_E_NOT_FOUND;
+    *out = found;
+    return ILMAP_OK;
+}
