@@ -25,13 +25,18 @@ struct batch_interval {
     uint32_t rank; /* keys <= lo */
 };
 
-/* Which inputs a flavour answers by the search: x - base < width. The
- * others are special: the in-process rules answer inputs >= EPILOG
- * themselves (base 0, width EPILOG), the DAC's inputs >= 0x80000000 and
- * those below the first key (base key[0]). */
+/* Which inputs a flavour answers by the search: x - base < width, with
+ * the answer values[max(rank, floor)]. The others are special: the
+ * in-process rules answer inputs >= EPILOG themselves (base 0, width
+ * EPILOG, floor 0: rank 0 is PROLOG). The DAC has no PROLOG rule: below
+ * the first key its scan answers values[1] unless the map has stops at or
+ * under key[0] (map.h), so it searches every input below 0x80000000 with
+ * floor 1 (rank 0 answers as rank 1); with such stops (lenient maps
+ * only) the inputs below the first key are special too (base key[0]). */
 struct batch_flavour {
     uint32_t base;
     uint32_t width;
+    uint32_t floor;
 };
 
 /* What the interval of a rank is read from, loaded once per batch (the
@@ -41,6 +46,7 @@ struct batch_source {
     const uint32_t *values; /* values[rank] */
     uint32_t nkeys;
     uint32_t limit;         /* the end of the flavour's searched inputs */
+    uint32_t floor;         /* the flavour's least rank (batch_flavour) */
 };
 
 static inline struct batch_source batch_source_of(const struct ilmap_direction *d,
@@ -48,8 +54,15 @@ static inline struct batch_source batch_source_of(const struct ilmap_direction *
 {
     const rank_index *index = &d->index;
     struct batch_source src = { index->nodes + index->layer_start[index->nlayers - 1],
-                                d->values, index->nkeys, fl->base + fl->width };
+                                d->values, index->nkeys, fl->base + fl->width,
+                                fl->floor };
     return src;
+}
+
+/* The answer for `rank` keys at or below the query: a select, no branch. */
+static inline uint32_t batch_value(const struct batch_source *src, uint32_t rank)
+{
+    return src->values[rank < src->floor ? src->floor : rank];
 }
 
 /* The interval of inputs with `rank` keys at or below them, capped at
@@ -64,7 +77,7 @@ static inline void batch_interval_at(const struct batch_source *src, uint32_t ra
         hi = (uint32_t)src->leaves[rank] ^ RANK_BIAS;
     iv->lo = lo;
     iv->span = hi - lo;
-    iv->value = src->values[rank];
+    iv->value = batch_value(src, rank);
     iv->rank = rank;
 }
 

@@ -198,7 +198,7 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
             uint32_t r[DIRECTION_BLOCK];                                                  \
             rank8_body_##ISA##_##H(d, in + i, r);                                         \
             for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)                                \
-                out[i + k] = src.values[r[k]];                                            \
+                out[i + k] = batch_value(&src, r[k]);                                     \
             batch_interval_at(&src, r[DIRECTION_BLOCK - 1], &v);                          \
         }                                                                                 \
         *iv = v;                                                                          \

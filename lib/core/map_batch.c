@@ -21,16 +21,26 @@
 typedef struct batch_interval interval;
 typedef struct batch_flavour flavour;
 
-/* The flavours: the in-process rules search every input below EPILOG;
- * the DAC's, those from the first key to 0x7FFFFFFF. */
+/* The flavours (batch_block.h): the in-process rules search every input
+ * below EPILOG; the DAC's, every input below 0x80000000 with rank 0
+ * answered as rank 1, or from the first key on when the map has stops at
+ * or under it (lenient maps: the scan below the first key reads them). */
 static inline flavour flavour_of(const struct ilmap_direction *d, int dac)
 {
-    flavour f = { 0, ILMAP_EPILOG };
+    flavour f = { 0, ILMAP_EPILOG, 0 };
     if (dac) {
-        f.base = d->first_key;
-        f.width = d->first_key < 0x80000000u ? 0x80000000u - d->first_key : 0;
+        f.base = d->low_count ? d->first_key : 0;
+        f.width = f.base < 0x80000000u ? 0x80000000u - f.base : 0;
+        f.floor = 1;
     }
     return f;
+}
+
+/* The flavour's answer for `rank` keys at or below the query. */
+static inline uint32_t flavour_value(const struct ilmap_direction *d, const flavour *fl,
+                                     uint32_t rank)
+{
+    return d->values[rank < fl->floor ? fl->floor : rank];
 }
 
 /* The single lookup of a flavour. */
@@ -100,7 +110,7 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
         uint32_t c = r + 8u <= room ? window_count8(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
         r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
-        out[k] = d->values[r];
+        out[k] = flavour_value(d, fl, r);
     }
     const struct batch_source src = batch_source_of(d, fl);
     batch_interval_at(&src, r, iv);
@@ -124,7 +134,7 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
          * does not serve (a stall per block). */
         d->rank8(d, in, r);
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            out[k] = d->values[r[k]];
+            out[k] = flavour_value(d, fl, r[k]);
         return r[DIRECTION_BLOCK - 1];
     }
     uint32_t x[DIRECTION_BLOCK], safe[DIRECTION_BLOCK];
@@ -134,7 +144,8 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
     }
     d->rank8(d, safe, r);
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-        out[k] = x[k] - fl->base < fl->width ? d->values[r[k]] : translate_one(d, x[k], dac);
+        out[k] = x[k] - fl->base < fl->width ? flavour_value(d, fl, r[k])
+                                             : translate_one(d, x[k], dac);
     return UINT32_MAX;
 }
 
@@ -161,10 +172,10 @@ static inline void pair_at(const struct ilmap_direction *d, const flavour *fl, u
     p->lo = lo;
     p->end = key_capped(d, rank, limit);
     p->span = key_capped(d, rank + 1u, limit) - lo;
-    p->value = d->values[rank];
+    p->value = flavour_value(d, fl, rank);
     /* At rank nkeys the first interval reaches the limit: no query is
      * at or past its end, and values[rank + 1] does not exist. */
-    p->next = rank < d->index.nkeys ? d->values[rank + 1u] : p->value;
+    p->next = rank < d->index.nkeys ? flavour_value(d, fl, rank + 1u) : p->value;
     p->rank = rank;
 }
 
