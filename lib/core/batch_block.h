@@ -32,11 +32,15 @@ struct batch_interval {
  * the first key its scan answers values[1] unless the map has stops at or
  * under key[0] (map.h), so it searches every input below 0x80000000 with
  * floor 1 (rank 0 answers as rank 1); with such stops (lenient maps
- * only) the inputs below the first key are special too (base key[0]). */
+ * only) the inputs below the first key are special too (base key[0]).
+ * Only inputs below the first key have rank 0: x - first < first_span
+ * for all the others the flavour searches. */
 struct batch_flavour {
     uint32_t base;
     uint32_t width;
     uint32_t floor;
+    uint32_t first;
+    uint32_t first_span;
 };
 
 /* What the interval of a rank is read from, loaded once per batch (the
@@ -45,8 +49,10 @@ struct batch_source {
     const int32_t *leaves;  /* the index's leaf layer: the keys, biased */
     const uint32_t *values; /* values[rank] */
     uint32_t nkeys;
-    uint32_t limit;         /* the end of the flavour's searched inputs */
+    uint32_t base;          /* the start of the flavour's searched inputs */
+    uint32_t limit;         /* the end of them */
     uint32_t floor;         /* the flavour's least rank (batch_flavour) */
+    uint32_t first, first_span; /* the searched inputs of rank >= 1 */
 };
 
 static inline struct batch_source batch_source_of(const struct ilmap_direction *d,
@@ -54,8 +60,8 @@ static inline struct batch_source batch_source_of(const struct ilmap_direction *
 {
     const rank_index *index = &d->index;
     struct batch_source src = { index->nodes + index->layer_start[index->nlayers - 1],
-                                d->values, index->nkeys, fl->base + fl->width,
-                                fl->floor };
+                                d->values, index->nkeys, fl->base, fl->base + fl->width,
+                                fl->floor, fl->first, fl->first_span };
     return src;
 }
 
@@ -66,11 +72,12 @@ static inline uint32_t batch_value(const struct batch_source *src, uint32_t rank
 }
 
 /* The interval of inputs with `rank` keys at or below them, capped at
- * the end of the flavour's searched inputs. */
+ * the end of the flavour's searched inputs. Ranks up to the floor share
+ * their answer: their interval starts where the searched inputs do. */
 static inline void batch_interval_at(const struct batch_source *src, uint32_t rank,
                                      struct batch_interval *iv)
 {
-    uint32_t lo = rank > 0 ? (uint32_t)src->leaves[rank - 1] ^ RANK_BIAS : 0;
+    uint32_t lo = rank > src->floor ? (uint32_t)src->leaves[rank - 1] ^ RANK_BIAS : src->base;
     uint32_t hi = src->limit;
 
     if (rank < src->nkeys && ((uint32_t)src->leaves[rank] ^ RANK_BIAS) < hi)
@@ -133,5 +140,21 @@ static inline void block_fill(uint32_t *out, uint32_t value)
         out[k] = value;
 }
 #endif
+
+/* The answers of a searched block of eight queries at in, of ranks r:
+ * values[r[k]], with the floor's select only in a block holding a query
+ * below the first key (a compare per block, not a select per query). in
+ * and out may be the same: in is read before out is written. */
+static inline void batch_answer8(const struct batch_source *src, const uint32_t *in,
+                                 const uint32_t *r, uint32_t *out)
+{
+    if (src->floor != 0 && !block_inside(in, src->first, src->first_span)) {
+        for (uint32_t k = 0; k < 8; k++)
+            out[k] = batch_value(src, r[k]);
+        return;
+    }
+    for (uint32_t k = 0; k < 8; k++)
+        out[k] = src->values[r[k]];
+}
 
 #endif
