@@ -223,7 +223,7 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lin
 
 /** How many visible sequence points the lines hold (decoded before a
  *  defect, if any); 0 for NULL. */
-ILMAP_EXPORT size_t ilmap_pdb_lines_count(const ilmap_pdb_lines *lines);
+ILMAP_EXPORT size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines);
 
 /**
  * Seed 000's rule as a check (doc/source-lines.md#map-check): a profiler

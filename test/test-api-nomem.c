@@ -497,7 +497,7 @@ static ilmap_status op_pdb_lines(digest *d)
                 st = ILMAP_E_INVALID_ARG;
             break;
         }
-        put_u32(d, (uint32_t)ilmap_pdb_lines_count(lines));
+        put_u32(d, (uint32_t)ilmap_pdb_lines_get_count(lines));
         for (uint32_t il = 0; il < 80; il++) {
             ilmap_pdb_sequence_point sp;
             put_u32(d, (uint32_t)ilmap_pdb_lines_find_source(lines, il, &sp, NULL));

@@ -303,7 +303,7 @@ ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lines, uint32_t 
     return ILMAP_OK;
 }
 
-size_t ilmap_pdb_lines_count(const ilmap_pdb_lines *lines)
+size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines)
 {
     return lines ? lines->count : 0;
 }

@@ -684,19 +684,19 @@ static void lines_api(void)
     ilmap_pdb_error e;
     CHECK(ilmap_pdb_lines_find_source(NULL, 3, &sp, &e) == ILMAP_E_INVALID_ARG &&
           sp.start_line == 0 && e.defect == ILMAP_PDB_DEFECT_NONE && e.offset == ILMAP_NO_INDEX);
-    CHECK(ilmap_pdb_lines_create(p, 0x06000001, &l) == ILMAP_OK && ilmap_pdb_lines_count(l) == 1);
+    CHECK(ilmap_pdb_lines_create(p, 0x06000001, &l) == ILMAP_OK && ilmap_pdb_lines_get_count(l) == 1);
     CHECK(ilmap_pdb_lines_find_source(l, 3, NULL, &e) == ILMAP_E_INVALID_ARG);
     CHECK(ilmap_pdb_lines_find_source(l, 2, &sp, NULL) == ILMAP_E_NOT_FOUND);
     CHECK(ilmap_pdb_lines_find_source(l, 3, &sp, NULL) == ILMAP_OK && sp.start_line == 7 &&
           sp.start_column == 1 && sp.end_column == 3 && sp.document == 1);
     ilmap_pdb_lines_free(l);
     for (uint32_t t = 0x06000002; t <= 0x06000003; t++) { /* nil blob, no row */
-        CHECK(ilmap_pdb_lines_create(p, t, &l) == ILMAP_OK && ilmap_pdb_lines_count(l) == 0);
+        CHECK(ilmap_pdb_lines_create(p, t, &l) == ILMAP_OK && ilmap_pdb_lines_get_count(l) == 0);
         CHECK(ilmap_pdb_lines_find_source(l, 0, &sp, &e) == ILMAP_E_NOT_FOUND);
         ilmap_pdb_lines_free(l);
     }
     ilmap_pdb_lines_free(NULL);
-    CHECK(ilmap_pdb_lines_count(NULL) == 0);
+    CHECK(ilmap_pdb_lines_get_count(NULL) == 0);
     ilmap_pdb_free(p);
 }
 
