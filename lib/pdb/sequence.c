@@ -224,9 +224,12 @@ struct ilmap_pdb_lines {
     ilmap_pdb_sequence_point *points; /* count points, same order */
 };
 
-/* Decodes the method's points: counts them (out NULL) or fills out. */
+/* Decodes the method's points: counts them (out NULL) or fills out, cap
+ * of them at most (the count of the first pass: the bytes are the same,
+ * the bound only keeps a buffer changed against the contract from
+ * turning into a write past the block). */
 static void lines_decode(const ilmap_pdb *pdb, uint32_t token, ilmap_pdb_lines *l,
-                         ilmap_pdb_sequence_point *out, uint32_t *keys)
+                         ilmap_pdb_sequence_point *out, uint32_t *keys, uint32_t cap)
 {
     cursor c;
     ilmap_status st = begin(pdb, token, &c, &l->has_points, &l->err);
@@ -247,6 +250,8 @@ static void lines_decode(const ilmap_pdb *pdb, uint32_t token, ilmap_pdb_lines *
         if (p.start_line == ILMAP_PDB_HIDDEN_LINE)
             continue;
         if (out) {
+            if (l->count == cap)
+                break;
             out[l->count] = p;
             keys[l->count] = p.il_offset;
         }
@@ -263,7 +268,7 @@ ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
     if (!pdb || !out || !is_method_token(method_token))
         return ILMAP_E_INVALID_ARG;
     ilmap_pdb_lines probe;
-    lines_decode(pdb, method_token, &probe, NULL, NULL);
+    lines_decode(pdb, method_token, &probe, NULL, NULL, 0);
     /* One block: the header, the keys, the points (count < 2^32 / 24:
      * a visible point takes 5 blob bytes at least). */
     size_t keys_size = ((size_t)probe.count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
@@ -273,7 +278,7 @@ ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
         return ILMAP_E_NOMEM;
     l->keys = (uint32_t *)(void *)(l + 1);
     l->points = (ilmap_pdb_sequence_point *)(void *)((char *)l->keys + keys_size);
-    lines_decode(pdb, method_token, l, l->points, l->keys);
+    lines_decode(pdb, method_token, l, l->points, l->keys, probe.count);
     *out = l;
     return ILMAP_OK;
 }
