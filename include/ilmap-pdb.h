@@ -26,7 +26,8 @@ extern "C" {
 
 /** A Portable PDB opened over a caller's buffer: immutable, any number of
  *  threads may query it at once; queries allocate nothing and take no
- *  locks (each decodes the method's blob on demand). */
+ *  locks (each decodes the method's blob on demand; ilmap_pdb_lines
+ *  decodes it once for many queries). */
 typedef struct ilmap_pdb ilmap_pdb;
 
 /** Why bytes were refused (doc/source-lines.md#errors). */
@@ -170,6 +171,59 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_get_sequence_points(const ilmap_pdb *pdb, ui
 ILMAP_EXPORT ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t method_token,
                                                 uint32_t il_offset, ilmap_pdb_sequence_point *out,
                                                 ilmap_pdb_error *err);
+
+/**
+ * One method's source lines, decoded once: the visible sequence points of
+ * its blob in a sorted array, so that a query is one binary search instead
+ * of a decode from the blob's start (doc/source-lines.md#lines). For a
+ * method queried many times (a profiler's samples, a debugger's stepping);
+ * for one query, ilmap_pdb_find_source() costs less. Immutable once
+ * created: any number of threads may query it at once; queries allocate
+ * nothing and take no locks. It owns its points: the PDB handle and its
+ * buffer may be released before it.
+ */
+typedef struct ilmap_pdb_lines ilmap_pdb_lines;
+
+/**
+ * Decodes a method's sequence-point blob once. Every query of the result
+ * answers exactly what ilmap_pdb_find_source() answers for the same
+ * method and offset, statuses and errors included: a defect in the blob
+ * does not fail the creation; the points before it keep answering the
+ * offsets whose stateless query stops before the defect, and the others
+ * return ILMAP_E_FORMAT with the same defect and offset.
+ *
+ * @param method_token  a MethodDef token (0x06xxxxxx); a method without
+ *                      debug information gives lines that answer nothing.
+ * @param out           receives the lines (ilmap_pdb_lines_free()); NULL
+ *                      on failure.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (pdb or out NULL, not a MethodDef
+ *         token); ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
+                                                 ilmap_pdb_lines **out);
+
+/** Releases lines (NULL is fine). */
+ILMAP_EXPORT void ilmap_pdb_lines_free(ilmap_pdb_lines *lines);
+
+/**
+ * ilmap_pdb_find_source() over decoded lines: the last visible sequence
+ * point at or before il_offset (doc/source-lines.md#rule), by a binary
+ * search. Any thread, no allocation.
+ *
+ * @param out  receives the point; zeroed unless ILMAP_OK.
+ * @param err  optional; the blob's defect when ILMAP_E_FORMAT.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND; ILMAP_E_INVALID_ARG (a NULL
+ *         argument); ILMAP_E_FORMAT (the stateless query would meet a
+ *         defect of the blob).
+ */
+ILMAP_EXPORT ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lines,
+                                                      uint32_t il_offset,
+                                                      ilmap_pdb_sequence_point *out,
+                                                      ilmap_pdb_error *err);
+
+/** How many visible sequence points the lines hold (decoded before a
+ *  defect, if any); 0 for NULL. */
+ILMAP_EXPORT size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines);
 
 /**
  * Seed 000's rule as a check (doc/source-lines.md#map-check): a profiler

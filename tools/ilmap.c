@@ -575,6 +575,8 @@ static int cmd_source(const char *path)
     char *name = rc == EXIT_OK ? malloc(name_cap) : NULL;
     if (rc == EXIT_OK && !name)
         rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    ilmap_pdb_lines *lines = NULL;
+    unsigned long last_token = 0, lines_token = 0;
     for (unsigned long n = 1; rc == EXIT_OK && fgets(line, sizeof line, stdin); n++) {
         char *end, *p = line;
         unsigned long token, il;
@@ -599,7 +601,27 @@ static int cmd_source(const char *path)
         }
         ilmap_pdb_sequence_point sp;
         ilmap_pdb_error e;
-        ilmap_status st = ilmap_pdb_find_source(pdb, (uint32_t)token, (uint32_t)il, &sp, &e);
+        ilmap_status st;
+        /* A method's second query in a row decodes its blob once
+         * (ilmap_pdb_lines) for the rest of the run of queries; the
+         * answers are the same. */
+        if (lines && token != lines_token) {
+            ilmap_pdb_lines_free(lines);
+            lines = NULL;
+        }
+        if (!lines && token == last_token) {
+            st = ilmap_pdb_lines_create(pdb, (uint32_t)token, &lines);
+            if (st == ILMAP_E_NOMEM) {
+                rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+                break;
+            }
+            lines_token = token;
+        }
+        last_token = token;
+        if (lines)
+            st = ilmap_pdb_lines_find_source(lines, (uint32_t)il, &sp, &e);
+        else
+            st = ilmap_pdb_find_source(pdb, (uint32_t)token, (uint32_t)il, &sp, &e);
         if (st == ILMAP_E_NOT_FOUND || st == ILMAP_E_INVALID_ARG) {
             printf("0x%08lx %lu -\n", token, il);
             continue;
@@ -616,6 +638,7 @@ static int cmd_source(const char *path)
     if (rc == EXIT_OK && ferror(stdin))
         rc = fail(EXIT_IO, "cannot read standard input: %s%s", strerror(errno), "");
     free(name);
+    ilmap_pdb_lines_free(lines);
     ilmap_pdb_free(pdb);
     free(bytes);
     return rc;

@@ -1,8 +1,12 @@
 /* Sequence points: decoding a method's blob in order, and the lookup rule
  * of the runtime's stack traces (doc/source-lines.md#sequence-points,
- * #rule). Stateless: every call decodes from the blob's start. */
+ * #rule). ilmap_pdb_find_source() is stateless: every call decodes from
+ * the blob's start. ilmap_pdb_lines decodes it once into a sorted array
+ * of the visible points (doc/source-lines.md#lines). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/search.h"
 #include "pdb/pdb.h"
 
 #define MAX_LINE 0x20000000u
@@ -199,4 +203,112 @@ ilmap_status ilmap_pdb_find_source(const ilmap_pdb *pdb, uint32_t method_token,
         return ILMAP_E_NOT_FOUND;
     *out = found;
     return ILMAP_OK;
+}
+
+/* ---- ilmap_pdb_lines: one method's visible points, decoded once ---- */
+
+/* The blob's IL offsets strictly increase (a point's delta is non-zero
+ * after the first: a zero delta is a document record), so blob order is
+ * IL order and the last visible point at or before an offset is the
+ * floor of the offset among the visible points' keys. A defect the
+ * stateless reader would meet is kept with the IL offset from which its
+ * queries reach it: the points decoded before the defect answer the
+ * offsets below that one, exactly as ilmap_pdb_find_source() does. */
+struct ilmap_pdb_lines {
+    uint32_t count;           /* visible points */
+    int has_points;           /* 0: no debug information (every query NOT_FOUND) */
+    int defective;            /* queries at or past fail_from meet err */
+    uint32_t fail_from;
+    ilmap_pdb_error err;
+    uint32_t *keys;           /* count IL offsets, ascending */
+    ilmap_pdb_sequence_point *points; /* count points, same order */
+};
+
+/* Decodes the method's points: counts them (out NULL) or fills out, cap
+ * of them at most (the count of the first pass: the bytes are the same,
+ * the bound only keeps a buffer changed against the contract from
+ * turning into a write past the block). */
+static void lines_decode(const ilmap_pdb *pdb, uint32_t token, ilmap_pdb_lines *l,
+                         ilmap_pdb_sequence_point *out, uint32_t *keys, uint32_t cap)
+{
+    cursor c;
+    ilmap_status st = begin(pdb, token, &c, &l->has_points, &l->err);
+    l->count = 0;
+    l->defective = 0;
+    l->fail_from = 0;
+    if (st != ILMAP_OK) {
+        l->has_points = 1;
+        l->defective = 1;
+        return;
+    }
+    if (!l->has_points)
+        return;
+    ilmap_pdb_sequence_point p;
+    int r;
+    while ((r = next(&c, &p, &st, &l->err)) == 1) {
+        l->fail_from = p.il_offset; /* the last point decoded */
+        if (p.start_line == ILMAP_PDB_HIDDEN_LINE)
+            continue;
+        if (out) {
+            if (l->count == cap)
+                break;
+            out[l->count] = p;
+            keys[l->count] = p.il_offset;
+        }
+        l->count++;
+    }
+    l->defective = r < 0;
+}
+
+ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
+                                    ilmap_pdb_lines **out)
+{
+    if (out)
+        *out = NULL;
+    if (!pdb || !out || !is_method_token(method_token))
+        return ILMAP_E_INVALID_ARG;
+    ilmap_pdb_lines probe;
+    lines_decode(pdb, method_token, &probe, NULL, NULL, 0);
+    /* One block: the header, the keys, the points (count < 2^32 / 24:
+     * a visible point takes 5 blob bytes at least). */
+    size_t keys_size = ((size_t)probe.count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+    ilmap_pdb_lines *l = malloc(sizeof *l + keys_size +
+                                (size_t)probe.count * sizeof(ilmap_pdb_sequence_point));
+    if (!l)
+        return ILMAP_E_NOMEM;
+    l->keys = (uint32_t *)(void *)(l + 1);
+    l->points = (ilmap_pdb_sequence_point *)(void *)((char *)l->keys + keys_size);
+    lines_decode(pdb, method_token, l, l->points, l->keys, probe.count);
+    *out = l;
+    return ILMAP_OK;
+}
+
+void ilmap_pdb_lines_free(ilmap_pdb_lines *lines)
+{
+    free(lines);
+}
+
+ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lines, uint32_t il_offset,
+                                         ilmap_pdb_sequence_point *out, ilmap_pdb_error *err)
+{
+    pdb_clear(err);
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!lines || !out)
+        return ILMAP_E_INVALID_ARG;
+    if (lines->defective && il_offset >= lines->fail_from) {
+        if (err)
+            *err = lines->err;
+        return ILMAP_E_FORMAT;
+    }
+    size_t n = search_upper_u32(lines->keys, sizeof(uint32_t), lines->count, il_offset);
+    if (n == 0)
+        return ILMAP_E_NOT_FOUND;
+    *out = lines->points[n - 1];
+    return ILMAP_OK;
+}
+
+size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines)
+{
+    return lines ? lines->count : 0;
 }

@@ -7,7 +7,10 @@
  * query, then the name, NUL-terminated at that size), every method's
  * sequence points (or a defect inside the bytes), and ilmap_pdb_find_source
  * agrees with the runtime's rule applied to that list at every point's IL
- * offset, just before it and far past the end; ilmap_pdb_check_map lists
+ * offset, just before it and far past the end; ilmap_pdb_lines answers
+ * exactly what ilmap_pdb_find_source answers (status, point, defect) at
+ * those offsets, for every method, malformed blobs included;
+ * ilmap_pdb_check_map lists
  * every visible point against an empty map and none against a map with an
  * entry per point. The seed corpus
  * (test/fuzz/corpus-pdb) holds small real PDBs.
@@ -47,6 +50,42 @@ static void check_query(const ilmap_pdb *pdb, uint32_t token, const ilmap_pdb_se
         REQUIRE(st == ILMAP_E_NOT_FOUND);
 }
 
+/* The lines of a method against the stateless query at one offset. */
+static void check_lines_at(const ilmap_pdb *pdb, const ilmap_pdb_lines *lines, uint32_t token,
+                           uint32_t il)
+{
+    ilmap_pdb_sequence_point a, b;
+    ilmap_pdb_error ea, eb;
+    ilmap_status sa = ilmap_pdb_find_source(pdb, token, il, &a, &ea);
+    ilmap_status sb = ilmap_pdb_lines_find_source(lines, il, &b, &eb);
+    REQUIRE(sa == sb && memcmp(&a, &b, sizeof a) == 0);
+    REQUIRE(ea.defect == eb.defect && ea.offset == eb.offset);
+}
+
+/* sp, n: the method's points when they decoded (n 0 otherwise). */
+static void check_lines(const ilmap_pdb *pdb, uint32_t token, const ilmap_pdb_sequence_point *sp,
+                        size_t n)
+{
+    ilmap_pdb_lines *lines = NULL;
+    if (ilmap_pdb_lines_create(pdb, token, &lines) != ILMAP_OK) {
+        REQUIRE(lines == NULL);
+        return; /* out of memory */
+    }
+    size_t visible = 0;
+    for (size_t i = 0; i < n; i++) {
+        visible += sp[i].start_line != ILMAP_PDB_HIDDEN_LINE;
+        check_lines_at(pdb, lines, token, sp[i].il_offset);
+        check_lines_at(pdb, lines, token, sp[i].il_offset + 1);
+        if (sp[i].il_offset > 0)
+            check_lines_at(pdb, lines, token, sp[i].il_offset - 1);
+    }
+    REQUIRE(n == 0 || ilmap_pdb_lines_get_count(lines) == visible);
+    static const uint32_t more[] = { 0, 1, 2, 16, 255, 4096, 0x7FFFFFFFu, 0xFFFFFFFFu };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        check_lines_at(pdb, lines, token, more[i]);
+    ilmap_pdb_lines_free(lines);
+}
+
 static void walk(const uint8_t *data, size_t size)
 {
     ilmap_pdb *pdb = NULL;
@@ -82,11 +121,13 @@ static void walk(const uint8_t *data, size_t size)
         st = ilmap_pdb_get_sequence_points(pdb, token, MAX_POINTS, &n, sp, &e);
         if (st == ILMAP_E_FORMAT) {
             REQUIRE(n == 0 && e.offset < size);
+            check_lines(pdb, token, sp, 0);
             continue;
         }
         if (st == ILMAP_E_TRUNCATED)
             continue;
         REQUIRE(st == ILMAP_OK);
+        check_lines(pdb, token, sp, n);
         for (size_t i = 0; i < n; i++) {
             REQUIRE(sp[i].document >= 1 && sp[i].document <= info.document_count);
             REQUIRE(i == 0 || sp[i].il_offset > sp[i - 1].il_offset);

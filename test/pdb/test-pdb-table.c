@@ -5,7 +5,9 @@
  * the sequence-point grammar (initial document, document switches, hidden
  * points, first point absolute, signed compressed deltas at every width),
  * the lookup rule, and defects (status, defect and byte offset), every
- * truncation of a whole PDB included.
+ * truncation of a whole PDB included. And ilmap_pdb_lines against
+ * ilmap_pdb_find_source() on random blobs (seeded: argv[1] or
+ * ILMAP_TEST_SEED replays a run), corrupt ones included.
  */
 #include "ilmap-pdb.h"
 #include "test.h"
@@ -556,8 +558,151 @@ static void map_check(void)
     CHECK(ilmap_pdb_check_map(sp, 5, sorted, 4, 0, NULL, NULL) == ILMAP_E_INVALID_ARG);
 }
 
-int main(void)
+/* ilmap_pdb_lines answers what ilmap_pdb_find_source() answers, status,
+ * point and defect, on random blobs: hidden points, document switches,
+ * deltas of every width, values out of range, and one time in four a
+ * truncated or overwritten byte. */
+static void random_lines(uint64_t seed)
 {
+    prng rng = prng_init(seed);
+    long rounds = test_iterations(3000), queries = 0, with_defect = 0;
+    for (long round = 0; round < rounds; round++) {
+        spec s;
+        out heap;
+        built b;
+        base_spec(&s, &heap);
+        uint32_t doc = prng_below(&rng, 8) == 0 ? 3 : prng_below(&rng, 3); /* 3: no such row */
+        s.method_doc[0] = doc;
+        out *o = &s.points[0];
+        uint32_t offsets[256];
+        size_t noff = 0;
+        int npoints = (int)prng_below(&rng, 24), seen_visible = 0;
+        uint32_t il = 0;
+        cu(o, prng_below(&rng, 3)); /* LocalSignature */
+        if (doc == 0)
+            cu(o, 1 + prng_below(&rng, 2));
+        for (int i = 0; i < npoints; i++) {
+            if (i > 0 && prng_below(&rng, 8) == 0) {
+                cu(o, 0);
+                cu(o, 1 + prng_below(&rng, prng_below(&rng, 16) == 0 ? 4 : 2));
+            }
+            uint32_t w = prng_below(&rng, 16);
+            uint32_t delta = (i == 0 ? 0 : 1) + prng_below(&rng, w == 0 ? 40000 : w < 3 ? 300 : 6);
+            cu(o, delta);
+            il += delta;
+            offsets[noff++] = il ? il - 1 : 0;
+            offsets[noff++] = il;
+            offsets[noff++] = il + 1;
+            if (prng_below(&rng, 4) == 0) { /* hidden */
+                cu(o, 0);
+                cu(o, 0);
+                continue;
+            }
+            uint32_t dlines = prng_below(&rng, 4) == 0 ? prng_below(&rng, 20000) : prng_below(&rng, 3);
+            cu(o, dlines);
+            if (dlines == 0)
+                cu(o, 1 + prng_below(&rng, 60));
+            else
+                cs(o, (int32_t)prng_below(&rng, 121) - 60);
+            if (!seen_visible) {
+                cu(o, prng_below(&rng, 8) == 0 ? prng_below(&rng, 1u << 29) : 50000 + prng_below(&rng, 500));
+                cu(o, 20 + prng_below(&rng, 200));
+                seen_visible = 1;
+            } else {
+                int big = prng_below(&rng, 8) == 0;
+                cs(o, (int32_t)prng_below(&rng, big ? 40001 : 21) - (big ? 20000 : 10));
+                cs(o, (int32_t)prng_below(&rng, 11) - 4);
+            }
+        }
+        int corrupt = prng_below(&rng, 4) == 0 && o->n > 0;
+        if (corrupt) {
+            if (prng_below(&rng, 2))
+                o->n = prng_below(&rng, (uint32_t)o->n);
+            else
+                o->d[prng_below(&rng, (uint32_t)o->n)] = (uint8_t)prng_u32(&rng);
+        }
+        for (int i = 0; i < 8; i++)
+            offsets[noff++] = prng_below(&rng, il + 8);
+        offsets[noff++] = 0xFFFFFFFFu;
+        build(&s, &heap, &b);
+        ilmap_pdb *p = open_built(&b);
+        ilmap_pdb_lines *lines = NULL;
+        CHECK(ilmap_pdb_lines_create(p, 0x06000001, &lines) == ILMAP_OK && lines);
+        ilmap_pdb_free(p); /* the lines own their points */
+        p = open_built(&b);
+        int failed = 0;
+        for (size_t q = 0; q < noff && lines; q++) {
+            ilmap_pdb_sequence_point want, got;
+            ilmap_pdb_error ew, eg;
+            memset(&got, 0xAB, sizeof got);
+            ilmap_status sw = ilmap_pdb_find_source(p, 0x06000001, offsets[q], &want, &ew);
+            ilmap_status sg = ilmap_pdb_lines_find_source(lines, offsets[q], &got, &eg);
+            with_defect += sw == ILMAP_E_FORMAT;
+            queries++;
+            int same = sw == sg && memcmp(&want, &got, sizeof want) == 0 &&
+                       ew.defect == eg.defect && ew.offset == eg.offset;
+            CHECK(same);
+            if (!same && !failed++) {
+                fprintf(stderr, "  round %ld, IL %u: find_source %d (%u %u:%u, defect %d at %zu), "
+                        "lines %d (%u %u:%u, defect %d at %zu); Document column %u, blob:",
+                        round, offsets[q], (int)sw, want.document, want.start_line,
+                        want.start_column, (int)ew.defect, ew.offset, (int)sg, got.document,
+                        got.start_line, got.start_column, (int)eg.defect, eg.offset, doc);
+                for (size_t i = 0; i < o->n; i++)
+                    fprintf(stderr, " %02x", o->d[i]);
+                fprintf(stderr, "\n");
+            }
+        }
+        ilmap_pdb_lines_free(lines);
+        ilmap_pdb_free(p);
+    }
+    printf("random lines: %ld rounds, %ld queries (%ld meeting a defect)\n", rounds, queries,
+           with_defect);
+}
+
+/* Lines: the argument checks, a method without points, a nil blob. */
+static void lines_api(void)
+{
+    spec s;
+    out heap;
+    built b;
+    base_spec(&s, &heap);
+    s.nmethods = 2;
+    s.method_doc[1] = 1; /* method 2: nil blob */
+    cu(&s.points[0], 0);
+    cu(&s.points[0], 3);
+    cu(&s.points[0], 0); cu(&s.points[0], 2);
+    cu(&s.points[0], 7); cu(&s.points[0], 1);
+    build(&s, &heap, &b);
+    ilmap_pdb *p = open_built(&b);
+    ilmap_pdb_lines *l = (ilmap_pdb_lines *)&s;
+    CHECK(ilmap_pdb_lines_create(NULL, 0x06000001, &l) == ILMAP_E_INVALID_ARG && !l);
+    CHECK(ilmap_pdb_lines_create(p, 0x06000001, NULL) == ILMAP_E_INVALID_ARG);
+    l = (ilmap_pdb_lines *)&s;
+    CHECK(ilmap_pdb_lines_create(p, 0x02000001, &l) == ILMAP_E_INVALID_ARG && !l);
+    ilmap_pdb_sequence_point sp;
+    ilmap_pdb_error e;
+    CHECK(ilmap_pdb_lines_find_source(NULL, 3, &sp, &e) == ILMAP_E_INVALID_ARG &&
+          sp.start_line == 0 && e.defect == ILMAP_PDB_DEFECT_NONE && e.offset == ILMAP_NO_INDEX);
+    CHECK(ilmap_pdb_lines_create(p, 0x06000001, &l) == ILMAP_OK && ilmap_pdb_lines_get_count(l) == 1);
+    CHECK(ilmap_pdb_lines_find_source(l, 3, NULL, &e) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_pdb_lines_find_source(l, 2, &sp, NULL) == ILMAP_E_NOT_FOUND);
+    CHECK(ilmap_pdb_lines_find_source(l, 3, &sp, NULL) == ILMAP_OK && sp.start_line == 7 &&
+          sp.start_column == 1 && sp.end_column == 3 && sp.document == 1);
+    ilmap_pdb_lines_free(l);
+    for (uint32_t t = 0x06000002; t <= 0x06000003; t++) { /* nil blob, no row */
+        CHECK(ilmap_pdb_lines_create(p, t, &l) == ILMAP_OK && ilmap_pdb_lines_get_count(l) == 0);
+        CHECK(ilmap_pdb_lines_find_source(l, 0, &sp, &e) == ILMAP_E_NOT_FOUND);
+        ilmap_pdb_lines_free(l);
+    }
+    ilmap_pdb_lines_free(NULL);
+    CHECK(ilmap_pdb_lines_get_count(NULL) == 0);
+    ilmap_pdb_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = test_seed(argc, argv, 0x5EC7109E5u);
     map_check();
     names_and_info();
     grammar_and_rule(0);
@@ -567,5 +712,7 @@ int main(void)
     table_stream();
     truncations();
     pe_files();
+    lines_api();
+    random_lines(seed);
     return test_finish("test-pdb-table");
 }
