@@ -15,6 +15,8 @@ if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
 fi
 tool() { "${wrapper[@]}" "$tool_path" "$@"; }
 tool=tool
+# tool_in FILE ARGS...: the tool with FILE as its standard input.
+tool_in() { local in=$1; shift; tool "$@" < "$in"; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
@@ -144,10 +146,10 @@ contains "other byte order" "byte order named"
 # and the same program's DLL with its PDB embedded.
 pdbs=$(cd "$(dirname "$0")/fuzz/corpus-pdb" && pwd)
 printf '0x06000001 0\n0x06000001 3\n0X6000002 1000\n0x02000001 0\n0x06000099 0\n' > "$dir/q.txt"
-expect 0 "source from a .pdb" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/q.txt"
+expect 0 "source from a .pdb" -- tool_in "$dir/q.txt" source "$pdbs/tiny.pdb"
 want=$'0x06000001 0 /src/Tiny.cs 7 13\n0x06000001 3 /src/Tiny.cs 8 31\n0x06000002 1000 /src/Tiny.cs 22 13\n0x02000001 0 -\n0x06000099 0 -'
 [ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source lines:\n%s\nwant:\n%s\n' "$out" "$want"; }
-out=$(bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny-embedded.dll" "$dir/q.txt" 2>&1)
+out=$(tool_in "$dir/q.txt" source "$pdbs/tiny-embedded.dll" 2>&1)
 rc=$?
 out=${out//$'\r'/}
 if [ $rc -eq 0 ] && [ "$out" = "$want" ]; then
@@ -163,11 +165,11 @@ fi
 mkdir -p "$dir/beside"
 cp "$pdbs/tiny.dll" "$dir/beside/Tiny.dll"
 cp "$pdbs/tiny.pdb" "$dir/beside/Tiny.pdb"
-expect 0 "source: PDB beside the DLL" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$dir/beside/Tiny.dll" "$dir/q.txt"
+expect 0 "source: PDB beside the DLL" -- tool_in "$dir/q.txt" source "$dir/beside/Tiny.dll"
 [ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source beside:\n%s\n' "$out"; }
 rsds=$(grep -obUaP "RSDS" "$dir/beside/Tiny.dll" | head -n 1 | cut -d: -f1)
 printf '\x5A' | dd of="$dir/beside/Tiny.dll" bs=1 seek=$((rsds + 4)) conv=notrunc 2>/dev/null
-expect 1 "source: PDB with another id" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$dir/beside/Tiny.dll" "$dir/q.txt"
+expect 1 "source: PDB with another id" -- tool_in "$dir/q.txt" source "$dir/beside/Tiny.dll"
 contains "its id differs" "the mismatch is named"
 rm "$dir/beside/Tiny.pdb"
 expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
@@ -184,10 +186,10 @@ expect 2 "validate --pdb without --token" -- "$tool" validate "$dir/steps.txt" -
 expect 2 "validate --token not a MethodDef" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x02000001
 expect 2 "show --pdb" -- "$tool" show "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
 printf '0x06000001 x\n' > "$dir/badq.txt"
-expect 2 "source: malformed query" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
+expect 2 "source: malformed query" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
 contains "line 1" "names the query line"
 printf '6000001 0\n' > "$dir/badq.txt"
-expect 2 "source: token without 0x" -- bash -c '"$0" source "$1" < "$2"' "$tool_path" "$pdbs/tiny.pdb" "$dir/badq.txt"
+expect 2 "source: token without 0x" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
 expect 3 "source: missing file" -- "$tool" source "$dir/nonexistent.pdb"
 expect 1 "source: not a PDB" -- "$tool" source "$dir/seed.txt"
 contains "metadata" "the defect is named"
