@@ -459,9 +459,7 @@ static void class_name(shim_args *a, ClassID cls, char *out, size_t cap, int dep
     mdTypeDef td = 0;
     ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
     ULONG32 n = 0;
-    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, NULL,
-                                             SHIM_VALUES_MAX_TYPE_ARGS, &n, args)) ||
-        !module || (td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+    if (shim_classes_id_info(a, cls, &module, &td, args, &n))
         return;
     IMetaDataImport *md = shim_values_metadata(a, module);
     if (!md)
@@ -469,7 +467,7 @@ static void class_name(shim_args *a, ClassID cls, char *out, size_t cap, int dep
     shim_type_full_name(md, td, out, cap);
     md->lpVtbl->Release(md);
     size_t len = strlen(out);
-    for (ULONG32 i = 0; i < n && i < SHIM_VALUES_MAX_TYPE_ARGS && len + 2 < cap; i++) {
+    for (ULONG32 i = 0; i < n && len + 2 < cap; i++) {
         char inner[512];
         class_name(a, args[i], inner, sizeof inner, depth + 1);
         append(out, cap, &len, i ? "," : "[");
