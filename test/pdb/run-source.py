@@ -20,17 +20,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clr"))
-from clr_common import SETUP, SKIP, base_env, build, run, say  # noqa: E402
-
-
-def sdk_dirs(env):
-    proc, _ = run(["dotnet", "--list-sdks"], env, timeout=120)
-    dirs = []
-    for line in proc.stdout.splitlines():
-        m = re.match(r"(\S+) \[(.+)\]", line.strip())
-        if m and os.path.isdir(os.path.join(m.group(2), m.group(1))):
-            dirs.append(os.path.join(m.group(2), m.group(1)))
-    return dirs
+from clr_common import SETUP, SKIP, base_env, build, dotnet_installs, run, say  # noqa: E402
 
 
 def compare(dotnet_cmd, ilmap, path, env):
@@ -108,7 +98,7 @@ def main():
     if dll is None:
         return SETUP
     assemblies = [dll]
-    for d in sdk_dirs(env):
+    for _, _, d in dotnet_installs(env, "sdks"):
         proc, _ = run(["dotnet", dll, "--embedded", d], env, timeout=600)
         found = sorted(set(proc.stdout.split("\n")) - {""})
         # One copy of each file name is enough (the SDK ships some twice).
