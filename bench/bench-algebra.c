@@ -314,7 +314,7 @@ int main(int argc, char **argv)
     prng rng = prng_init(0xA16EB2A);
 
     if (!opt.json)
-        printf("bench-algebra: ns per operation, best of %d runs of %.0f ms; a probe before every "
+        printf("bench-algebra: ns per operation, best of %d runs of %g ms; a probe before every "
                "8th instruction\n%-12s %8s %8s %12s %12s\n",
                opt.budget.reps, (double)opt.budget.min_ns / 1e6, "op", "body", "n", "ns/op",
                "IL MB/s");

@@ -1048,10 +1048,10 @@ static void section_best(const bench_options *opt, tally *t, const dataset *all)
 
 static void print_header(const bench_options *opt, const dataset *all)
 {
-    printf("libilmap %s lookup benchmark, %s run: best of %d timed runs of >= %.0f ms each\n"
+    printf("libilmap %s lookup benchmark, %s run: best of %d timed runs of >= %g ms each\n"
            "lookup code: %s (ilmap_get_implementation); maps: old gaps 1..8, new gaps >= old "
            "(probes), strict\n",
-           ilmap_version(), opt->quick ? "quick" : "full", opt->budget.reps,
+           ilmap_version(), opt->loaded ? "loaded" : opt->quick ? "quick" : "full", opt->budget.reps,
            (double)opt->budget.min_ns / 1e6, ilmap_get_implementation(all[0].map));
 }
 

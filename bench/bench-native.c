@@ -408,7 +408,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     if (!opt.json)
-        printf("bench-native: ns per lookup, best of %d runs of %.0f ms; target >= %.0fx the "
+        printf("bench-native: ns per lookup, best of %d runs of %g ms; target >= %.0fx the "
                "scan at n >= %u\n\n%-14s %6s %10s %10s %9s  %s\n",
                opt.budget.reps, (double)opt.budget.min_ns / 1e6, TARGET_SPEEDUP, TARGET_MIN_N,
                "op", "n", "ilmap", "linear", "speedup", "target");

@@ -122,7 +122,8 @@ typedef enum ilmap_status {
     /** Serialized data was refused; the ilmap_serial_error says why
      *  (ilmap-serial.h). Also a malformed metadata signature, or a
      *  field's metadata claiming two static kinds; the ilmap_sig_defect
-     *  says why (ilmap-sig.h). */
+     *  says why (ilmap-sig.h). Also a malformed Portable PDB or PE file;
+     *  the ilmap_pdb_error says why and where (ilmap-pdb.h). */
     ILMAP_E_FORMAT = 16,
     /** The key is taken already: a version or FunctionID registered
      *  before, differently (ilmap-versions.h). */
@@ -132,7 +133,10 @@ typedef enum ilmap_status {
     ILMAP_E_FULL = 18,
     /** The buffer holds the first cap items; *total says how many there
      *  are (the buffer protocol, see the top of this header). */
-    ILMAP_E_TRUNCATED = 19
+    ILMAP_E_TRUNCATED = 19,
+    /** The input needs something this build lacks: an embedded Portable
+     *  PDB in a library built without zlib (ilmap-pdb.h). */
+    ILMAP_E_UNSUPPORTED = 20
 } ilmap_status;
 
 /**

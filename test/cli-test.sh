@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ilmap tool: each command's output and every documented exit code
-# (0 ok, 1 invalid map, 2 usage, 3 I/O, 4 inexact composition).
+# (0 ok, 1 invalid map or PDB, 2 usage, 3 I/O, 4 inexact composition, 5 an
+# embedded PDB without zlib).
 # usage: cli-test.sh PATH/TO/ilmap
 # In a cross build meson's test runner sets MESON_EXE_WRAPPER (the cross
 # file's exe_wrapper, e.g. qemu-aarch64 -L /usr/aarch64-linux-gnu): the
@@ -14,6 +15,8 @@ if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
 fi
 tool() { "${wrapper[@]}" "$tool_path" "$@"; }
 tool=tool
+# tool_in FILE ARGS...: the tool with FILE as its standard input.
+tool_in() { local in=$1; shift; tool "$@" < "$in"; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
@@ -137,6 +140,63 @@ cp "$dir/c.ilmap" "$dir/swapped.ilmap"
 printf '\x4D\x4C\x49\x89' | dd of="$dir/swapped.ilmap" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect 1 "byte-swapped magic" -- "$tool" validate "$dir/swapped.ilmap"
 contains "other byte order" "byte order named"
+
+# source: token + IL offset -> document, line, column from a small real
+# PDB (test/fuzz/corpus-pdb: Tiny.cs, built with the path mapped to /src)
+# and the same program's DLL with its PDB embedded.
+pdbs=$(cd "$(dirname "$0")/fuzz/corpus-pdb" && pwd)
+printf '0x06000001 0\n0x06000001 3\n0X6000002 1000\n0x02000001 0\n0x06000099 0\n' > "$dir/q.txt"
+expect 0 "source from a .pdb" -- tool_in "$dir/q.txt" source "$pdbs/tiny.pdb"
+want=$'0x06000001 0 /src/Tiny.cs 7 13\n0x06000001 3 /src/Tiny.cs 8 31\n0x06000002 1000 /src/Tiny.cs 22 13\n0x02000001 0 -\n0x06000099 0 -'
+[ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source lines:\n%s\nwant:\n%s\n' "$out" "$want"; }
+out=$(tool_in "$dir/q.txt" source "$pdbs/tiny-embedded.dll" 2>&1)
+rc=$?
+out=${out//$'\r'/}
+if [ $rc -eq 0 ] && [ "$out" = "$want" ]; then
+    pass=$((pass + 1))
+elif [ $rc -eq 5 ] && printf '%s' "$out" | grep -qF "no zlib"; then
+    pass=$((pass + 1)) # a build without zlib says so
+else
+    fail=$((fail + 1)); printf 'FAIL: source from an embedded PDB: exit %s\n%s\n' "$rc" "$out"
+fi
+# A DLL and its PDB beside it (found by the CodeView entry's file name),
+# then the same DLL with one byte of the CodeView GUID changed: the PDB's
+# id no longer matches.
+mkdir -p "$dir/beside"
+cp "$pdbs/tiny.dll" "$dir/beside/Tiny.dll"
+cp "$pdbs/tiny.pdb" "$dir/beside/Tiny.pdb"
+expect 0 "source: PDB beside the DLL" -- tool_in "$dir/q.txt" source "$dir/beside/Tiny.dll"
+[ "$out" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source beside:\n%s\n' "$out"; }
+rsds=$(grep -obUaP "RSDS" "$dir/beside/Tiny.dll" | head -n 1 | cut -d: -f1)
+printf '\x5A' | dd of="$dir/beside/Tiny.dll" bs=1 seek=$((rsds + 4)) conv=notrunc 2>/dev/null
+expect 1 "source: PDB with another id" -- tool_in "$dir/q.txt" source "$dir/beside/Tiny.dll"
+contains "its id differs" "the mismatch is named"
+rm "$dir/beside/Tiny.pdb"
+expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
+contains "no embedded PDB and no PDB beside it" "the missing PDB is named"
+# validate --pdb: seed 000's rule, every visible sequence point of the
+# method needs an entry of its own in the map.
+printf '0 100\n2 102\n8 110\n12 120\n20 130\n' > "$dir/steps.txt"
+expect 1 "validate --pdb: a sequence point without an entry" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
+contains "sequence point at IL 26 (/src/Tiny.cs 10 13) has no entry of its own" "the point is named"
+printf '26 140\n' >> "$dir/steps.txt"
+expect 0 "validate --pdb: every point has its entry" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
+contains "every visible sequence point of 0x06000001 has its entry (8 points)" "counted"
+expect 2 "validate --pdb without --token" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb"
+expect 2 "validate --token not a MethodDef" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x02000001
+expect 2 "show --pdb" -- "$tool" show "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
+printf '0x06000001 x\n' > "$dir/badq.txt"
+expect 2 "source: malformed query" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
+contains "line 1" "names the query line"
+printf '6000001 0\n' > "$dir/badq.txt"
+expect 2 "source: token without 0x" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
+expect 3 "source: missing file" -- "$tool" source "$dir/nonexistent.pdb"
+expect 1 "source: not a PDB" -- "$tool" source "$dir/seed.txt"
+contains "metadata" "the defect is named"
+head -c 300 "$pdbs/tiny.pdb" > "$dir/cut.pdb"
+expect 1 "source: truncated PDB" -- "$tool" source "$dir/cut.pdb"
+contains "byte offset" "the offset is named"
+expect 2 "source without PATH" -- "$tool" source
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,7 @@
 /*
  * Every public function of the maps, the serialized form, the IL decoder,
- * edit builder and rewriter, and the FunctionIDMapper that allocates, when memory runs out (issue
+ * edit builder and rewriter, the FunctionIDMapper and the Portable PDB
+ * reader (open, ilmap_pdb_lines) that allocates, when memory runs out (issue
  * 14): each operation runs with the n-th allocation and every later one
  * failing, for n = 0, 1, 2, ... until it succeeds without meeting a
  * failure. Each failing run must return ILMAP_E_NOMEM with its outputs
@@ -22,6 +23,7 @@
 
 #include "ilmap-algebra.h"
 #include "ilmap-il.h"
+#include "ilmap-pdb.h"
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
 #include "ilmap.h"
@@ -450,6 +452,63 @@ static ilmap_status op_serialize(digest *d)
     return st;
 }
 
+/* A real PDB: the fuzz corpus's tiny.pdb (read with the test's own
+ * memory). */
+static uint8_t *pdb_bytes;
+static size_t pdb_size;
+
+static void load_pdb(void)
+{
+    const char *root = getenv("ILMAP_SOURCE_ROOT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.pdb", root ? root : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f || fseek(f, 0, SEEK_END) != 0) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(TEST_EXIT_SETUP_FAILURE);
+    }
+    long n = ftell(f);
+    rewind(f);
+    pdb_bytes = __real_malloc(n > 0 ? (size_t)n : 1);
+    if (n <= 0 || !pdb_bytes || fread(pdb_bytes, 1, (size_t)n, f) != (size_t)n)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    pdb_size = (size_t)n;
+    fclose(f);
+}
+
+/* Opens the PDB and decodes every method's lines; the digest holds each
+ * method's answers for IL offsets 0..79. */
+static ilmap_status op_pdb_lines(digest *d)
+{
+    ilmap_pdb *pdb = (ilmap_pdb *)d; /* must be overwritten */
+    ilmap_status st = ilmap_pdb_open(pdb_bytes, pdb_size, &pdb, NULL);
+    if (st != ILMAP_OK) {
+        if (pdb)
+            return ILMAP_E_INVALID_ARG; /* output not defined */
+        return st;
+    }
+    ilmap_pdb_info info;
+    ilmap_pdb_get_info(pdb, &info);
+    for (uint32_t row = 1; row <= info.method_count && st == ILMAP_OK; row++) {
+        ilmap_pdb_lines *lines = (ilmap_pdb_lines *)d;
+        st = ilmap_pdb_lines_create(pdb, 0x06000000u | row, &lines);
+        if (st != ILMAP_OK) {
+            if (lines)
+                st = ILMAP_E_INVALID_ARG;
+            break;
+        }
+        put_u32(d, (uint32_t)ilmap_pdb_lines_get_count(lines));
+        for (uint32_t il = 0; il < 80; il++) {
+            ilmap_pdb_sequence_point sp;
+            put_u32(d, (uint32_t)ilmap_pdb_lines_find_source(lines, il, &sp, NULL));
+            put(d, &sp, sizeof sp);
+        }
+        ilmap_pdb_lines_free(lines);
+    }
+    ilmap_pdb_free(pdb);
+    return st;
+}
+
 typedef struct op {
     const char *name;
     ilmap_status (*run)(digest *d);
@@ -477,11 +536,13 @@ static const op ops[] = {
     { "ilmap_edits_build", op_edits_build },
     { "ilmap_native_validate", op_native_validate },
     { "ilmap_serialize", op_serialize },
+    { "ilmap_pdb_open + ilmap_pdb_lines_create", op_pdb_lines },
 };
 
 int main(void)
 {
     make_inputs();
+    load_pdb();
     long points = 0;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         const op *o = &ops[i];
@@ -535,6 +596,7 @@ int main(void)
     free(il_bytes);
     free(native_bytes);
     free(body);
+    free(pdb_bytes);
     gen_code_free(&code);
     return test_finish("api-nomem");
 }

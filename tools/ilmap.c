@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ilmap-algebra.h"
+#include "ilmap-pdb.h"
 #include "ilmap-serial.h"
 #include "text_map.h"
 
@@ -29,9 +30,10 @@ static const char *prog = "ilmap";
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ilmap show FILE [--lenient]\n"
-                "       ilmap validate FILE [--lenient]\n"
+                "       ilmap validate FILE [--lenient] [--pdb PATH --token T]\n"
                 "       ilmap translate FILE (--old N | --new N | --new-dac N) [--lenient]\n"
                 "       ilmap compose A B -o OUT [--text] [--lenient] [--require-exact]\n"
+                "       ilmap source PATH < QUERIES\n"
                 "       ilmap --help | --version\n"
                 "\n"
                 "FILE is a serialized map (libilmap's binary form, IL or native) or text:\n"
@@ -40,21 +42,32 @@ static void usage(FILE *to)
                 "\n"
                 "  show       print the entries (text form, loadable again)\n"
                 "  validate   check the map: strictly ascending in both offsets (text),\n"
-                "             or every header field, the CRC-32C and the entries (serialized)\n"
+                "             or every header field, the CRC-32C and the entries (serialized);\n"
+                "             with --pdb, also that every visible sequence point of method T\n"
+                "             in PATH's PDB (as for source) has an entry of its own (exit 1\n"
+                "             and each point listed if not: stepping would break there)\n"
                 "  translate  one offset through the runtime's rules: --old N original ->\n"
                 "             instrumented, --new N back (in-process debugger), --new-dac N\n"
                 "             back with the ICorDebug/DAC rules\n"
                 "  compose    A maps original -> v1, B maps v1 -> v2 (a second rewriter);\n"
                 "             write original -> v2 to OUT, serialized unless --text, and\n"
                 "             say in which directions it is exact\n"
+                "  source     PATH is a Portable PDB, or a .dll: its PDB is the CodeView\n"
+                "             entry's path, or that file name beside PATH, with the DLL's id;\n"
+                "             else the embedded PDB; else PATH with .pdb. Reads lines\n"
+                "             \"TOKEN IL\" (MethodDef token in 0x hex, IL offset decimal) and\n"
+                "             prints \"TOKEN IL DOCUMENT LINE COLUMN\", or \"TOKEN IL -\" when\n"
+                "             the runtime's stack traces show no source\n"
                 "\n"
                 "  --lenient        accept maps that are not strictly ascending, answering\n"
                 "                   as the runtime's linear scan does\n"
                 "  --require-exact  compose fails (exit 4) unless exact in every direction\n"
                 "\n"
-                "exit status: 0 success; 1 invalid or malformed map; 2 usage error;\n"
+                "exit status: 0 success; 1 invalid or malformed map, PDB or DLL (or the\n"
+                "PDB is not the DLL's); 2 usage error (a malformed query line too);\n"
                 "3 file not readable or writable; 4 composition not exact (with\n"
-                "--require-exact); 5 out of memory or internal error\n");
+                "--require-exact); 5 out of memory or internal error (or an embedded\n"
+                "PDB in a build without zlib)\n");
 }
 
 static int fail(int code, const char *fmt, const char *a, const char *b)
@@ -250,11 +263,16 @@ static int cmd_show(const char *path, int lenient)
     return rc;
 }
 
-static int cmd_validate(const char *path, int lenient)
+static int check_against_pdb(const char *path, const loaded *l, const char *pdb_path,
+                             uint32_t token);
+
+static int cmd_validate(const char *path, int lenient, const char *pdb_path, uint32_t token)
 {
     loaded l;
     int rc = load(path, &l);
-    if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+    if (rc == EXIT_OK && pdb_path && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
+        rc = fail(EXIT_INVALID, "%s: an IL-to-native map; --pdb needs a COR_IL_MAP%s", path, "");
+    } else if (rc == EXIT_OK && l.serialized && l.view.kind == ILMAP_SERIAL_KIND_NATIVE) {
         printf("%s: valid IL-to-native map, %lu entries, code size %lu\n", path,
                (unsigned long)l.view.count, (unsigned long)l.view.code_size);
     } else if (rc == EXIT_OK) {
@@ -264,6 +282,8 @@ static int cmd_validate(const char *path, int lenient)
             printf("%s: valid %s COR_IL_MAP, %zu entries\n", path,
                    (ilmap_get_flags(m) & ILMAP_LENIENT) ? "lenient" : "strict", l.count);
         ilmap_free(m);
+        if (rc == EXIT_OK && pdb_path)
+            rc = check_against_pdb(path, &l, pdb_path, token);
     }
     loaded_free(&l);
     return rc;
@@ -409,9 +429,274 @@ static int cmd_compose(const char *pa, const char *pb, const char *out, int text
     return rc;
 }
 
+/* ---- source: method token + IL offset -> document, line, column ---- */
+
+static int pdb_defect(const char *path, ilmap_status st, const ilmap_pdb_error *e)
+{
+    if (st == ILMAP_E_NOMEM)
+        return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    fprintf(stderr, "%s: %s: %s at byte offset %zu\n", prog, path,
+            ilmap_pdb_defect_str(e->defect), e->offset);
+    return EXIT_INVALID;
+}
+
+/* A candidate PDB file: its bytes and an open handle when it is readable,
+ * a Portable PDB, and (when the DLL has a CodeView entry) the DLL's own.
+ * Returns EXIT_OK when taken; EXIT_INVALID when absent, foreign or
+ * unreadable (*mismatch set for another id); EXIT_INTERNAL out of memory. */
+static int try_pdb_file(const char *name, size_t n, const char *dir, size_t dir_len,
+                        const char *suffix, const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb,
+                        uint8_t **bytes, int *mismatch)
+{
+    char *p = malloc(dir_len + n + strlen(suffix) + 1);
+    if (!p)
+        return fail(EXIT_INTERNAL, "out of memory%s%s", "", "");
+    memcpy(p, dir, dir_len);
+    memcpy(p + dir_len, name, n);
+    strcpy(p + dir_len + n, suffix);
+    size_t size = 0;
+    uint8_t *b = read_file(p, &size);
+    int err = errno;
+    free(p);
+    if (!b)
+        return err == ENOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "") : EXIT_INVALID;
+    ilmap_pdb_error e;
+    ilmap_status st = ilmap_pdb_open(b, size, pdb, &e);
+    if (st == ILMAP_OK && pe->has_codeview && ilmap_pdb_check_id(*pdb, pe, &e) != ILMAP_OK) {
+        *mismatch = 1;
+        ilmap_pdb_free(*pdb);
+        *pdb = NULL;
+        st = ILMAP_E_FORMAT;
+    }
+    if (st != ILMAP_OK) {
+        free(b);
+        return st == ILMAP_E_NOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "")
+                                   : EXIT_INVALID;
+    }
+    *bytes = b;
+    return EXIT_OK;
+}
+
+/* A DLL's PDB, in the runtime's order: the CodeView entry's path as
+ * written, then its file name in the DLL's directory (either only with
+ * the DLL's id); then the embedded PDB; then, as libilmap's own last
+ * resort, the DLL's name with .pdb beside it. */
+static int open_for_pe(const char *path, const uint8_t *file, size_t size,
+                       const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb, uint8_t **bytes)
+{
+    size_t dir = strlen(path);
+    while (dir > 0 && path[dir - 1] != '/' && path[dir - 1] != '\\')
+        dir--;
+    int rc, mismatch = 0;
+    if (pe->has_codeview && pe->path_size > 0) {
+        size_t b = pe->path_size;
+        while (b > 0 && pe->path[b - 1] != '/' && pe->path[b - 1] != '\\')
+            b--;
+        rc = try_pdb_file(pe->path, pe->path_size, "", 0, "", pe, pdb, bytes, &mismatch);
+        if (rc != EXIT_INVALID)
+            return rc;
+        rc = try_pdb_file(pe->path + b, pe->path_size - b, path, dir, "", pe, pdb, bytes,
+                          &mismatch);
+        if (rc != EXIT_INVALID)
+            return rc;
+    }
+    ilmap_pdb_error e;
+    ilmap_status st;
+    if (pe->has_embedded) {
+        *bytes = malloc(pe->pdb_size ? pe->pdb_size : 1);
+        if (!*bytes)
+            return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+        st = ilmap_pdb_inflate(file, size, pe, *bytes, pe->pdb_size, &e);
+        if (st == ILMAP_E_UNSUPPORTED)
+            return fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path,
+                        "");
+        if (st == ILMAP_OK)
+            st = ilmap_pdb_open(*bytes, pe->pdb_size, pdb, &e);
+        return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
+    }
+    const char *base = path + dir, *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
+    rc = try_pdb_file(base, n, path, dir, ".pdb", pe, pdb, bytes, &mismatch);
+    if (rc != EXIT_INVALID)
+        return rc;
+    if (mismatch)
+        return fail(EXIT_INVALID, "%s: the PDB beside it is not its own (its id differs)%s",
+                    path, "");
+    return fail(EXIT_INVALID, "%s: no embedded PDB and no PDB beside it%s", path, "");
+}
+
+/* Opens PATH's PDB: *bytes is what the handle reads (freed by the caller). */
+static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
+{
+    size_t size = 0;
+    uint8_t *file = read_file(path, &size);
+    if (!file)
+        return fail(errno == ENOMEM ? EXIT_INTERNAL : EXIT_IO, "cannot read %s: %s", path,
+                    strerror(errno));
+    ilmap_pdb_error e;
+    ilmap_status st;
+    if (size < 2 || file[0] != 'M' || file[1] != 'Z') {
+        *bytes = file;
+        st = ilmap_pdb_open(file, size, pdb, &e);
+        return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
+    }
+    ilmap_pdb_pe_info pe;
+    st = ilmap_pdb_read_pe(file, size, &pe, &e);
+    int rc = st == ILMAP_OK ? open_for_pe(path, file, size, &pe, pdb, bytes)
+                            : pdb_defect(path, st, &e);
+    free(file);
+    return rc;
+}
+
+/* A document's name into *name (grown as needed, capacity *cap). */
+static ilmap_status document_name(const ilmap_pdb *pdb, uint32_t document, char **name,
+                                  size_t *cap, ilmap_pdb_error *e)
+{
+    size_t total = 0;
+    ilmap_status st = ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
+    /* cap 0 (nothing allocated yet) was a size query */
+    if ((st == ILMAP_OK && *cap > 0) || (st != ILMAP_OK && st != ILMAP_E_TRUNCATED))
+        return st;
+    char *bigger = realloc(*name, total);
+    if (!bigger)
+        return ILMAP_E_NOMEM;
+    *name = bigger;
+    *cap = total;
+    return ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
+}
+
+static int cmd_source(const char *path)
+{
+    ilmap_pdb *pdb = NULL;
+    uint8_t *bytes = NULL;
+    int rc = open_source(path, &pdb, &bytes);
+    char line[256];
+    size_t name_cap = 256;
+    char *name = rc == EXIT_OK ? malloc(name_cap) : NULL;
+    if (rc == EXIT_OK && !name)
+        rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+    ilmap_pdb_lines *lines = NULL;
+    unsigned long last_token = 0, lines_token = 0;
+    for (unsigned long n = 1; rc == EXIT_OK && fgets(line, sizeof line, stdin); n++) {
+        char *end, *p = line;
+        unsigned long token, il;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\0')
+            continue;
+        int ok = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        token = ok ? strtoul(p + 2, &end, 16) : 0;
+        ok = ok && end != p + 2 && (*end == ' ' || *end == '\t') && token <= 0xFFFFFFFFul;
+        if (ok) {
+            p = end + strspn(end, " \t");
+            il = strtoul(p, &end, 10);
+            ok = end != p && *p >= '0' && *p <= '9' && il <= 0xFFFFFFFFul &&
+                 end[strspn(end, " \t\r\n")] == '\0';
+        }
+        if (!ok) {
+            fprintf(stderr, "%s: standard input line %lu: not \"TOKEN IL\" (0x hex, decimal)\n",
+                    prog, n);
+            rc = EXIT_USAGE;
+            break;
+        }
+        ilmap_pdb_sequence_point sp;
+        ilmap_pdb_error e;
+        ilmap_status st;
+        /* A method's second query in a row decodes its blob once
+         * (ilmap_pdb_lines) for the rest of the run of queries; the
+         * answers are the same. */
+        if (lines && token != lines_token) {
+            ilmap_pdb_lines_free(lines);
+            lines = NULL;
+        }
+        if (!lines && token == last_token) {
+            st = ilmap_pdb_lines_create(pdb, (uint32_t)token, &lines);
+            if (st == ILMAP_E_NOMEM) {
+                rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
+                break;
+            }
+            lines_token = token;
+        }
+        last_token = token;
+        if (lines)
+            st = ilmap_pdb_lines_find_source(lines, (uint32_t)il, &sp, &e);
+        else
+            st = ilmap_pdb_find_source(pdb, (uint32_t)token, (uint32_t)il, &sp, &e);
+        if (st == ILMAP_E_NOT_FOUND || st == ILMAP_E_INVALID_ARG) {
+            printf("0x%08lx %lu -\n", token, il);
+            continue;
+        }
+        if (st == ILMAP_OK)
+            st = document_name(pdb, sp.document, &name, &name_cap, &e);
+        if (st != ILMAP_OK) {
+            rc = pdb_defect(path, st, &e);
+            break;
+        }
+        printf("0x%08lx %lu %s %u %u\n", token, il, name, (unsigned)sp.start_line,
+               (unsigned)sp.start_column);
+    }
+    if (rc == EXIT_OK && ferror(stdin))
+        rc = fail(EXIT_IO, "cannot read standard input: %s%s", strerror(errno), "");
+    free(name);
+    ilmap_pdb_lines_free(lines);
+    ilmap_pdb_free(pdb);
+    free(bytes);
+    return rc;
+}
+
+/* validate --pdb: seed 000's rule (ilmap_pdb_check_map) for one method. */
+static int check_against_pdb(const char *path, const loaded *l, const char *pdb_path,
+                             uint32_t token)
+{
+    ilmap_pdb *pdb = NULL;
+    uint8_t *bytes = NULL;
+    ilmap_pdb_sequence_point *sp = NULL;
+    size_t *missing = NULL, n = 0, bad = 0, name_cap = 0;
+    char *name = NULL;
+    ilmap_pdb_error e;
+    int rc = open_source(pdb_path, &pdb, &bytes);
+    ilmap_status st = ILMAP_OK;
+    if (rc == EXIT_OK)
+        st = ilmap_pdb_get_sequence_points(pdb, token, 0, &n, NULL, &e);
+    if (rc == EXIT_OK && st == ILMAP_OK) {
+        sp = malloc((n ? n : 1) * sizeof *sp);
+        missing = malloc((n ? n : 1) * sizeof *missing);
+        if (!sp || !missing)
+            st = ILMAP_E_NOMEM;
+        else if ((st = ilmap_pdb_get_sequence_points(pdb, token, n, &n, sp, &e)) == ILMAP_OK)
+            st = ilmap_pdb_check_map(sp, n, l->entries, l->count, n, &bad, missing);
+    }
+    if (rc == EXIT_OK && st != ILMAP_OK)
+        rc = pdb_defect(pdb_path, st, &e);
+    for (size_t i = 0; rc == EXIT_OK && i < bad; i++) {
+        const ilmap_pdb_sequence_point *p = &sp[missing[i]];
+        if ((st = document_name(pdb, p->document, &name, &name_cap, &e)) != ILMAP_OK)
+            rc = pdb_defect(pdb_path, st, &e);
+        else
+            printf("%s: sequence point at IL %u (%s %u %u) has no entry of its own: stepping "
+                   "breaks there\n",
+                   path, (unsigned)p->il_offset, name, (unsigned)p->start_line,
+                   (unsigned)p->start_column);
+    }
+    if (rc == EXIT_OK) {
+        if (bad)
+            rc = EXIT_INVALID;
+        else
+            printf("%s: every visible sequence point of 0x%08lx has its entry (%zu points)\n",
+                   path, (unsigned long)token, n);
+    }
+    free(name);
+    free(missing);
+    free(sp);
+    ilmap_pdb_free(pdb);
+    free(bytes);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *pos[3] = {NULL, NULL, NULL}, *out = NULL, *how = NULL, *value = NULL;
+    const char *pdb_path = NULL, *token_text = NULL;
     int npos = 0, lenient = 0, text = 0, require_exact = 0;
 
     if (argc < 2)
@@ -429,6 +714,10 @@ int main(int argc, char **argv)
             text = 1;
         } else if (strcmp(a, "--require-exact") == 0) {
             require_exact = 1;
+        } else if (strcmp(a, "--pdb") == 0 && i + 1 < argc && !pdb_path) {
+            pdb_path = argv[++i];
+        } else if (strcmp(a, "--token") == 0 && i + 1 < argc && !token_text) {
+            token_text = argv[++i];
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc && !out) {
             out = argv[++i];
         } else if ((strcmp(a, "--old") == 0 || strcmp(a, "--new") == 0 ||
@@ -447,14 +736,27 @@ int main(int argc, char **argv)
         }
     }
     int fits = 0;
+    uint32_t token = 0;
     if (strcmp(cmd, "show") == 0 || strcmp(cmd, "validate") == 0)
         fits = npos == 1 && !out && !how && !text && !require_exact;
     else if (strcmp(cmd, "translate") == 0)
         fits = npos == 1 && how && !out && !text && !require_exact;
     else if (strcmp(cmd, "compose") == 0)
         fits = npos == 2 && out && !how;
+    else if (strcmp(cmd, "source") == 0)
+        fits = npos == 1 && !out && !how && !text && !require_exact && !lenient;
     else
         return fail(EXIT_USAGE, "unknown command '%s' (try --help)%s", cmd, "");
+    if (strcmp(cmd, "validate") == 0 && (pdb_path || token_text)) {
+        if (!pdb_path || !token_text || !parse_number(token_text, &token))
+            return fail(EXIT_USAGE, "validate: --pdb PATH and --token T (0x hex) go together%s%s",
+                        "", "");
+        if (token >> 24 != 0x06u)
+            return fail(EXIT_USAGE, "--token %s: not a MethodDef token (0x06xxxxxx)%s",
+                        token_text, "");
+    } else if (pdb_path || token_text) {
+        fits = 0;
+    }
     if (!fits) {
         fprintf(stderr, "%s: wrong arguments for '%s'\n", prog, cmd);
         return usage(stderr), EXIT_USAGE;
@@ -463,9 +765,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "show") == 0)
         rc = cmd_show(pos[0], lenient);
     else if (strcmp(cmd, "validate") == 0)
-        rc = cmd_validate(pos[0], lenient);
+        rc = cmd_validate(pos[0], lenient, pdb_path, token);
     else if (strcmp(cmd, "translate") == 0)
         rc = cmd_translate(pos[0], how, value, lenient);
+    else if (strcmp(cmd, "source") == 0)
+        rc = cmd_source(pos[0]);
     else
         rc = cmd_compose(pos[0], pos[1], out, text, lenient, require_exact);
     /* What was printed must have reached standard output. */

@@ -59,18 +59,27 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
 
 /* Eight descents in lockstep: per layer, each query's node count, then a
  * prefetch of the node it descends to, which the other seven queries'
- * work hides. One function per (instruction set, height) as above. */
+ * work hides. One function per (instruction set, height) as above.
+ *
+ * floor (a constant where the body is inlined, batch_block.h): 1 counts
+ * key[0] as at or below every query, the DAC's rank (rank 0 answers as
+ * rank 1). Every other key of the index is above key[0], so a query below
+ * it searches as key[0] itself: one max per query, before the descent. */
 #define DEFINE_RANK8(ATTR, ISA, NODE_COUNT, H)                                            \
     ATTR static inline void rank8_body_##ISA##_##H(const struct ilmap_direction *d,       \
-                                                   const uint32_t *x, uint32_t *rank)     \
+                                                   const uint32_t *x, uint32_t *rank,     \
+                                                   uint32_t floor)                        \
     {                                                                                     \
         const rank_index *index = &d->index;                                              \
         const int32_t *nodes = index->nodes;                                              \
         const uint32_t layers = (H) ? (H) : index->nlayers;                               \
+        const int32_t low = (int32_t)(d->first_key ^ RANK_BIAS);                          \
         int32_t xb[DIRECTION_BLOCK];                                                      \
         uint32_t q[DIRECTION_BLOCK];                                                      \
         for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {                                  \
             xb[k] = (int32_t)(x[k] ^ RANK_BIAS);                                          \
+            if (floor && xb[k] < low)                                                     \
+                xb[k] = low;                                                              \
             q[k] = 0;                                                                     \
         }                                                                                 \
         for (uint32_t l = 0; l + 1 < layers; l++) {                                       \
@@ -94,10 +103,16 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
  * count of keys <= x. The keys are compared four at a time, as many
  * groups as hold real keys (a map of 4 keys costs 4 steps); the padding
  * slots after them are above every query (rank_index.h), so they count
- * nothing.
+ * nothing. With floor 1 key[0] is compared as the least key, below every
+ * query.
  */
+static inline int32_t node_key(const int32_t *node, uint32_t j, uint32_t floor)
+{
+    return floor && j == 0 ? INT32_MIN : node[j];
+}
+
 static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x,
-                                         uint32_t *rank)
+                                         uint32_t *rank, uint32_t floor)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t nkeys = d->index.nkeys;
@@ -105,14 +120,14 @@ static inline void rank8_body_portable_1(const struct ilmap_direction *d, const 
         int32_t xb = (int32_t)(x[k] ^ RANK_BIAS);
         uint32_t c = 0;
         for (uint32_t j = 0; j < nkeys; j++)
-            c += node[j] <= xb;
+            c += node_key(node, j, floor) <= xb;
         rank[k] = c;
     }
 }
 
 #ifdef RANK_HAVE_X86
 static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x,
-                                     uint32_t *rank)
+                                     uint32_t *rank, uint32_t floor)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t groups = (d->index.nkeys + 3u) / 4u;
@@ -122,7 +137,7 @@ static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint
     __m128i ca = _mm_set1_epi32((int)groups * 4), cb = ca;
     for (uint32_t j = 0; j < groups * 4; j += 4) {
         for (uint32_t u = 0; u < 4; u++) {
-            __m128i key = _mm_set1_epi32(node[j + u]);
+            __m128i key = _mm_set1_epi32(node_key(node, j + u, floor));
             ca = _mm_add_epi32(ca, _mm_cmpgt_epi32(key, a));
             cb = _mm_add_epi32(cb, _mm_cmpgt_epi32(key, b));
         }
@@ -132,7 +147,8 @@ static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint
 }
 
 NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_direction *d,
-                                                      const uint32_t *x, uint32_t *rank)
+                                                      const uint32_t *x, uint32_t *rank,
+                                                      uint32_t floor)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t groups = (d->index.nkeys + 3u) / 4u;
@@ -141,14 +157,15 @@ NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_directi
     __m256i c = _mm256_set1_epi32((int)groups * 4);
     for (uint32_t j = 0; j < groups * 4; j += 4)
         for (uint32_t u = 0; u < 4; u++)
-            c = _mm256_add_epi32(c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node[j + u]), q));
+            c = _mm256_add_epi32(
+                c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node_key(node, j + u, floor)), q));
     _mm256_storeu_si256((__m256i *)(void *)rank, c);
 }
 #endif
 
 #ifdef RANK_HAVE_NEON
 static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x,
-                                     uint32_t *rank)
+                                     uint32_t *rank, uint32_t floor)
 {
     const int32_t *node = d->index.nodes;
     const uint32_t groups = (d->index.nkeys + 3u) / 4u;
@@ -158,7 +175,7 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
     uint32x4_t ca = vdupq_n_u32(groups * 4), cb = ca;
     for (uint32_t j = 0; j < groups * 4; j += 4) {
         for (uint32_t u = 0; u < 4; u++) {
-            int32x4_t key = vdupq_n_s32(node[j + u]);
+            int32x4_t key = vdupq_n_s32(node_key(node, j + u, floor));
             ca = vaddq_u32(ca, vcgtq_s32(key, a));
             cb = vaddq_u32(cb, vcgtq_s32(key, b));
         }
@@ -173,21 +190,23 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
  * interval is filled, a block holding an input the flavour does not
  * search ends the run, any other is searched, and its last query's
  * interval remembered (sorted queries continue there; for random ones it
- * is as good a guess as any, and costs two key reads). */
-#define DEFINE_RANK8_KERNELS(ATTR, ISA, H)                                                \
-    ATTR static void rank8_##ISA##_##H(const struct ilmap_direction *d, const uint32_t *x, \
-                                       uint32_t *rank)                                    \
+ * is as good a guess as any, and costs two key reads). The flavour's rank
+ * floor (batch_block.h) is a constant of each copy: 0 for the in-process
+ * rules (batch), 1 for the DAC's (batch_dac), so the in-process copy has
+ * no select at all, and the DAC's none either: its search counts key[0]
+ * below every query. In a one-node tree that is free (key[0] is not
+ * compared); in taller ones it costs a max per query, so it is done only
+ * in blocks holding a query below the first key (a compare per block). */
+#define DEFINE_BATCH(ATTR, ISA, H, NAME, FLOOR)                                           \
+    ATTR static size_t NAME##_##ISA##_##H(const struct ilmap_direction *d,                \
+                                          const struct batch_flavour *fl, const uint32_t *in, \
+                                          uint32_t *out, size_t n, struct batch_interval *iv) \
     {                                                                                     \
-        rank8_body_##ISA##_##H(d, x, rank);                                               \
-    }                                                                                     \
-    ATTR static size_t batch_##ISA##_##H(const struct ilmap_direction *d,                 \
-                                         const struct batch_flavour *fl, const uint32_t *in, \
-                                         uint32_t *out, size_t n, struct batch_interval *iv) \
-    {                                                                                     \
-        const struct batch_source src = batch_source_of(d, fl);                           \
+        struct batch_source src = batch_source_of(d, fl);                                 \
         const uint32_t base = fl->base, width = fl->width;                                \
         struct batch_interval v = *iv;                                                    \
         size_t i = 0;                                                                     \
+        src.floor = (FLOOR); /* fl->floor, known here */                                  \
         for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {                          \
             if (block_inside(in + i, v.lo, v.span)) {                                     \
                 block_fill(out + i, v.value);                                             \
@@ -196,14 +215,26 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
             if (!block_inside(in + i, base, width))                                       \
                 break;                                                                    \
             uint32_t r[DIRECTION_BLOCK];                                                  \
-            rank8_body_##ISA##_##H(d, in + i, r);                                         \
-            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)                                \
+            if ((FLOOR) && ((H) == 1 || !block_inside(in + i, src.first, src.first_span))) \
+                rank8_body_##ISA##_##H(d, in + i, r, 1);                                  \
+            else                                                                          \
+                rank8_body_##ISA##_##H(d, in + i, r, 0);                                  \
+            for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) /* r[k] >= FLOOR */            \
                 out[i + k] = src.values[r[k]];                                            \
             batch_interval_at(&src, r[DIRECTION_BLOCK - 1], &v);                          \
         }                                                                                 \
         *iv = v;                                                                          \
         return i;                                                                         \
     }
+
+#define DEFINE_RANK8_KERNELS(ATTR, ISA, H)                                                \
+    ATTR static void rank8_##ISA##_##H(const struct ilmap_direction *d, const uint32_t *x, \
+                                       uint32_t *rank)                                    \
+    {                                                                                     \
+        rank8_body_##ISA##_##H(d, x, rank, 0);                                            \
+    }                                                                                     \
+    DEFINE_BATCH(ATTR, ISA, H, batch, 0u)                                                 \
+    DEFINE_BATCH(ATTR, ISA, H, batch_dac, 1u)
 
 #define DEFINE_RANK8S(ATTR, ISA, NODE_COUNT)                                              \
     DEFINE_RANK8(ATTR, ISA, NODE_COUNT, 0)                                                \
@@ -212,15 +243,16 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
     ATTR static void rank8_##ISA##_0(const struct ilmap_direction *d, const uint32_t *x,  \
                                      uint32_t *rank)                                      \
     {                                                                                     \
-        rank8_body_##ISA##_0(d, x, rank);                                                 \
+        rank8_body_##ISA##_0(d, x, rank, 0);                                              \
     }                                                                                     \
     DEFINE_RANK8_KERNELS(ATTR, ISA, 1)                                                    \
     DEFINE_RANK8_KERNELS(ATTR, ISA, 2)                                                    \
     DEFINE_RANK8_KERNELS(ATTR, ISA, 3)                                                    \
     static const direction_rank8_fn rank8s_##ISA[4] = {                                   \
         rank8_##ISA##_0, rank8_##ISA##_1, rank8_##ISA##_2, rank8_##ISA##_3 };             \
-    static const direction_batch_fn batches_##ISA[4] = {                                  \
-        NULL, batch_##ISA##_1, batch_##ISA##_2, batch_##ISA##_3 };
+    static const direction_batch_fn batches_##ISA[2][4] = {                               \
+        { NULL, batch_##ISA##_1, batch_##ISA##_2, batch_##ISA##_3 },                      \
+        { NULL, batch_dac_##ISA##_1, batch_dac_##ISA##_2, batch_dac_##ISA##_3 } };
 
 DEFINE_RANK8S(NO_ATTR, portable, node_count_portable)
 #ifdef RANK_HAVE_X86
@@ -236,13 +268,14 @@ direction_kernels direction_kernels_for(cpu_level level, uint32_t nlayers)
 {
     const direction_lookup_fn *lookups = lookups_portable;
     const direction_rank8_fn *rank8s = rank8s_portable;
-    const direction_batch_fn *batches = batches_portable;
+    const direction_batch_fn (*batches)[4] = batches_portable;
     direction_kernels k;
 
     if (nlayers == 0) {
         k.lookup = lookup_no_keys;
         k.rank8 = rank8_no_keys;
         k.batch = NULL;
+        k.batch_dac = NULL;
         return k;
     }
 #ifdef RANK_HAVE_X86
@@ -266,6 +299,7 @@ direction_kernels direction_kernels_for(cpu_level level, uint32_t nlayers)
 #endif
     k.lookup = lookups[nlayers <= 3 ? nlayers : 0];
     k.rank8 = rank8s[nlayers <= 3 ? nlayers : 0];
-    k.batch = batches[nlayers <= 3 ? nlayers : 0];
+    k.batch = batches[0][nlayers <= 3 ? nlayers : 0];
+    k.batch_dac = batches[1][nlayers <= 3 ? nlayers : 0];
     return k;
 }

@@ -14,12 +14,14 @@
  *    descents interleaved layer by layer, each prefetching its node of the
  *    next layer, so that in a large map their cache misses overlap
  *    instead of following one another;
- *  - batch: runs of blocks with that search inline (trees of at most
+ *  - batch, batch_dac: runs of blocks with that search inline, for the
+ *    in-process flavour and the DAC's (trees of at most
  *    BATCH_KERNEL_LAYERS layers; NULL for taller ones). */
 typedef struct direction_kernels {
     direction_lookup_fn lookup;
     direction_rank8_fn rank8;
     direction_batch_fn batch;
+    direction_batch_fn batch_dac;
 } direction_kernels;
 
 direction_kernels direction_kernels_for(cpu_level level, uint32_t nlayers);

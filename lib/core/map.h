@@ -57,6 +57,7 @@ struct ilmap_direction {
     direction_lookup_fn lookup; /* values[count of keys <= x]; x < 0xFFFFFFFF */
     direction_rank8_fn rank8;   /* the search for a block of eight */
     direction_batch_fn batch;   /* runs of blocks (small trees), or NULL */
+    direction_batch_fn batch_dac; /* the same for the DAC flavour */
     const uint32_t *values;     /* index.nkeys + 1 answers, values[0] = PROLOG */
     rank_index index;
     uint32_t low_count;         /* stops with keys <= key[0] (lenient) */

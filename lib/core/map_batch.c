@@ -21,16 +21,28 @@
 typedef struct batch_interval interval;
 typedef struct batch_flavour flavour;
 
-/* The flavours: the in-process rules search every input below EPILOG;
- * the DAC's, those from the first key to 0x7FFFFFFF. */
+/* The flavours (batch_block.h): the in-process rules search every input
+ * below EPILOG; the DAC's, every input below 0x80000000 with rank 0
+ * answered as rank 1, or from the first key on when the map has stops at
+ * or under it (lenient maps: the scan below the first key reads them). */
 static inline flavour flavour_of(const struct ilmap_direction *d, int dac)
 {
-    flavour f = { 0, ILMAP_EPILOG };
+    flavour f = { 0, ILMAP_EPILOG, 0, 0, ILMAP_EPILOG };
     if (dac) {
-        f.base = d->first_key;
-        f.width = d->first_key < 0x80000000u ? 0x80000000u - d->first_key : 0;
+        f.base = d->low_count ? d->first_key : 0;
+        f.width = f.base < 0x80000000u ? 0x80000000u - f.base : 0;
+        f.floor = 1;
+        f.first = d->first_key;
+        f.first_span = d->first_key < 0x80000000u ? 0x80000000u - d->first_key : 0;
     }
     return f;
+}
+
+/* The flavour's answer for `rank` keys at or below the query. */
+static inline uint32_t flavour_value(const struct ilmap_direction *d, const flavour *fl,
+                                     uint32_t rank)
+{
+    return d->values[rank < fl->floor ? fl->floor : rank];
 }
 
 /* The single lookup of a flavour. */
@@ -91,7 +103,7 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
     const rank_index *index = &d->index;
     const int32_t *leaves = index->nodes + index->layer_start[index->nlayers - 1];
     uint32_t room = (index->nkeys + RANK_NODE_KEYS - 1u) / RANK_NODE_KEYS * RANK_NODE_KEYS;
-    uint32_t r = iv->rank, x[DIRECTION_BLOCK];
+    uint32_t r = iv->rank, x[DIRECTION_BLOCK], ranks[DIRECTION_BLOCK];
 
     if (!block_inside(in, fl->base, fl->width))
         return 0;
@@ -100,9 +112,10 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
         uint32_t c = r + 8u <= room ? window_count8(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
         r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
-        out[k] = d->values[r];
+        ranks[k] = r;
     }
     const struct batch_source src = batch_source_of(d, fl);
+    batch_answer8(&src, x, ranks, out);
     batch_interval_at(&src, r, iv);
     return 1;
 }
@@ -122,9 +135,9 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
         /* The caller's queries themselves: a copy just stored would be
          * read back by the kernel's wide loads, which store forwarding
          * does not serve (a stall per block). */
+        const struct batch_source src = batch_source_of(d, fl);
         d->rank8(d, in, r);
-        for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-            out[k] = d->values[r[k]];
+        batch_answer8(&src, in, r, out);
         return r[DIRECTION_BLOCK - 1];
     }
     uint32_t x[DIRECTION_BLOCK], safe[DIRECTION_BLOCK];
@@ -134,7 +147,8 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
     }
     d->rank8(d, safe, r);
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
-        out[k] = x[k] - fl->base < fl->width ? d->values[r[k]] : translate_one(d, x[k], dac);
+        out[k] = x[k] - fl->base < fl->width ? flavour_value(d, fl, r[k])
+                                             : translate_one(d, x[k], dac);
     return UINT32_MAX;
 }
 
@@ -156,15 +170,16 @@ static inline void pair_at(const struct ilmap_direction *d, const flavour *fl, u
                            pair *p)
 {
     uint32_t limit = fl->base + fl->width;
-    uint32_t lo = rank > 0 ? rank_index_key(&d->index, rank - 1) : 0;
+    /* ranks up to the floor share their answer (batch_interval_at) */
+    uint32_t lo = rank > fl->floor ? rank_index_key(&d->index, rank - 1) : fl->base;
 
     p->lo = lo;
     p->end = key_capped(d, rank, limit);
     p->span = key_capped(d, rank + 1u, limit) - lo;
-    p->value = d->values[rank];
+    p->value = flavour_value(d, fl, rank);
     /* At rank nkeys the first interval reaches the limit: no query is
      * at or past its end, and values[rank + 1] does not exist. */
-    p->next = rank < d->index.nkeys ? d->values[rank + 1u] : p->value;
+    p->next = rank < d->index.nkeys ? flavour_value(d, fl, rank + 1u) : p->value;
     p->rank = rank;
 }
 
@@ -240,9 +255,10 @@ BATCH_INLINE void translate_batch(const ilmap *map, const struct ilmap_direction
             out[i] = translate_one(d, in[i], dac);
         return;
     }
-    if (d->batch) {
+    const direction_batch_fn batch = dac ? d->batch_dac : d->batch;
+    if (batch) {
         for (;;) {
-            i += d->batch(d, &fl, in + i, out + i, n - i, &iv);
+            i += batch(d, &fl, in + i, out + i, n - i, &iv);
             if (i + DIRECTION_BLOCK > n)
                 break;
             block_lookup(d, &fl, in + i, out + i, dac);

@@ -109,6 +109,7 @@ static void build_direction(struct ilmap_direction *d, const direction_source *s
     d->lookup = kernels.lookup;
     d->rank8 = kernels.rank8;
     d->batch = kernels.batch;
+    d->batch_dac = kernels.batch_dac;
     if (level != CPU_PORTABLE && d->index.nlayers == 1) /* SSE2, AVX2 or NEON */
         d->inline_vectors = d->index.nkeys <= 4 ? 1 : 4;
 }

@@ -31,6 +31,7 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_EXISTS: return "already exists with other values";
     case ILMAP_E_FULL: return "fixed capacity exhausted";
     case ILMAP_E_TRUNCATED: return "the buffer holds the first cap items; *total says how many there are";
+    case ILMAP_E_UNSUPPORTED: return "not supported by this build";
     }
     return "unknown status";
 }

@@ -204,6 +204,50 @@ static void on_args_line(void *ctx, shim_profiler *p, const char *line)
     shim_report_line(&((shim_harness *)ctx)->report, line);
 }
 
+/* One statics_generic event per listed generic class: how many of its
+ * ClassIDs got lines, and what the runtime answered at the last report
+ * for the fields of those that got none (the type definition's own
+ * ClassID, the canonical instantiation shared code runs as). */
+static void report_generic_statics(shim_harness *h, shim_profiler *p)
+{
+    for (const shim_statics_class *c = atomic_load(&p->statics.classes); c; c = c->next) {
+        if (!c->generic)
+            continue;
+        size_t shown = 0;
+        char hidden[2048];
+        size_t len = 0;
+        hidden[0] = '\0';
+        for (shim_statics_inst *i = atomic_load(&c->insts); i; i = atomic_load(&i->next)) {
+            if (!i->hidden) {
+                shown++;
+                continue;
+            }
+            int n = snprintf(hidden + len, sizeof hidden - len, "%s{\"type_args\":%s,\"hr\":{",
+                             len ? "," : "", i->type_args);
+            for (size_t f = 0; n > 0 && (size_t)n < sizeof hidden - len && f < c->field_count;
+                 f++) {
+                len += (size_t)n;
+                n = snprintf(hidden + len, sizeof hidden - len, "%s\"%s\":\"0x%08X\"",
+                             f ? "," : "", c->fields[f].name, (unsigned)atomic_load(&i->hr[f]));
+            }
+            if (n > 0 && (size_t)n < sizeof hidden - len) {
+                len += (size_t)n;
+                n = snprintf(hidden + len, sizeof hidden - len, "}}");
+            }
+            if (n < 0 || (size_t)n >= sizeof hidden - len) {
+                len = 0; /* too long: none listed */
+                hidden[0] = '\0';
+                break;
+            }
+            len += (size_t)n;
+        }
+        shim_report_event(&h->report, "statics_generic",
+                          "\"class\":\"%s\",\"instantiations\":%zu,\"open_hr\":\"0x%08X\","
+                          "\"hidden\":[%s]",
+                          c->name, shown, (unsigned)c->open_hr, hidden);
+    }
+}
+
 static void on_shutdown(void *ctx, shim_profiler *p)
 {
     shim_harness *h = ctx;
@@ -231,6 +275,8 @@ static void on_shutdown(void *ctx, shim_profiler *p)
                           (uint64_t)atomic_load(&p->statics.incomplete),
                           (uint64_t)atomic_load(&p->statics.failed));
     }
+    if (p->args_enabled && p->statics_enabled)
+        report_generic_statics(h, p);
     shim_lock(p);
     /* Where every selected method ended up: instrumented, refused by the
      * instrumenter, requested but never compiled (never called after the

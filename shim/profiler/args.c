@@ -122,6 +122,9 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
     shim_utf16_to_utf8(wname, len < 512 ? len : 512, method, sizeof method);
     shim_type_full_name(md, cls, type, sizeof type);
     snprintf(full, sizeof full, "%s::%s", type, method);
+    if (strcmp(type, "?") == 0)
+        shim_log("args: method 0x%08" PRIx32 ": its type's name not read; reported as %s",
+                 f->token, full);
 
     shim_args_target *t = calloc(1, sizeof *t);
     if (!t) {
@@ -551,6 +554,7 @@ void shim_args_leave(shim_args *a, shim_args_target *t, FunctionID function,
     }
     shim_text_puts(&p->head, "}");
     if (p->head.failed) {
+        shim_values_log_once(1u << 3, "out of memory; calls not reported");
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&a->lines, 1, RELAXED);

@@ -109,6 +109,10 @@ typedef struct shim_args_class {
      * body: that body's FunctionID (its mapper call gave the type
      * arguments); 0 when it does not depend on one. */
     FunctionID function;
+    /* A generic struct field's instantiation inside a generic
+     * instantiation (a Holder<int>'s S<T> field): that instantiation's
+     * ClassID, token the FieldDef, module 0; else 0. */
+    ClassID owner;
     struct shim_args_class *next;
 } shim_args_class;
 

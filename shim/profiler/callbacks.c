@@ -20,6 +20,7 @@ static void build(ICorProfilerCallback4Vtbl *v)
     v->Shutdown = shim_cb_shutdown;
     v->ModuleLoadFinished = shim_cb_module_load_finished;
     v->ModuleUnloadStarted = shim_cb_module_unload_started;
+    v->ClassLoadFinished = shim_cb_class_load_finished;
     v->JITCompilationStarted = shim_cb_jit_started;
     v->JITCompilationFinished = shim_cb_jit_finished;
     v->JITCachedFunctionSearchStarted = shim_cb_cache_search_started;

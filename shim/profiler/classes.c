@@ -5,7 +5,8 @@
  * hooks, learned at the FunctionIDMapper and looked up lock-free in the
  * hooks: the method's module's structs, other modules' value types (found
  * by name) and generic struct instantiations named by a hooked method's
- * signature or by an instance field of a learned type. See classes.h.
+ * signature or by an instance field of a learned type or (at
+ * ClassLoadFinished) of a generic instantiation. See classes.h.
  */
 #include "profiler/classes.h"
 
@@ -25,7 +26,7 @@ static const shim_args_class *class_record(shim_args *a, ModuleID module, mdToke
 {
     for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
          c = c->next)
-        if (c->module == module && c->token == token && !c->sig)
+        if (c->module == module && c->token == token && !c->sig && !c->owner)
             return c;
     return NULL;
 }
@@ -156,6 +157,7 @@ uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td)
             ilmap_sig *fs = NULL;
             ilmap_sig_slot slot;
             if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
                 ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
                 slot.repr == ILMAP_SIG_REPR_PRIMITIVE &&
                 shim_values_primitive_size(slot.element))
@@ -477,6 +479,74 @@ void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_
 /* Learns the ClassID of a struct type of md (a TypeDef of module) and,
  * for structs and classes, of the struct types of their instance fields,
  * to SHIM_VALUES_MAX_DEPTH levels. */
+void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td,
+                                  shim_classes_field_fn fn, void *context)
+{
+    if (!md || !fn)
+        return;
+    HCORENUM e = NULL;
+    mdFieldDef fields[32];
+    ULONG count = 0;
+    while (md->lpVtbl->EnumFields(md, &e, td, fields, 32, &count) == S_OK && count) {
+        for (ULONG i = 0; i < count; i++) {
+            WCHAR fname[8];
+            ULONG flen = 0, sig_size = 0, value_len = 0;
+            DWORD attr = 0, elem_type = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            ilmap_sig *fs = NULL;
+            ilmap_sig_slot slot;
+            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
+                                                    &attr, &sig, &sig_size, &elem_type, &value,
+                                                    &value_len)) &&
+                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
+                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
+                ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
+                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK)
+                fn(context, fields[i], &slot);
+            ilmap_sig_free(fs);
+        }
+    }
+    if (e)
+        md->lpVtbl->CloseEnum(md, e);
+}
+
+int shim_classes_id_info(shim_args *a, ClassID cls, ModuleID *module, mdTypeDef *td,
+                         ClassID *args, ULONG32 *n)
+{
+    *module = 0;
+    *td = 0;
+    *n = 0;
+    if (!a || !a->info || !cls ||
+        FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, cls, module, td, NULL,
+                                                SHIM_VALUES_MAX_TYPE_ARGS, n, args)) ||
+        !*module || (*td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u ||
+        *n > SHIM_VALUES_MAX_TYPE_ARGS) {
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* shim_classes_learn_type's walk: each instance field's type learned too. */
+typedef struct shim_classes_type_walk {
+    shim_args *a;
+    IMetaDataImport *md;
+    ModuleID module;
+    int depth;
+} shim_classes_type_walk;
+
+static void learn_type_field(void *context, mdFieldDef field, const ilmap_sig_slot *slot)
+{
+    const shim_classes_type_walk *w = context;
+    shim_args_value fv;
+    if (slot->element == ILMAP_SIG_ELEMENT_GENERICINST && slot->repr == ILMAP_SIG_REPR_VALUE_TYPE)
+        learn_field_instance(w->a, w->md, w->module, field, slot);
+    shim_values_describe(w->md, w->module, slot, &fv);
+    shim_classes_learn_value(w->a, w->md, &fv, w->depth + 1, 0);
+}
+
 void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
                              int value_type, int depth)
 {
@@ -511,35 +581,90 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
                                                       memory_order_release, RELAXED)) {
         }
     }
-    HCORENUM e = NULL;
-    mdFieldDef fields[32];
-    ULONG count = 0;
-    while (md->lpVtbl->EnumFields(md, &e, token, fields, 32, &count) == S_OK && count) {
-        for (ULONG i = 0; i < count; i++) {
-            WCHAR fname[8];
-            ULONG flen = 0, sig_size = 0, value_len = 0;
-            DWORD attr = 0, elem_type = 0;
-            PCCOR_SIGNATURE sig = NULL;
-            const void *value = NULL;
-            mdTypeDef owner = 0;
-            ilmap_sig *fs = NULL;
-            ilmap_sig_slot slot;
-            shim_args_value fv;
-            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
-                                                    &attr, &sig, &sig_size, &elem_type, &value,
-                                                    &value_len)) &&
-                sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
-                ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
-                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK) {
-                if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
-                    slot.repr == ILMAP_SIG_REPR_VALUE_TYPE)
-                    learn_field_instance(a, md, module, fields[i], &slot);
-                shim_values_describe(md, module, &slot, &fv);
-                shim_classes_learn_value(a, md, &fv, depth + 1, 0);
-            }
-            ilmap_sig_free(fs);
-        }
+    shim_classes_type_walk walk = {a, md, module, depth};
+    shim_classes_instance_fields(md, token, learn_type_field, &walk);
+}
+
+ClassID shim_classes_field_in(shim_args *a, ClassID owner, mdFieldDef field)
+{
+    if (!a || !owner)
+        return 0;
+    for (shim_args_class *c = atomic_load_explicit(&a->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->owner == owner && c->token == field)
+            return c->cls;
+    return 0;
+}
+
+ClassID shim_classes_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                              const ilmap_sig_slot *s, const ClassID *of_class,
+                              uint32_t classes)
+{
+    if (!a || !md || !s)
+        return 0;
+    shim_classes_context context = {0, of_class, NULL, classes, 0};
+    int per_body = 0;
+    return instance_class(a, md, module, s, &context, &per_body);
+}
+
+int shim_classes_is_open(shim_args *a, const ClassID *args, uint32_t n)
+{
+    ICorProfilerInfo4 *info = a->info;
+    for (uint32_t i = 0; i < n; i++) {
+        ModuleID module = 0;
+        mdTypeDef td = 0;
+        int32_t element = 0;
+        ClassID element_class = 0;
+        ULONG rank = 0;
+        if (info->lpVtbl->IsArrayClass(info, args[i], &element, &element_class, &rank) == S_OK)
+            continue;
+        if (FAILED(info->lpVtbl->GetClassIDInfo(info, args[i], &module, &td)) || !module ||
+            (td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
+            return 1;
     }
-    if (e)
-        md->lpVtbl->CloseEnum(md, e);
+    return 0;
+}
+
+/* shim_classes_learn_instantiation's walk: the generic struct fields of
+ * one instantiation, over its type arguments. */
+typedef struct shim_classes_inst_walk {
+    shim_args *a;
+    IMetaDataImport *md;
+    ModuleID module;
+    ClassID cls;
+    const ClassID *args;
+    uint32_t n;
+} shim_classes_inst_walk;
+
+static void learn_inst_field(void *context, mdFieldDef field, const ilmap_sig_slot *slot)
+{
+    const shim_classes_inst_walk *w = context;
+    if (slot->element != ILMAP_SIG_ELEMENT_GENERICINST ||
+        slot->repr != ILMAP_SIG_REPR_VALUE_TYPE || shim_classes_field_in(w->a, w->cls, field))
+        return;
+    ClassID field_cls = shim_classes_instance(w->a, w->md, w->module, slot, w->args, w->n);
+    shim_args_class *c = field_cls ? calloc(1, sizeof *c) : NULL;
+    if (c) {
+        c->token = field;
+        c->cls = field_cls;
+        c->owner = w->cls;
+        add_class(w->a, c);
+    }
+}
+
+void shim_classes_learn_instantiation(shim_args *a, ClassID cls)
+{
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 n = 0;
+    if (shim_classes_id_info(a, cls, &module, &td, args, &n) || !n ||
+        shim_classes_is_open(a, args, n))
+        return;
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (!md)
+        return;
+    shim_classes_inst_walk walk = {a, md, module, cls, args, n};
+    shim_classes_instance_fields(md, td, learn_inst_field, &walk);
+    md->lpVtbl->Release(md);
 }

@@ -10,8 +10,10 @@
  * found by full name among the loaded modules' TypeDefs: the runtime does
  * not resolve TypeRefs, FINDINGS seventh round), generic struct
  * instantiations a hooked method's signature names with non-generic type
- * arguments (or over its body's own parameters), and those the instance
- * fields of the learned types have (kept per field).
+ * arguments (or over its body's own parameters), those the instance
+ * fields of the learned types have (kept per field), and, announced by
+ * ClassLoadFinished, those a generic instantiation's instance fields have
+ * over its own type parameters (kept per instantiation and field).
  */
 #ifndef SHIM_PROFILER_CLASSES_H
 #define SHIM_PROFILER_CLASSES_H
@@ -87,5 +89,42 @@ void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_
  * reading a call's values), for shim_classes_struct's per-body
  * instantiations; 0: none. */
 void shim_classes_set_call(FunctionID function);
+
+/* The learned ClassID of the generic struct instantiation the instance
+ * field (a FieldDef) has inside the generic instantiation owner (a
+ * Holder<int>'s S<T> field: S<int>), or 0. Lock-free. */
+ClassID shim_classes_field_in(shim_args *a, ClassID owner, mdFieldDef field);
+
+/* Outside the hooks: the ClassID of the generic value type instantiated
+ * at the GENERICINST slot s of module's metadata md, its VAR i taken from
+ * of_class[i] (the enclosing instantiation's type arguments); 0 when it
+ * cannot be had. */
+ClassID shim_classes_instance(shim_args *a, IMetaDataImport *md, ModuleID module,
+                              const ilmap_sig_slot *s, const ClassID *of_class,
+                              uint32_t classes);
+
+/* Are some of the n type arguments not types (the generic parameters a
+ * generic type definition's own ClassID answers)? */
+int shim_classes_is_open(shim_args *a, const ClassID *args, uint32_t n);
+
+/* Outside the hooks (ClassLoadFinished): for a generic instantiation cls,
+ * the ClassIDs of the generic struct instantiations its own instance
+ * fields have over its type arguments, kept per (cls, field)
+ * (shim_classes_field_in). */
+void shim_classes_learn_instantiation(shim_args *a, ClassID cls);
+
+/* Calls fn(context, field, slot) for each instance field of td whose
+ * signature decodes as a field signature and classifies; the slot lives
+ * only during the call. Failures of the metadata calls end the walk early. */
+typedef void (*shim_classes_field_fn)(void *context, mdFieldDef field, const ilmap_sig_slot *slot);
+void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td, shim_classes_field_fn fn,
+                                  void *context);
+
+/* GetClassIDInfo2 of cls with its checks: 0 with the module, the TypeDef
+ * and the type arguments (*n of them into args, which has room for
+ * SHIM_VALUES_MAX_TYPE_ARGS);
+ * -1 (all zeroed) when the call fails or answers no TypeDef of a module. */
+int shim_classes_id_info(shim_args *a, ClassID cls, ModuleID *module, mdTypeDef *td,
+                         ClassID *args, ULONG32 *n);
 
 #endif

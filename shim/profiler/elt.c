@@ -14,6 +14,7 @@
 #include "com/flags.h"
 #include "platform/elt_hooks.h"
 #include "profiler/log.h"
+#include "profiler/values.h"
 
 /* The hooks' way to the counters: they get nothing but the client ID. */
 static _Atomic(shim_elt *) active;
@@ -78,9 +79,15 @@ static shim_args_target *args_target(shim_elt *e, UINT_PTR id, FunctionID *funct
     ClassID cls = 0;
     ModuleID module = 0;
     mdToken token = 0;
-    if (!*function ||
-        FAILED(e->info->lpVtbl->GetFunctionInfo(e->info, *function, &cls, &module, &token)))
+    if (!*function)
         return NULL;
+    HRESULT hr = e->info->lpVtbl->GetFunctionInfo(e->info, *function, &cls, &module, &token);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 26, "GetFunctionInfo 0x%08X in a hook; such calls not "
+                                       "reported",
+                             (unsigned)hr);
+        return NULL;
+    }
     return shim_args_find(e->args, module, token);
 }
 
@@ -149,8 +156,13 @@ static int filter(void *context, ilmap_function_id function)
     ClassID cls = 0;
     ModuleID module = 0;
     mdToken token = 0;
-    if (FAILED(e->info->lpVtbl->GetFunctionInfo(e->info, function, &cls, &module, &token))) {
+    HRESULT hr = e->info->lpVtbl->GetFunctionInfo(e->info, function, &cls, &module, &token);
+    if (FAILED(hr)) {
         bump(&e->filter_no_info);
+        if (e->args)
+            shim_values_log_once(1u << 27, "GetFunctionInfo 0x%08X at the FunctionIDMapper; "
+                                           "such functions not hooked",
+                                 (unsigned)hr);
         return 0;
     }
     shim_args_target *t = e->args ? shim_args_find(e->args, module, token) : NULL;

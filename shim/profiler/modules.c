@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,8 +313,17 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     IUnknown *unk = NULL;
     HRESULT hr = p->info->lpVtbl->GetModuleMetaData(p->info, module, CLR_OF_READ,
                                                     &IID_IMetaDataImport, &unk);
-    if (hr != S_OK || !unk)
-        return S_OK; /* resource-only or dynamic module: nothing to select */
+    if (hr != S_OK || !unk) {
+        /* Resource-only and dynamic modules have no metadata to select
+         * from; a runtime that fails the call leaves a module unselected
+         * the same way: said once, not for every such module. */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            shim_log("GetModuleMetaData(0x%llx) 0x%08X: nothing of that module is selected or "
+                     "reported (logged once: modules without metadata are skipped the same way)",
+                     (unsigned long long)module, (unsigned)hr);
+        return S_OK;
+    }
     IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
     /* Argument reports: before anything of the module is JIT-compiled. */
     if (p->args_enabled)

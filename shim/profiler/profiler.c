@@ -15,6 +15,7 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
+#include "profiler/classes.h"
 #include "profiler/log.h"
 
 #define SHIM_DEFAULT_WAIT_MS 10000u
@@ -251,6 +252,13 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     }
     if (p->elt_enabled || p->args_enabled)
         mask |= shim_elt_event_mask(p->args_enabled);
+    /* Argument and static-field reports learn at ClassLoadFinished what
+     * the hooks cannot ask for: the generic struct instantiations of a
+     * generic instantiation's fields (S<T> in Holder<int>), and a listed
+     * generic class's instantiations, whose statics exist per
+     * instantiation (doc/shim.md#statics). */
+    if (p->args_enabled)
+        mask |= COR_PRF_MONITOR_CLASS_LOADS;
     note.mask = mask;
     note.hr_mask = p->info->lpVtbl->SetEventMask(p->info, mask);
     if (FAILED(note.hr_mask)) {
@@ -292,6 +300,18 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     if (p->verbose)
         shim_log("initialized: %zu selectors, event mask 0x%08X", p->selection.count,
                  (unsigned)mask);
+    return S_OK;
+}
+
+HRESULT CLR_STDCALL shim_cb_class_load_finished(ICorProfilerCallback4 *self, ClassID cls,
+                                                HRESULT status)
+{
+    shim_profiler *p = shim_profiler_of(self);
+    if (!p || !p->initialized || !p->args_enabled || FAILED(status))
+        return S_OK;
+    shim_classes_learn_instantiation(&p->args, cls);
+    if (p->statics_enabled)
+        shim_statics_class_loaded(&p->statics, &p->args, cls);
     return S_OK;
 }
 

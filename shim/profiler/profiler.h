@@ -133,6 +133,9 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
 HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
                                                  HRESULT status);
+/* profiler.c: static-field reports of generic classes (statics.h). */
+HRESULT CLR_STDCALL shim_cb_class_load_finished(ICorProfilerCallback4 *self, ClassID cls,
+                                                HRESULT status);
 HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
 HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
                                         BOOL safe_to_block);

@@ -103,6 +103,9 @@ int shim_statics_init(shim_statics *s, const char *spec)
         }
         p = end;
     }
+    for (size_t k = 0; k < s->count; k++)
+        if (strchr(s->names[k], '`'))
+            s->any_generic = 1;
     return s->count == 0;
 }
 
@@ -131,26 +134,31 @@ static void module_simple_name(ICorProfilerInfo4 *info, ModuleID module, char *o
 
 /* ---- Registration (module loads) ------------------------------------- */
 
-/* Does the field carry the custom attribute of that full type name? */
-static int has_attribute(IMetaDataImport *md, mdFieldDef field, const char *type)
+/* Does the field carry the custom attribute of that full type name? 1
+ * yes, 0 no, -1 when metadata could not say (*hr: its answer). */
+static int has_attribute(IMetaDataImport *md, mdFieldDef field, const char *type, HRESULT *hr)
 {
     WCHAR wname[64];
     const void *data = NULL;
     ULONG size = 0;
+    *hr = S_OK;
     if (shim_utf8_to_utf16(type, wname, sizeof wname / sizeof *wname))
         return 0;
-    return md->lpVtbl->GetCustomAttributeByName(md, field, wname, &data, &size) == S_OK;
+    *hr = md->lpVtbl->GetCustomAttributeByName(md, field, wname, &data, &size);
+    return FAILED(*hr) ? -1 : *hr == S_OK;
 }
 
 /* The declared size of a value-type TypeDef (its ClassLayout row), 0
- * when it declares none. */
-static uint32_t declared_size(IMetaDataImport *md, mdToken td)
+ * when it declares none (*hr: metadata's answer). */
+static uint32_t declared_size(IMetaDataImport *md, mdToken td, HRESULT *hr)
 {
+    *hr = S_OK;
     if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
         return 0;
     DWORD pack = 0;
     ULONG total = 0, size = 0;
-    if (FAILED(md->lpVtbl->GetClassLayout(md, td, &pack, NULL, 0, &total, &size)))
+    *hr = md->lpVtbl->GetClassLayout(md, td, &pack, NULL, 0, &total, &size);
+    if (FAILED(*hr))
         return 0;
     return size;
 }
@@ -166,17 +174,28 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
     PCCOR_SIGNATURE sig = NULL;
     const void *value = NULL;
     mdTypeDef owner = 0;
-    if (FAILED(md->lpVtbl->GetFieldProps(md, field, &owner, wname, 256, &len, &attr, &sig,
-                                         &sig_size, &elem_type, &value, &value_len)) ||
-        !sig || !(attr & ILMAP_SIG_FIELD_STATIC))
+    HRESULT hr = md->lpVtbl->GetFieldProps(md, field, &owner, wname, 256, &len, &attr, &sig,
+                                           &sig_size, &elem_type, &value, &value_len);
+    if (FAILED(hr))
+        shim_log("statics: %s: GetFieldProps 0x%08X for field 0x%08" PRIx32 "; left out",
+                 class_name, (unsigned)hr, field);
+    if (FAILED(hr) || !sig || !(attr & ILMAP_SIG_FIELD_STATIC))
         return 1;
     char name[512];
     shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
     const char *attrs[2];
     size_t n = 0;
-    if (has_attribute(md, field, "System.ThreadStaticAttribute"))
+    int thread = has_attribute(md, field, "System.ThreadStaticAttribute", &hr);
+    int context = thread < 0 ? -1 : has_attribute(md, field, "System.ContextStaticAttribute", &hr);
+    if (thread < 0 || context < 0) {
+        /* Without them a thread static would pass for an appdomain one. */
+        shim_log("statics: %s.%s: GetCustomAttributeByName 0x%08X; left out", class_name, name,
+                 (unsigned)hr);
+        return 1;
+    }
+    if (thread)
         attrs[n++] = "System.ThreadStaticAttribute";
-    if (has_attribute(md, field, "System.ContextStaticAttribute"))
+    if (context)
         attrs[n++] = "System.ContextStaticAttribute";
     ilmap_sig_static kind = ILMAP_SIG_STATIC_NONE;
     ilmap_status st = ilmap_sig_static_kind(attr, attrs, n, &kind);
@@ -189,6 +208,7 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
         return 1; /* an instance field, or a constant without storage */
     ilmap_sig_slot slot;
     if (ilmap_sig_decode(sig, sig_size, 0, &f->sig, NULL, NULL) != ILMAP_OK ||
+        ilmap_sig_get_kind(f->sig) != ILMAP_SIG_KIND_FIELD ||
         ilmap_sig_classify(f->sig, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
         shim_log("statics: %s.%s: signature not decoded; left out", class_name, name);
         ilmap_sig_free(f->sig);
@@ -201,11 +221,18 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
     shim_json_escape(f->name, sizeof f->name, name);
     shim_values_describe(md, module, &slot, &f->value);
     if (slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !f->value.level[0].enum_element) {
-        f->blob_size = declared_size(md, slot.token);
+        f->blob_size = declared_size(md, slot.token, &hr);
         if (f->blob_size) {
             char type[512];
             shim_values_type_name(md, slot.token, type, sizeof type);
             shim_json_escape(f->blob_class, sizeof f->blob_class, type);
+            if (strcmp(type, "?") == 0)
+                shim_log("statics: %s.%s: its type's name not read; written as \"?\"",
+                         class_name, name);
+        } else if (kind == ILMAP_SIG_STATIC_RVA) {
+            shim_log("statics: %s.%s: an RVA field whose type declares no size (GetClassLayout "
+                     "0x%08X); its value reported as {\"class\":\"?\"}",
+                     class_name, name, (unsigned)hr);
         }
     }
     return 0;
@@ -214,10 +241,6 @@ static int describe_field(IMetaDataImport *md, ModuleID module, const char *clas
 static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md, mdTypeDef td,
                            size_t index, const char *name)
 {
-    if (strchr(name, '`')) {
-        shim_log("statics: %s is generic (statics per instantiation); not reported", name);
-        return;
-    }
     shim_statics_class *c = calloc(1, sizeof *c);
     shim_statics_field *fields = calloc(MAX_STATIC_FIELDS, sizeof *fields);
     if (!c || !fields) {
@@ -230,12 +253,15 @@ static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md
     mdFieldDef tokens[32];
     ULONG got = 0;
     size_t n = 0;
+    HRESULT hr = S_OK;
     while (n < MAX_STATIC_FIELDS &&
-           md->lpVtbl->EnumFields(md, &e, td, tokens, 32, &got) == S_OK && got) {
+           (hr = md->lpVtbl->EnumFields(md, &e, td, tokens, 32, &got)) == S_OK && got) {
         for (ULONG i = 0; i < got && n < MAX_STATIC_FIELDS; i++)
             if (!describe_field(md, module, name, tokens[i], &fields[n]))
                 n++;
     }
+    if (FAILED(hr))
+        shim_log("statics: %s: EnumFields 0x%08X; fields left out", name, (unsigned)hr);
     if (e)
         md->lpVtbl->CloseEnum(md, e);
     /* Room for MAX_STATIC_FIELDS was taken; keep what was used. */
@@ -249,6 +275,11 @@ static void register_class(shim_statics *s, ModuleID module, IMetaDataImport *md
     shim_json_escape(c->name, sizeof c->name, name);
     atomic_init(&c->module, module);
     atomic_init(&c->cls, (uintptr_t)0);
+    /* A generic type's metadata name ends in `N (or an enclosing type's
+     * does): statics per instantiation, as ClassLoadFinished finds them. */
+    c->generic = strchr(name, '`') != NULL;
+    atomic_init(&c->insts_learned, 0);
+    atomic_init(&c->insts, (shim_statics_inst *)NULL);
     c->next = atomic_load_explicit(&s->classes, RELAXED);
     while (!atomic_compare_exchange_weak_explicit(&s->classes, &c->next, c,
                                                   memory_order_release, RELAXED)) {
@@ -265,10 +296,13 @@ void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, Module
     HCORENUM e = NULL;
     mdTypeDef chunk[64];
     ULONG got = 0;
-    while (md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got) == S_OK && got) {
+    HRESULT hr = S_OK;
+    int unnamed = 0;
+    while ((hr = md->lpVtbl->EnumTypeDefs(md, &e, chunk, 64, &got)) == S_OK && got) {
         for (ULONG i = 0; i < got; i++) {
             char name[512];
             shim_type_full_name(md, chunk[i], name, sizeof name);
+            unnamed += strcmp(name, "?") == 0;
             for (size_t k = 0; k < s->count; k++)
                 if (strcmp(name, s->names[k]) == 0 &&
                     (!s->modules[k] || strcmp(simple, s->modules[k]) == 0))
@@ -277,6 +311,10 @@ void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, Module
     }
     if (e)
         md->lpVtbl->CloseEnum(md, e);
+    if (FAILED(hr) || unnamed)
+        shim_log("statics: module %s: EnumTypeDefs 0x%08X, %d type names not read; listed "
+                 "classes of this module may be missing",
+                 simple, (unsigned)hr, unnamed);
 }
 
 void shim_statics_module_unloaded(shim_statics *s, ModuleID module)
@@ -339,6 +377,32 @@ static void learn_class(shim_statics_class *c, shim_args *a, ModuleID module)
     atomic_store_explicit(&c->cls, cls, memory_order_release);
 }
 
+static void add_inst(shim_statics_class *c, shim_args *a, ClassID cls, ModuleID module,
+                     const ClassID *args, uint32_t n);
+
+/* A generic class's own ClassID (no type arguments), which
+ * ClassLoadFinished does not announce: kept as a hidden instantiation, to
+ * record what the runtime answers for its statics. */
+static void learn_open(shim_statics_class *c, shim_args *a, ModuleID module)
+{
+    ICorProfilerInfo4 *info = a->info;
+    ClassID cls = 0, args[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 n = 0;
+    HRESULT hr =
+        info->lpVtbl->GetClassFromTokenAndTypeArgs(info, module, c->token, 0, NULL, &cls);
+    c->open_hr = (uint32_t)hr;
+    if (FAILED(hr) || !cls ||
+        FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
+                                             SHIM_VALUES_MAX_TYPE_ARGS, &n, args)) ||
+        n > SHIM_VALUES_MAX_TYPE_ARGS)
+        return;
+    for (const shim_statics_inst *i = atomic_load_explicit(&c->insts, memory_order_acquire); i;
+         i = atomic_load_explicit(&i->next, memory_order_acquire))
+        if (i->cls == cls)
+            return; /* announced after all */
+    add_inst(c, a, cls, module, args, n);
+}
+
 void shim_statics_prepare(shim_statics *s, shim_args *a)
 {
     if (!s || !a || !a->info)
@@ -346,9 +410,161 @@ void shim_statics_prepare(shim_statics *s, shim_args *a)
     for (shim_statics_class *c = atomic_load_explicit(&s->classes, memory_order_acquire); c;
          c = c->next) {
         ModuleID module = atomic_load_explicit(&c->module, RELAXED);
-        if (module && !atomic_load_explicit(&c->cls, memory_order_acquire))
+        if (module && !c->generic && !atomic_load_explicit(&c->cls, memory_order_acquire))
             learn_class(c, a, module);
+        if (module && c->generic && !atomic_exchange(&c->open_asked, 1))
+            learn_open(c, a, module);
     }
+}
+
+/* ---- Generic classes: their instantiations (ClassLoadFinished) ------- */
+
+/* The full name of the type a ClassID stands for: "Ns.Type", an array
+ * "Elem[]" ("Elem[,]" ...), a generic instantiation
+ * "Ns.Gen`1[Arg,...]"; "?" when the runtime names none (a generic
+ * parameter of a type definition's own ClassID). */
+/* Appends src to the string out (length *len, cap bytes), truncating. */
+static void append(char *out, size_t cap, size_t *len, const char *src)
+{
+    size_t n = strlen(src);
+    if (*len + 1 >= cap)
+        return;
+    if (n > cap - 1 - *len)
+        n = cap - 1 - *len;
+    memcpy(out + *len, src, n);
+    *len += n;
+    out[*len] = '\0';
+}
+
+static void class_name(shim_args *a, ClassID cls, char *out, size_t cap, int depth)
+{
+    ICorProfilerInfo4 *info = a->info;
+    int32_t element = 0;
+    ClassID element_class = 0;
+    ULONG rank = 0;
+    snprintf(out, cap, "?");
+    if (depth > SHIM_VALUES_MAX_DEPTH || cap < 8)
+        return;
+    if (info->lpVtbl->IsArrayClass(info, cls, &element, &element_class, &rank) == S_OK) {
+        char inner[512];
+        class_name(a, element_class, inner, sizeof inner, depth + 1);
+        char dims[40] = "[";
+        for (ULONG i = 1; i < rank && i < 32; i++)
+            strcat(dims, ",");
+        strcat(dims, "]");
+        snprintf(out, cap, "%s%s", inner, dims);
+        return;
+    }
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 n = 0;
+    if (shim_classes_id_info(a, cls, &module, &td, args, &n))
+        return;
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    if (!md)
+        return;
+    shim_type_full_name(md, td, out, cap);
+    md->lpVtbl->Release(md);
+    size_t len = strlen(out);
+    for (ULONG32 i = 0; i < n && len + 2 < cap; i++) {
+        char inner[512];
+        class_name(a, args[i], inner, sizeof inner, depth + 1);
+        append(out, cap, &len, i ? "," : "[");
+        append(out, cap, &len, inner);
+        if (i + 1 == n)
+            append(out, cap, &len, "]");
+    }
+}
+
+/* Keeps one ClassID of the generic class c (load order: appended). */
+static void add_inst(shim_statics_class *c, shim_args *a, ClassID cls, ModuleID module,
+                     const ClassID *args, uint32_t n)
+{
+    shim_statics_inst *inst = calloc(1, sizeof *inst);
+    size_t fields = c->field_count ? c->field_count : 1;
+    if (inst) {
+        inst->runtime_kind = calloc(fields, sizeof *inst->runtime_kind);
+        inst->field_cls = calloc(fields, sizeof *inst->field_cls);
+        inst->hr = calloc(fields, sizeof *inst->hr);
+    }
+    if (!inst || !inst->runtime_kind || !inst->field_cls || !inst->hr) {
+        shim_log("statics: out of memory; an instantiation of %s not reported", c->name);
+        if (inst) {
+            free(inst->runtime_kind);
+            free(inst->field_cls);
+            free((void *)inst->hr);
+        }
+        free(inst);
+        return;
+    }
+    inst->cls = cls;
+    inst->hidden = shim_classes_is_open(a, args, n);
+    shim_text names = {0};
+    shim_text_puts(&names, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        char name[512], safe[600];
+        class_name(a, args[i], name, sizeof name, 1);
+        if (strcmp(name, "System.__Canon") == 0)
+            inst->hidden = 1;
+        shim_json_escape(safe, sizeof safe, name);
+        shim_text_printf(&names, "%s\"%.120s\"", i ? "," : "", safe);
+    }
+    shim_text_puts(&names, "]");
+    snprintf(inst->type_args, sizeof inst->type_args, "%s",
+             names.failed || !names.s ? "[]" : names.s);
+    free(names.s);
+    IMetaDataImport *md = shim_values_metadata(a, module);
+    int learn = !inst->hidden && !atomic_exchange(&c->insts_learned, 1);
+    for (size_t i = 0; i < c->field_count; i++) {
+        shim_statics_field *f = &c->fields[i];
+        COR_PRF_STATIC_TYPE k = 0;
+        HRESULT hr = a->info->lpVtbl->GetStaticFieldInfo(a->info, cls, f->token, &k);
+        inst->runtime_kind[i] = SUCCEEDED(hr) ? k : -1;
+        atomic_init(&inst->hr[i], 0u);
+        if (inst->hidden || !md)
+            continue;
+        const ilmap_sig_slot *slot = &f->value.level[0].slot;
+        uint32_t var = 0, index = 0;
+        if (slot->repr == ILMAP_SIG_REPR_UNRESOLVED && shim_values_var_of(slot, &var, &index) &&
+            var == ILMAP_SIG_ELEMENT_VAR && index < n)
+            inst->field_cls[i] = args[index];
+        else if (slot->element == ILMAP_SIG_ELEMENT_GENERICINST &&
+                 slot->repr == ILMAP_SIG_REPR_VALUE_TYPE)
+            inst->field_cls[i] = shim_classes_instance(a, md, module, slot, args, n);
+        if (learn)
+            shim_classes_learn_value(a, md, &f->value, 1, 1);
+    }
+    if (md)
+        md->lpVtbl->Release(md);
+    atomic_init(&inst->next, (shim_statics_inst *)NULL);
+    /* Append at the tail: lines come in load order. */
+    _Atomic(shim_statics_inst *) *at = &c->insts;
+    for (;;) {
+        shim_statics_inst *expected = NULL;
+        if (atomic_compare_exchange_strong_explicit(at, &expected, inst, memory_order_release,
+                                                    memory_order_acquire))
+            break;
+        at = &expected->next;
+    }
+}
+
+void shim_statics_class_loaded(shim_statics *s, shim_args *a, ClassID cls)
+{
+    if (!s || !a || !a->info || !s->any_generic || !cls)
+        return;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID args[SHIM_VALUES_MAX_TYPE_ARGS];
+    ULONG32 n = 0;
+    if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, cls, &module, &td, NULL,
+                                                SHIM_VALUES_MAX_TYPE_ARGS, &n, args)) ||
+        !module || !n || n > SHIM_VALUES_MAX_TYPE_ARGS)
+        return;
+    for (shim_statics_class *c = atomic_load_explicit(&s->classes, memory_order_acquire); c;
+         c = c->next)
+        if (c->generic && c->token == td && atomic_load_explicit(&c->module, RELAXED) == module)
+            add_inst(c, a, cls, module, args, n);
 }
 
 /* ---- The report (the leave hook) -------------------------------------- */
@@ -365,7 +581,7 @@ typedef struct where {
  * implement it, the storage GetStaticFieldInfo named (FINDINGS seventh
  * round). */
 static HRESULT field_address(ICorProfilerInfo4 *info, ClassID cls, const shim_statics_field *f,
-                             const where *w, void **addr)
+                             int32_t runtime_kind, const where *w, void **addr)
 {
     *addr = NULL;
     switch (f->kind) {
@@ -379,17 +595,17 @@ static HRESULT field_address(ICorProfilerInfo4 *info, ClassID cls, const shim_st
     case ILMAP_SIG_STATIC_CONTEXT: {
         HRESULT hr =
             info->lpVtbl->GetContextStaticAddress(info, cls, f->token, w->context, addr);
-        if (hr != E_NOTIMPL || f->runtime_kind < 0)
+        if (hr != E_NOTIMPL || runtime_kind < 0)
             return hr;
         shim_values_log_once(1u << 14,
                              "statics: GetContextStaticAddress answers E_NOTIMPL (context "
                              "0x%" PRIxPTR "); context statics read where GetStaticFieldInfo "
                              "says the runtime keeps them",
                              (uintptr_t)w->context);
-        if (f->runtime_kind == COR_PRF_FIELD_APP_DOMAIN_STATIC)
+        if (runtime_kind == COR_PRF_FIELD_APP_DOMAIN_STATIC)
             return info->lpVtbl->GetAppDomainStaticAddress(info, cls, f->token, w->domain,
                                                            addr);
-        if (f->runtime_kind == COR_PRF_FIELD_THREAD_STATIC)
+        if (runtime_kind == COR_PRF_FIELD_THREAD_STATIC)
             return info->lpVtbl->GetThreadStaticAddress2(info, cls, f->token, w->domain,
                                                          w->thread, addr);
         return hr;
@@ -402,10 +618,10 @@ static HRESULT field_address(ICorProfilerInfo4 *info, ClassID cls, const shim_st
 /* A thread static the runtime knows as one (GetStaticFieldInfo) that this
  * thread has no storage for yet: the runtime answers E_INVALIDARG (FINDINGS
  * seventh round); not available yet, like an uninitialized class. */
-static int no_storage_yet(const shim_statics_field *f, HRESULT hr)
+static int no_storage_yet(const shim_statics_field *f, int32_t runtime_kind, HRESULT hr)
 {
     return hr == E_INVALIDARG && f->kind == ILMAP_SIG_STATIC_THREAD &&
-           f->runtime_kind == COR_PRF_FIELD_THREAD_STATIC;
+           runtime_kind == COR_PRF_FIELD_THREAD_STATIC;
 }
 
 static const char hex[] = "0123456789abcdef";
@@ -428,8 +644,15 @@ static void put_blob(shim_text *t, const shim_statics_field *f, const uint8_t *p
 
 /* The value at addr, read as the runtime keeps a static of f's type. */
 static void put_static(shim_args *a, shim_text *t, const shim_statics_field *f,
-                       const void *addr)
+                       ClassID field_cls, const void *addr)
 {
+    if (field_cls) {
+        /* Typed by the class's type parameter (T, S<T>): read as the
+         * instantiation's type says, in place like any static (a
+         * reference an ObjectID, a struct its value inside the box). */
+        shim_values_put_typed(a, t, field_cls, addr, UINT32_MAX, 1);
+        return;
+    }
     const shim_args_desc *d = &f->value.level[0];
     size_t size = d->slot.size ? d->slot.size : shim_values_primitive_size(d->enum_element);
     if (d->slot.repr == ILMAP_SIG_REPR_VALUE_TYPE && !d->enum_element) {
@@ -454,23 +677,35 @@ static void put_static(shim_args *a, shim_text *t, const shim_statics_field *f,
     shim_values_put(a, t, d, f->value.levels, addr, size, 1);
 }
 
+/* One line for c (inst: which instantiation of a generic c, else NULL);
+ * for a hidden instantiation only what the runtime answers, kept. */
 static void report_class(shim_statics *s, shim_args *a, const shim_statics_class *c,
-                         const where *w, const char *method, uint64_t call)
+                         shim_statics_inst *inst, const where *w, const char *method,
+                         uint64_t call)
 {
     shim_text t = {0};
-    ClassID cls = atomic_load_explicit(&c->cls, memory_order_acquire);
-    shim_text_printf(
-        &t,
-        "{\"type\":\"statics\",\"class\":\"%s\",\"method\":\"%s\",\"call\":%" PRIu64
-        ",\"fields\":{",
-        c->name, method, call);
+    ClassID cls = inst ? inst->cls : atomic_load_explicit(&c->cls, memory_order_acquire);
+    shim_text_printf(&t,
+                     "{\"type\":\"statics\",\"class\":\"%s\",\"method\":\"%s\",\"call\":%" PRIu64,
+                     c->name, method, call);
+    if (inst) {
+        shim_text_puts(&t, ",\"type_args\":");
+        shim_text_puts(&t, inst->type_args);
+    }
+    shim_text_puts(&t, ",\"fields\":{");
     for (size_t i = 0; i < c->field_count; i++) {
         const shim_statics_field *f = &c->fields[i];
+        int32_t runtime_kind = inst ? inst->runtime_kind[i] : f->runtime_kind;
         shim_text_printf(&t, "%s\"%s\":{\"kind\":\"%s\",", i ? "," : "", f->name,
                          ilmap_sig_static_str(f->kind));
         void *addr = NULL;
-        HRESULT hr = cls ? field_address(a->info, cls, f, w, &addr) : CORPROF_E_DATAINCOMPLETE;
-        if (hr == CORPROF_E_DATAINCOMPLETE || no_storage_yet(f, hr)) {
+        HRESULT hr = cls ? field_address(a->info, cls, f, runtime_kind, w, &addr)
+                         : CORPROF_E_DATAINCOMPLETE;
+        if (inst && inst->hidden) {
+            atomic_store_explicit(&inst->hr[i], (uint32_t)hr, RELAXED);
+            continue;
+        }
+        if (hr == CORPROF_E_DATAINCOMPLETE || no_storage_yet(f, runtime_kind, hr)) {
             shim_text_puts(&t, "\"status\":\"incomplete\"}");
             atomic_fetch_add_explicit(&s->incomplete, 1, RELAXED);
         } else if (FAILED(hr) || !addr) {
@@ -482,12 +717,17 @@ static void report_class(shim_statics *s, shim_args *a, const shim_statics_class
             atomic_fetch_add_explicit(&s->failed, 1, RELAXED);
         } else {
             shim_text_puts(&t, "\"value\":");
-            put_static(a, &t, f, addr);
+            put_static(a, &t, f, inst ? inst->field_cls[i] : 0, addr);
             shim_text_puts(&t, "}");
         }
     }
     shim_text_puts(&t, "}}");
+    if (inst && inst->hidden) {
+        free(t.s);
+        return;
+    }
     if (t.failed) {
+        shim_values_log_once(1u << 28, "statics: out of memory; statics lines not written");
         atomic_fetch_add_explicit(&a->skipped, 1, RELAXED);
     } else {
         atomic_fetch_add_explicit(&s->lines, 1, RELAXED);
@@ -511,6 +751,15 @@ void shim_statics_report(shim_statics *s, shim_args *a, const char *method, uint
     shim_statics_class *head = atomic_load_explicit(&s->classes, memory_order_acquire);
     for (size_t k = 0; k < s->count; k++)
         for (const shim_statics_class *c = head; c; c = c->next)
-            if (c->index == k && atomic_load_explicit(&c->module, RELAXED))
-                report_class(s, a, c, &w, method, call);
+            if (c->index == k && atomic_load_explicit(&c->module, RELAXED)) {
+                if (!c->generic) {
+                    report_class(s, a, c, NULL, &w, method, call);
+                    continue;
+                }
+                /* One line per instantiation, in load order. */
+                for (shim_statics_inst *i = atomic_load_explicit(&c->insts,
+                                                                 memory_order_acquire);
+                     i; i = atomic_load_explicit(&i->next, memory_order_acquire))
+                    report_class(s, a, c, i, &w, method, call);
+            }
 }

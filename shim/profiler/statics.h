@@ -17,8 +17,13 @@
  * The class's ClassID cannot be asked for inside the hooks (the runtime
  * refuses GetClassFromTokenAndTypeArgs there, FINDINGS sixth round), so
  * it is learned at the FunctionIDMapper, with the struct ClassIDs of the
- * argument reports (shim_statics_prepare). Generic classes are not
- * reported (their statics exist per instantiation).
+ * argument reports (shim_statics_prepare). A generic class (a ` in its
+ * name) has statics per instantiation: its ClassIDs come from
+ * ClassLoadFinished (shim_statics_class_loaded), one line each, in load
+ * order, with their "type_args"; the type definition's own and the
+ * canonical (__Canon) one get no line. On .NET 10 the runtime answers
+ * CORPROF_E_DATAINCOMPLETE for every static of every instantiation
+ * (shim/FINDINGS.md, eighth round).
  */
 #ifndef SHIM_PROFILER_STATICS_H
 #define SHIM_PROFILER_STATICS_H
@@ -48,6 +53,27 @@ typedef struct shim_statics_field {
     int32_t runtime_kind;
 } shim_statics_field;
 
+/* One ClassID of a listed generic class, as ClassLoadFinished announced
+ * it; a list in load order that only grows, never freed. */
+typedef struct shim_statics_inst {
+    ClassID cls;
+    /* Its type arguments as a JSON array of full names, JSON-safe. */
+    char type_args[512];
+    /* Not an instantiation a program can use (the generic type
+     * definition's own ClassID, or the canonical one shared code runs
+     * as, over System.__Canon): no line; what the runtime answers for its
+     * fields is kept in hr (the last answer, per field). */
+    int hidden;
+    /* Per field of the class: GetStaticFieldInfo's answer for this
+     * ClassID (-1 before), and the ClassID the field's value has when
+     * its type depends on the type arguments (T: the type argument;
+     * S<T>: that instantiation), else 0. */
+    int32_t *runtime_kind;
+    ClassID *field_cls;
+    _Atomic(uint32_t) *hr;
+    _Atomic(struct shim_statics_inst *) next;
+} shim_statics_inst;
+
 /* One listed class found in a loaded module; a list that only grows,
  * never freed (hooks may read it on any thread); module cleared to 0 when
  * the module unloads. */
@@ -59,6 +85,16 @@ typedef struct shim_statics_class {
     shim_statics_field *fields;
     size_t field_count;
     atomic_uintptr_t cls; /* its ClassID, 0 until learned */
+    /* A generic class ("Ns.Gen`1"): no single ClassID; its instantiations
+     * in load order. */
+    int generic;
+    atomic_int insts_learned; /* the fields' plain struct types learned */
+    /* GetClassFromTokenAndTypeArgs with no type arguments (the type
+     * definition's own ClassID, asked for at the mapper, kept as a hidden
+     * instantiation): its answer; open_asked once asked. */
+    atomic_int open_asked;
+    uint32_t open_hr;
+    _Atomic(shim_statics_inst *) insts;
     struct shim_statics_class *next;
 } shim_statics_class;
 
@@ -68,6 +104,8 @@ typedef struct shim_statics {
     size_t count;
     _Atomic(shim_statics_class *) classes;
     atomic_uint_least64_t lines, incomplete, failed;
+    /* Some listed name is generic (has a `): ClassLoadFinished needed. */
+    int any_generic;
 } shim_statics;
 
 /* Parses ILMAP_SHIM_STATICS (spec: full type names separated by ';',
@@ -85,6 +123,12 @@ void shim_statics_free(shim_statics *s);
 void shim_statics_module_loaded(shim_statics *s, ICorProfilerInfo4 *info, ModuleID module,
                                 IMetaDataImport *md);
 void shim_statics_module_unloaded(shim_statics *s, ModuleID module);
+
+/* ClassLoadFinished (only asked for when any_generic): a ClassID of a
+ * registered generic class is kept, with its type arguments' names and
+ * what its fields need; any generic instantiation's generic struct fields
+ * are learned for the value writer (shim_classes_learn_instantiation). */
+void shim_statics_class_loaded(shim_statics *s, shim_args *a, ClassID cls);
 
 /* Outside the hooks (the FunctionIDMapper): learns the ClassIDs of the
  * registered classes that have none yet. */

@@ -162,17 +162,22 @@ static void put_object_class(shim_args *a, shim_text *t, ObjectID obj)
     mdTypeDef td = 0;
     char name[512] = "?";
     ICorProfilerInfo4 *info = a->info;
-    if (SUCCEEDED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) &&
-        SUCCEEDED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) && module && td) {
+    HRESULT hr = info->lpVtbl->GetClassFromObject(info, obj, &cls);
+    if (SUCCEEDED(hr))
+        hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (SUCCEEDED(hr) && module && td) {
         IUnknown *unk = NULL;
-        if (info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                            &unk) == S_OK &&
-            unk) {
+        hr = info->lpVtbl->GetModuleMetaData(info, module, CLR_OF_READ, &IID_IMetaDataImport,
+                                             &unk);
+        if (hr == S_OK && unk) {
             IMetaDataImport *md = (IMetaDataImport *)(void *)unk;
             shim_type_full_name(md, td, name, sizeof name);
             md->lpVtbl->Release(md);
         }
     }
+    if (FAILED(hr) || (module && td && strcmp(name, "?") == 0))
+        shim_values_log_once(1u << 19, "a class name not read (0x%08X); written as \"?\"",
+                             (unsigned)hr);
     /* td 0: arrays and other classes without a TypeDef of their own. */
     char safe[600];
     shim_json_escape(safe, sizeof safe, name);
@@ -553,9 +558,14 @@ void shim_values_put(shim_args *a, shim_text *t, const shim_args_desc *d, size_t
 IMetaDataImport *shim_values_metadata(shim_args *a, ModuleID module)
 {
     IUnknown *unk = NULL;
-    if (a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ, &IID_IMetaDataImport,
-                                           &unk) != S_OK)
+    HRESULT hr = a->info->lpVtbl->GetModuleMetaData(a->info, module, CLR_OF_READ,
+                                                    &IID_IMetaDataImport, &unk);
+    if (hr != S_OK || !unk) {
+        shim_values_log_once(1u << 24, "GetModuleMetaData 0x%08X; names, fields and struct "
+                                       "types of that module left out or written as \"?\"",
+                             (unsigned)hr);
         return NULL;
+    }
     return (IMetaDataImport *)(void *)unk;
 }
 
@@ -565,14 +575,17 @@ static void put_class_head(shim_args *a, shim_text *t, ClassID cls)
     char name[512] = "?";
     ModuleID module = 0;
     mdTypeDef td = 0;
-    if (SUCCEEDED(a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td)) && module &&
-        td) {
+    HRESULT hr = a->info->lpVtbl->GetClassIDInfo(a->info, cls, &module, &td);
+    if (SUCCEEDED(hr) && module && td) {
         IMetaDataImport *md = shim_values_metadata(a, module);
         if (md) {
             shim_type_full_name(md, td, name, sizeof name);
             md->lpVtbl->Release(md);
         }
     }
+    if (FAILED(hr) || (module && td && strcmp(name, "?") == 0))
+        shim_values_log_once(1u << 19, "a class name not read (0x%08X); written as \"?\"",
+                             (unsigned)hr);
     char safe[600];
     shim_json_escape(safe, sizeof safe, name);
     shim_text_printf(t, "{\"class\":\"%.500s\"", safe);
@@ -603,9 +616,15 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
     ModuleID module = 0;
     mdTypeDef td = 0;
     ULONG total = 0, size = 0;
-    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module)
+    HRESULT hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 20, "GetClassIDInfo 0x%08X; some classes' fields left out",
+                             (unsigned)hr);
         return;
-    HRESULT hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
+    }
+    if (!module)
+        return;
+    hr = info->lpVtbl->GetClassLayout(info, cls, NULL, 0, &total, &size);
     if (FAILED(hr)) {
         shim_values_log_once(1u << 6, "GetClassLayout 0x%08X; some classes' fields left out",
                              (unsigned)hr);
@@ -641,10 +660,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         PCCOR_SIGNATURE sig = NULL;
         const void *value = NULL;
         mdTypeDef owner = 0;
-        if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
-                                             &attr, &sig, &sig_size, &elem_type, &value,
-                                             &value_len)) ||
-            (attr & ILMAP_SIG_FIELD_STATIC))
+        hr = md->lpVtbl->GetFieldProps(md, fields[i].ridOfField, &owner, wname, 256, &len,
+                                       &attr, &sig, &sig_size, &elem_type, &value, &value_len);
+        if (FAILED(hr))
+            shim_values_log_once(1u << 21, "GetFieldProps 0x%08X; such fields left out",
+                                 (unsigned)hr);
+        if (FAILED(hr) || (attr & ILMAP_SIG_FIELD_STATIC))
             continue;
         char name[512], safe[600];
         shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
@@ -658,7 +679,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
         memset(&v, 0, sizeof v);
         if (!sig || fields[i].ulOffset >= avail ||
             ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) != ILMAP_OK ||
+            ilmap_sig_get_kind(fs) != ILMAP_SIG_KIND_FIELD ||
             ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) != ILMAP_OK) {
+            if (sig && fields[i].ulOffset < avail)
+                shim_values_log_once(1u << 22, "a field signature not decoded (field 0x%08X); "
+                                               "such fields written as {\"class\":\"?\"}",
+                                     (unsigned)fields[i].ridOfField);
             shim_text_puts(t, "{\"class\":\"?\"}");
         } else if (slot.repr == ILMAP_SIG_REPR_UNRESOLVED &&
                    shim_values_var_of(&slot, &kind, &index) && kind == ILMAP_SIG_ELEMENT_VAR &&
@@ -669,9 +695,12 @@ static void put_class_fields(shim_args *a, shim_text *t, ClassID cls, const uint
                                   avail - fields[i].ulOffset, depth + 1);
         } else if (slot.element == ILMAP_SIG_ELEMENT_GENERICINST &&
                    slot.repr == ILMAP_SIG_REPR_VALUE_TYPE &&
-                   (field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0) {
+                   ((field_cls = shim_classes_field(a, module, fields[i].ridOfField)) != 0 ||
+                    (field_cls = shim_classes_field_in(a, cls, fields[i].ridOfField)) != 0)) {
             /* A generic struct field (KeyValuePair<int, string>): its
-             * instantiation's ClassID learned at the mapper. */
+             * instantiation's ClassID learned at the mapper; over the
+             * class's own type parameters (Cell<T> in Wrap<int>), learned
+             * when the class's instantiation loaded. */
             shim_values_put_typed(a, t, field_cls, base + fields[i].ulOffset,
                                   avail - fields[i].ulOffset, depth + 1);
         } else {
@@ -820,9 +849,14 @@ static void put_fields(shim_args *a, shim_text *t, ClassID cls, const uint8_t *b
         ClassID parent = 0;
         ULONG32 type_args = 0;
         chain[n++] = c;
-        if (FAILED(a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
-                                                    &type_args, NULL)))
+        HRESULT hr = a->info->lpVtbl->GetClassIDInfo2(a->info, c, &module, &td, &parent, 0,
+                                                      &type_args, NULL);
+        if (FAILED(hr)) {
+            shim_values_log_once(1u << 25, "GetClassIDInfo2 0x%08X; parent classes' fields "
+                                           "left out",
+                                 (unsigned)hr);
             break;
+        }
         c = parent;
     }
     shim_text_puts(t, ",\"fields\":{");
@@ -843,7 +877,11 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
     mdTypeDef td = 0;
     int32_t element_type = 0;
     ULONG rank = 0;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls))) {
+    HRESULT hr = info->lpVtbl->GetClassFromObject(info, obj, &cls);
+    if (FAILED(hr)) {
+        shim_values_log_once(1u << 23, "GetClassFromObject 0x%08X; such objects reported by "
+                                       "class",
+                             (unsigned)hr);
         put_object_class(a, t, obj);
         return;
     }
@@ -854,7 +892,11 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
         shim_values_put_typed_array(a, t, obj, rank > 1 ? (uint32_t)rank : 0, element, depth);
         return;
     }
-    if (FAILED(info->lpVtbl->GetClassIDInfo(info, cls, &module, &td)) || !module || !td) {
+    hr = info->lpVtbl->GetClassIDInfo(info, cls, &module, &td);
+    if (FAILED(hr))
+        shim_values_log_once(1u << 20, "GetClassIDInfo 0x%08X; some classes' fields left out",
+                             (unsigned)hr);
+    if (FAILED(hr) || !module || !td) {
         put_object_class(a, t, obj);
         return;
     }
@@ -869,7 +911,7 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
         return;
     }
     SIZE_T size = 0;
-    HRESULT hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
+    hr = info->lpVtbl->GetObjectSize2(info, obj, &size);
     if (FAILED(hr)) {
         shim_values_log_once(1u << 9, "GetObjectSize2 0x%08X; objects reported by class",
                              (unsigned)hr);
@@ -878,13 +920,23 @@ void shim_values_put_object(shim_args *a, shim_text *t, ObjectID obj, int depth)
     }
     const uint8_t *base = (const uint8_t *)obj;
     ULONG32 offset = 0;
-    if (SUCCEEDED(info->lpVtbl->GetBoxClassLayout(info, cls, &offset))) {
+    hr = info->lpVtbl->GetBoxClassLayout(info, cls, &offset);
+    if (SUCCEEDED(hr)) {
         if (offset > size) {
             put_object_class(a, t, obj);
             return;
         }
         base += offset;
         size -= offset;
+    } else if (hr != E_INVALIDARG) {
+        /* E_INVALIDARG is the runtime's answer for a class that is no
+         * value type; any other failure leaves a box's value unplaced,
+         * and its fields must not be read at the object's own offsets. */
+        shim_values_log_once(1u << 18, "GetBoxClassLayout 0x%08X; such objects reported by "
+                                       "class",
+                             (unsigned)hr);
+        put_object_class(a, t, obj);
+        return;
     }
     put_fields(a, t, cls, base, size, depth);
 }

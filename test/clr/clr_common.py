@@ -11,6 +11,7 @@ setup failure (the program does not build).
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,29 @@ def sanitizer_preload(args):
                         "use_sigaltstack=0:abort_on_error=1",
         "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
     }
+
+
+def dotnet_installs(env, what):
+    """What `dotnet --list-<what>` names ("sdks" or "runtimes") and is on
+    disk: (name, version, directory) triples, newest version last within a
+    name (sdks have the name ""). Each line reads "[NAME ]VERSION [ROOT]"."""
+    proc, _ = run(["dotnet", f"--list-{what}"], env, timeout=120)
+    found = []
+    for line in proc.stdout.splitlines():
+        m = re.match(r"(?:(\S+) )?(\S+) \[(.+)\]$", line.strip())
+        if not m:
+            continue
+        name, version, root = m.group(1) or "", m.group(2), m.group(3)
+        directory = os.path.join(root, version)
+        if os.path.isdir(directory):
+            found.append((name, version, directory))
+    found.sort(key=lambda t: (t[0], _version_key(t[1])))
+    return found
+
+
+def _version_key(text):
+    """"10.0.12" sorts after "10.0.9"; a pre-release part compares as text."""
+    return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.-]", text)]
 
 
 def base_env():

@@ -6,6 +6,23 @@
  * ICorProfilerFunctionControl written here), ending with the report.
  * This is the test that runs under the sanitizers, where the real runtime
  * cannot host an instrumented .so.
+ *
+ * The runtime fails (issue 14), each run in a child process: the ReJIT
+ * session with its k-th call into the fake failing, for every k and five
+ * codes (118 calls, 590 runs), plus ReJITs that never compile, an unload
+ * with ReJITs pending and malformed settings; then the argument and
+ * static-field session (ILMAP_SHIM_ARGS, ILMAP_SHIM_STATICS) against a
+ * small object world (a class with an int, a string and an object field,
+ * a boxed int, a string, an int[], an int[,], a struct argument, one
+ * static of each kind): first its report checked exactly, then its k-th
+ * call failing for every k and seven codes (202 calls, 1,414 runs), its
+ * k-th allocation returning NULL (48, through the linker's --wrap), then
+ * hostile metadata (a method signature cut short, malformed, nested 400
+ * deep or empty; field signatures cut short, malformed or of another
+ * kind). Every run must end normally with no leak (LeakSanitizer in the
+ * sanitizer build), write JSON lines only, do nothing to the runtime the
+ * faultless run does not, and say on stderr why its report differs.
+ * Under a sanitizer each call fails once, with the codes taken in turn.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -208,8 +225,14 @@ static void statics_list(void)
               strcmp(st.modules[1], "App") == 0);
         CHECK(strcmp(st.names[2], "Ns.Outer+In") == 0 && st.modules[2] == NULL);
     }
+    /* No generic name: ClassLoadFinished is not needed for statics. */
+    CHECK(!st.any_generic);
     shim_statics_free(&st);
     CHECK(st.count == 0 && st.names == NULL);
+    /* A generic type definition's metadata name: statics per instantiation. */
+    CHECK(shim_statics_init(&st, "A.B;[M]Ns.Gen`1;Ns.Outer`2+In") == 0 && st.count == 3 &&
+          st.any_generic);
+    shim_statics_free(&st);
     shim_statics_free(NULL);
 }
 
@@ -335,6 +358,45 @@ static int fault_hit_in(const char *where)
 }
 #define fault_hit() fault_hit_in(__func__)
 
+/* Allocation failure: the executable is linked with --wrap for malloc,
+ * calloc and realloc, so the shim's and libilmap's allocations come here
+ * (libc's own, inside fopen or strdup, do not). While armed (the args
+ * session, from Initialize to Shutdown) each is counted, and the
+ * alloc_fault_at-th one returns NULL. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+static long alloc_fault_at, alloc_calls;
+static int alloc_armed;
+
+static int alloc_fails(void)
+{
+    if (!alloc_armed)
+        return 0;
+    if (++alloc_calls != alloc_fault_at)
+        return 0;
+    fault_where = "malloc";
+    return 1;
+}
+
+void *__wrap_malloc(size_t size)
+{
+    return alloc_fails() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return alloc_fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    return alloc_fails() ? NULL : __real_realloc(p, size);
+}
+
 #define FAULT_HR()                                                                         \
     do {                                                                                   \
         if (fault_hit())                                                                   \
@@ -384,7 +446,494 @@ static struct fake {
     FunctionTailcall3 *tailcall;
     FunctionIDMapper2 *mapper;
     void *mapper_data;
+    /* the slow-path hooks of argument mode */
+    FunctionEnter3WithInfo *enter_info;
+    FunctionLeave3WithInfo *leave_info;
+    FunctionTailcall3WithInfo *tailcall_info;
 } fake;
+
+static IMetaDataImport args_md; /* MODULE3's metadata (the object world) */
+
+/* ---- A small object world for the argument and static-field reports --
+ * (ILMAP_SHIM_ARGS, ILMAP_SHIM_STATICS): MODULE3's metadata defines the
+ * CoreLib types it needs itself (one scope), objects are real memory laid
+ * out as the shim reads them (the first word of every object is its
+ * ClassID, standing for the method table), and the ELT info handle gives
+ * the argument ranges of one call of W.Item::Run. */
+#define MODULE3 ((ModuleID)0x3000)
+#define FN_RUN ((FunctionID)0x7001)
+#define TOK_RUN 0x06000001u
+#define ELT_HANDLE ((COR_PRF_ELT_INFO)0xE17)
+enum {
+    W_OBJECT = 0x02000002u, W_VALUETYPE, W_STRING, W_INT32, W_ITEM, W_PT, W_STAT, W_BLOB
+};
+enum { F_VALUE = 0x04000001u, F_N, F_S, F_O, F_X, F_Y, F_A, F_T, F_R, F_C };
+#define CLS_INT_ARRAY ((ClassID)0xCA00)
+#define CLS_INT_GRID ((ClassID)0xCB00)
+
+static const struct w_type {
+    mdTypeDef td;
+    const char *name;
+    mdToken extends;
+    ClassID cls;
+    ULONG size; /* GetClassLayout's class size */
+    int value_type;
+} w_types[] = {
+    {W_OBJECT, "System.Object", 0, 0xC100, 8, 0},
+    {W_VALUETYPE, "System.ValueType", W_OBJECT, 0xC200, 8, 0},
+    {W_STRING, "System.String", W_OBJECT, 0xC300, 16, 0},
+    {W_INT32, "System.Int32", W_VALUETYPE, 0xC400, 4, 1},
+    {W_ITEM, "W.Item", W_OBJECT, 0xC500, 32, 0},
+    {W_PT, "W.Pt", W_VALUETYPE, 0xC600, 8, 1},
+    {W_STAT, "W.Stat", W_OBJECT, 0xC700, 8, 0},
+    {W_BLOB, "W.Blob", W_VALUETYPE, 0xC800, 4, 1},
+};
+#define W_TYPES (sizeof w_types / sizeof w_types[0])
+
+static const struct w_type *w_type_of_td(mdToken td)
+{
+    for (size_t i = 0; i < W_TYPES; i++)
+        if (w_types[i].td == td)
+            return &w_types[i];
+    return NULL;
+}
+
+static const struct w_type *w_type_of_cls(ClassID cls)
+{
+    for (size_t i = 0; i < W_TYPES; i++)
+        if (w_types[i].cls == cls)
+            return &w_types[i];
+    return NULL;
+}
+
+/* Fields: instance offsets as the profiler's GetClassLayout gives them
+ * (from the object's start for a class, from the value for a struct). */
+static const struct w_field {
+    mdFieldDef fd;
+    mdTypeDef owner;
+    const char *name;
+    DWORD attr;
+    uint8_t sig[4];
+    ULONG sig_size;
+    ULONG offset;
+    COR_PRF_STATIC_TYPE kind; /* a static's storage */
+} w_fields[] = {
+    {F_VALUE, W_INT32, "m_value", 0x0001, {0x06, 0x08}, 2, 0, 0},
+    {F_N, W_ITEM, "n", 0x0006, {0x06, 0x08}, 2, 8, 0},
+    {F_S, W_ITEM, "s", 0x0006, {0x06, 0x0E}, 2, 16, 0},
+    {F_O, W_ITEM, "o", 0x0006, {0x06, 0x1C}, 2, 24, 0},
+    {F_X, W_PT, "x", 0x0006, {0x06, 0x08}, 2, 0, 0},
+    {F_Y, W_PT, "y", 0x0006, {0x06, 0x08}, 2, 4, 0},
+    {F_A, W_STAT, "a", 0x0016, {0x06, 0x08}, 2, 0, COR_PRF_FIELD_APP_DOMAIN_STATIC},
+    {F_T, W_STAT, "t", 0x0016, {0x06, 0x0E}, 2, 0, COR_PRF_FIELD_THREAD_STATIC},
+    {F_R, W_STAT, "r", 0x0116, {0x06, 0x11, 0x24}, 3, 0, COR_PRF_FIELD_RVA_STATIC},
+    {F_C, W_STAT, "c", 0x0016, {0x06, 0x08}, 2, 0, COR_PRF_FIELD_CONTEXT_STATIC},
+};
+#define W_FIELDS (sizeof w_fields / sizeof w_fields[0])
+
+static const struct w_field *w_field_of(mdFieldDef fd)
+{
+    for (size_t i = 0; i < W_FIELDS; i++)
+        if (w_fields[i].fd == fd)
+            return &w_fields[i];
+    return NULL;
+}
+
+/* int W.Item::Run(string, object, int[], int[,], W.Pt), an instance method. */
+static const uint8_t run_sig[] = {0x20, 0x05, 0x08, 0x0E, 0x1C, 0x1D, 0x08,
+                                  0x14, 0x08, 0x02, 0x00, 0x00, 0x11, 0x1C};
+
+/* The objects. */
+static uint64_t obj_item[4], obj_str[3], obj_str_t[3], obj_box[2], obj_arr[4], obj_grid[7];
+static int32_t pt_value[2] = {5, -6};
+static int32_t ret_value = 42;
+static int32_t static_a = 11, static_c = -3;
+static ObjectID static_t;
+static const uint8_t static_r[4] = {0xDE, 0xAD, 0xBE, 0xEF};
+/* The argument slots the ranges point to: `this` and the five parameters. */
+static ObjectID arg_slots[5];
+
+static const struct w_object {
+    const uint64_t *at;
+    SIZE_T size;
+} w_objects[] = {
+    {obj_item, sizeof obj_item}, {obj_str, 8 + 4 + 3 * 2}, {obj_str_t, 8 + 4 + 1 * 2},
+    {obj_box, sizeof obj_box},   {obj_arr, 16 + 3 * 4},    {obj_grid, 32 + 6 * 4},
+};
+
+static void w_string(uint64_t *o, const char *s)
+{
+    uint8_t *b = (uint8_t *)o;
+    uint32_t n = (uint32_t)strlen(s);
+    memcpy(b + 8, &n, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t c = (uint8_t)s[i];
+        memcpy(b + 12 + 2 * i, &c, 2);
+    }
+}
+
+static void w_build(void)
+{
+    const ClassID item = w_type_of_td(W_ITEM)->cls, str = w_type_of_td(W_STRING)->cls;
+    obj_item[0] = item;
+    int32_t n = 7;
+    memcpy((uint8_t *)obj_item + 8, &n, 4);
+    obj_item[2] = (uint64_t)(uintptr_t)obj_str;
+    obj_item[3] = (uint64_t)(uintptr_t)obj_box;
+    obj_str[0] = str;
+    w_string(obj_str, "a\"b");
+    obj_str_t[0] = str;
+    w_string(obj_str_t, "t");
+    obj_box[0] = w_type_of_td(W_INT32)->cls;
+    memcpy((uint8_t *)obj_box + 8, &ret_value, 4);
+    obj_arr[0] = CLS_INT_ARRAY;
+    obj_arr[1] = 3;
+    for (int32_t i = 0; i < 3; i++)
+        memcpy((uint8_t *)obj_arr + 16 + 4 * i, &(int32_t){i + 1}, 4);
+    obj_grid[0] = CLS_INT_GRID;
+    obj_grid[1] = 6;
+    for (int32_t i = 0; i < 6; i++)
+        memcpy((uint8_t *)obj_grid + 32 + 4 * i, &(int32_t){10 * (i + 1)}, 4);
+    static_t = (ObjectID)(uintptr_t)obj_str_t;
+    arg_slots[0] = (ObjectID)(uintptr_t)obj_item;
+    arg_slots[1] = (ObjectID)(uintptr_t)obj_str;
+    arg_slots[2] = (ObjectID)(uintptr_t)obj_box;
+    arg_slots[3] = (ObjectID)(uintptr_t)obj_arr;
+    arg_slots[4] = (ObjectID)(uintptr_t)obj_grid;
+}
+
+static const struct w_object *w_object_of(ObjectID obj)
+{
+    for (size_t i = 0; i < sizeof w_objects / sizeof w_objects[0]; i++)
+        if ((uintptr_t)w_objects[i].at == obj)
+            return &w_objects[i];
+    return NULL;
+}
+
+static HRESULT CLR_STDCALL info_class_from_object(ICorProfilerInfo9 *self, ObjectID obj,
+                                                  ClassID *cls)
+{
+    FAULT_HR();
+    (void)self;
+    if (!w_object_of(obj))
+        return E_INVALIDARG;
+    memcpy(cls, (const void *)obj, sizeof *cls);
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_is_array(ICorProfilerInfo9 *self, ClassID cls, int32_t *element,
+                                         ClassID *element_class, ULONG *rank)
+{
+    FAULT_HR();
+    (void)self;
+    if (cls != CLS_INT_ARRAY && cls != CLS_INT_GRID)
+        return S_FALSE;
+    *element = 0x08;
+    *element_class = w_type_of_td(W_INT32)->cls;
+    *rank = cls == CLS_INT_GRID ? 2 : 1;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_class_id_info(ICorProfilerInfo9 *self, ClassID cls,
+                                              ModuleID *module, mdTypeDef *td)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_type *t = w_type_of_cls(cls);
+    if (cls == CLS_INT_ARRAY || cls == CLS_INT_GRID) { /* no TypeDef of its own */
+        *module = 0;
+        *td = 0;
+        return S_OK;
+    }
+    if (!t)
+        return E_INVALIDARG;
+    *module = MODULE3;
+    *td = t->td;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_class_id_info2(ICorProfilerInfo9 *self, ClassID cls,
+                                               ModuleID *module, mdTypeDef *td,
+                                               ClassID *parent, ULONG32 cap, ULONG32 *total,
+                                               ClassID args[])
+{
+    FAULT_HR();
+    (void)self;
+    (void)cap;
+    (void)args;
+    const struct w_type *t = w_type_of_cls(cls);
+    if (!t)
+        return E_INVALIDARG;
+    if (module)
+        *module = MODULE3;
+    if (td)
+        *td = t->td;
+    if (parent)
+        *parent = t->extends ? w_type_of_td(t->extends)->cls : 0;
+    if (total)
+        *total = 0;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_function_info2(ICorProfilerInfo9 *self, FunctionID f,
+                                               COR_PRF_FRAME_INFO frame, ClassID *cls,
+                                               ModuleID *module, mdToken *token, ULONG32 cap,
+                                               ULONG32 *total, ClassID args[])
+{
+    FAULT_HR();
+    (void)self;
+    (void)frame;
+    (void)cap;
+    (void)args;
+    if (f != FN_RUN)
+        return E_INVALIDARG;
+    *cls = w_type_of_td(W_ITEM)->cls;
+    *module = MODULE3;
+    *token = TOK_RUN;
+    *total = 0;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_class_layout(ICorProfilerInfo9 *self, ClassID cls,
+                                             COR_FIELD_OFFSET out[], ULONG cap, ULONG *total,
+                                             ULONG *size)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_type *t = w_type_of_cls(cls);
+    if (!t || t->td == W_STRING)
+        return E_INVALIDARG;
+    ULONG n = 0;
+    for (size_t i = 0; i < W_FIELDS; i++) {
+        const struct w_field *f = &w_fields[i];
+        if (f->owner != t->td || (f->attr & 0x0010))
+            continue;
+        if (n < cap && out)
+            out[n] = (COR_FIELD_OFFSET){f->fd, f->offset};
+        n++;
+    }
+    *total = n;
+    *size = t->size;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_class_from_token(ICorProfilerInfo9 *self, ModuleID module,
+                                                 mdTypeDef td, ULONG32 count, ClassID args[],
+                                                 ClassID *out)
+{
+    FAULT_HR();
+    (void)self;
+    (void)args;
+    const struct w_type *t = w_type_of_td(td);
+    if (module != MODULE3 || count || !t)
+        return E_INVALIDARG;
+    *out = t->cls;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_array_info(ICorProfilerInfo9 *self, ObjectID obj, ULONG32 rank,
+                                           ULONG32 lengths[], int lower[], BYTE **data)
+{
+    FAULT_HR();
+    (void)self;
+    if (obj == (uintptr_t)obj_arr && rank == 1) {
+        lengths[0] = 3;
+        lower[0] = 0;
+        *data = (BYTE *)obj_arr + 16;
+        return S_OK;
+    }
+    if (obj == (uintptr_t)obj_grid && rank == 2) {
+        lengths[0] = 2;
+        lengths[1] = 3;
+        lower[0] = lower[1] = 0;
+        *data = (BYTE *)obj_grid + 32;
+        return S_OK;
+    }
+    return E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_object_size(ICorProfilerInfo9 *self, ObjectID obj, SIZE_T *size)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_object *o = w_object_of(obj);
+    if (!o)
+        return E_INVALIDARG;
+    *size = o->size;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_box_layout(ICorProfilerInfo9 *self, ClassID cls,
+                                           ULONG32 *offset)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_type *t = w_type_of_cls(cls);
+    if (!t || !t->value_type)
+        return E_INVALIDARG;
+    *offset = 8;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_string_layout(ICorProfilerInfo9 *self, ULONG *len_off,
+                                              ULONG *buf_off)
+{
+    FAULT_HR();
+    (void)self;
+    *len_off = 8;
+    *buf_off = 12;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_current_thread(ICorProfilerInfo9 *self, ThreadID *thread)
+{
+    FAULT_HR();
+    (void)self;
+    *thread = 0x7777;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_thread_domain(ICorProfilerInfo9 *self, ThreadID thread,
+                                              AppDomainID *domain)
+{
+    FAULT_HR();
+    (void)self;
+    if (thread != 0x7777)
+        return E_INVALIDARG;
+    *domain = 0xAD;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_thread_context(ICorProfilerInfo9 *self, ThreadID thread,
+                                               ContextID *context)
+{
+    FAULT_HR();
+    (void)self;
+    if (thread != 0x7777)
+        return E_INVALIDARG;
+    *context = 0xC7;
+    return S_OK;
+}
+
+/* Each static address call answers its own kind only, as the runtime. */
+static HRESULT w_static(ClassID cls, mdFieldDef fd, COR_PRF_STATIC_TYPE kind, void **addr)
+{
+    const struct w_field *f = w_field_of(fd);
+    if (cls != w_type_of_td(W_STAT)->cls || !f || f->kind != kind)
+        return E_INVALIDARG;
+    *addr = fd == F_A   ? (void *)&static_a
+            : fd == F_T ? (void *)&static_t
+            : fd == F_R ? (void *)static_r
+                        : (void *)&static_c;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_rva_static(ICorProfilerInfo9 *self, ClassID cls, mdFieldDef fd,
+                                           void **addr)
+{
+    FAULT_HR();
+    (void)self;
+    return w_static(cls, fd, COR_PRF_FIELD_RVA_STATIC, addr);
+}
+
+static HRESULT CLR_STDCALL info_domain_static(ICorProfilerInfo9 *self, ClassID cls,
+                                              mdFieldDef fd, AppDomainID domain, void **addr)
+{
+    FAULT_HR();
+    (void)self;
+    return domain == 0xAD ? w_static(cls, fd, COR_PRF_FIELD_APP_DOMAIN_STATIC, addr)
+                          : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_context_static(ICorProfilerInfo9 *self, ClassID cls,
+                                               mdFieldDef fd, ContextID context, void **addr)
+{
+    FAULT_HR();
+    (void)self;
+    return context == 0xC7 ? w_static(cls, fd, COR_PRF_FIELD_CONTEXT_STATIC, addr)
+                           : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_thread_static2(ICorProfilerInfo9 *self, ClassID cls,
+                                               mdFieldDef fd, AppDomainID domain,
+                                               ThreadID thread, void **addr)
+{
+    FAULT_HR();
+    (void)self;
+    return domain == 0xAD && thread == 0x7777
+               ? w_static(cls, fd, COR_PRF_FIELD_THREAD_STATIC, addr)
+               : E_INVALIDARG;
+}
+
+static HRESULT CLR_STDCALL info_static_info(ICorProfilerInfo9 *self, ClassID cls, mdFieldDef fd,
+                                            COR_PRF_STATIC_TYPE *kind)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_field *f = w_field_of(fd);
+    if (cls != w_type_of_td(W_STAT)->cls || !f)
+        return E_INVALIDARG;
+    *kind = f->kind;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_hooks_info(ICorProfilerInfo9 *self,
+                                           FunctionEnter3WithInfo *enter,
+                                           FunctionLeave3WithInfo *leave,
+                                           FunctionTailcall3WithInfo *tailcall)
+{
+    FAULT_HR();
+    (void)self;
+    /* The slow path wants all three flags. */
+    DWORD need = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FUNCTION_ARGS |
+                 COR_PRF_ENABLE_FUNCTION_RETVAL | COR_PRF_ENABLE_FRAME_INFO;
+    if ((fake.mask & need) != need)
+        return E_FAIL;
+    fake.enter_info = enter;
+    fake.leave_info = leave;
+    fake.tailcall_info = tailcall;
+    effect("elt_hooks_with_info", 1, 0);
+    return S_OK;
+}
+
+/* The call's argument ranges: `this`, then the five parameters (the
+ * struct by value). */
+static HRESULT CLR_STDCALL info_enter3(ICorProfilerInfo9 *self, FunctionID f,
+                                       COR_PRF_ELT_INFO elt, COR_PRF_FRAME_INFO *frame,
+                                       ULONG *cb, COR_PRF_FUNCTION_ARGUMENT_INFO *ai)
+{
+    FAULT_HR();
+    (void)self;
+    if (f != FN_RUN || elt != ELT_HANDLE)
+        return E_INVALIDARG;
+    ULONG need = (ULONG)(offsetof(COR_PRF_FUNCTION_ARGUMENT_INFO, ranges) +
+                         6 * sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE));
+    *frame = 0xF7;
+    if (!ai || *cb < need) {
+        *cb = need;
+        return HRESULT_INSUFFICIENT_BUFFER;
+    }
+    ai->numRanges = 6;
+    ai->totalArgumentSize = 5 * sizeof(ObjectID) + sizeof pt_value;
+    for (int i = 0; i < 5; i++)
+        ai->ranges[i] = (COR_PRF_FUNCTION_ARGUMENT_RANGE){(UINT_PTR)&arg_slots[i],
+                                                          sizeof(ObjectID)};
+    ai->ranges[5] = (COR_PRF_FUNCTION_ARGUMENT_RANGE){(UINT_PTR)pt_value, sizeof pt_value};
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL info_leave3(ICorProfilerInfo9 *self, FunctionID f,
+                                       COR_PRF_ELT_INFO elt, COR_PRF_FRAME_INFO *frame,
+                                       COR_PRF_FUNCTION_ARGUMENT_RANGE *ret)
+{
+    FAULT_HR();
+    (void)self;
+    if (f != FN_RUN || elt != ELT_HANDLE)
+        return E_INVALIDARG;
+    *frame = 0xF7;
+    *ret = (COR_PRF_FUNCTION_ARGUMENT_RANGE){(UINT_PTR)&ret_value, sizeof ret_value};
+    return S_OK;
+}
 
 static HRESULT CLR_STDCALL info_qi(ICorProfilerInfo9 *self, const IID *riid, void **ppv)
 {
@@ -527,10 +1076,10 @@ static HRESULT CLR_STDCALL info_metadata(ICorProfilerInfo9 *self, ModuleID modul
     FAULT_HR();
     (void)self;
     *out = NULL;
-    if ((module != MODULE && module != MODULE2) || flags != CLR_OF_READ ||
+    if ((module != MODULE && module != MODULE2 && module != MODULE3) || flags != CLR_OF_READ ||
         !shim_guid_equal(riid, &IID_IMetaDataImport))
         return E_INVALIDARG;
-    *out = (IUnknown *)(void *)&fake.md;
+    *out = (IUnknown *)(void *)(module == MODULE3 ? &args_md : &fake.md);
     return S_OK;
 }
 
@@ -554,6 +1103,12 @@ static HRESULT CLR_STDCALL info_function_info(ICorProfilerInfo9 *self, FunctionI
     (void)self;
     *cls = 0;
     *module = MODULE;
+    if (f == FN_RUN) { /* the object world's W.Item::Run */
+        *cls = w_type_of_td(W_ITEM)->cls;
+        *module = MODULE3;
+        *token = TOK_RUN;
+        return S_OK;
+    }
     if (f >= 0x6001 && f <= 0x6004) { /* MODULE2's functions */
         *module = MODULE2;
         *token = (mdToken)(0x06000000u + (f - 0x6000));
@@ -736,6 +1291,29 @@ static const ICorProfilerInfo9Vtbl fake_info_vtbl = {
     .SetILFunctionBody = info_set_body,
     .SetILInstrumentedCodeMap = info_set_map,
     .GetILToNativeMapping3 = info_map3,
+    /* argument and static-field reports */
+    .GetClassFromObject = info_class_from_object,
+    .IsArrayClass = info_is_array,
+    .GetCurrentThreadID = info_current_thread,
+    .GetClassIDInfo = info_class_id_info,
+    .GetThreadContext = info_thread_context,
+    .GetFunctionInfo2 = info_function_info2,
+    .GetClassLayout = info_class_layout,
+    .GetClassIDInfo2 = info_class_id_info2,
+    .GetClassFromTokenAndTypeArgs = info_class_from_token,
+    .GetArrayObjectInfo = info_array_info,
+    .GetBoxClassLayout = info_box_layout,
+    .GetThreadAppDomain = info_thread_domain,
+    .GetRVAStaticAddress = info_rva_static,
+    .GetAppDomainStaticAddress = info_domain_static,
+    .GetContextStaticAddress = info_context_static,
+    .GetStaticFieldInfo = info_static_info,
+    .GetStringLayout2 = info_string_layout,
+    .SetEnterLeaveFunctionHooks3WithInfo = info_hooks_info,
+    .GetFunctionEnter3Info = info_enter3,
+    .GetFunctionLeave3Info = info_leave3,
+    .GetThreadStaticAddress2 = info_thread_static2,
+    .GetObjectSize2 = info_object_size,
 };
 
 /* An IUnknown that has no ICorProfilerInfo4. */
@@ -1123,7 +1701,11 @@ static void make_version(fake_version *v, mdMethodDef token, ReJITID rejit,
  * compilation callbacks), or the module unloads while its ReJITs are
  * pending; or the normal session with malformed settings, which must
  * change nothing but the log. */
-enum { SCENARIO_NORMAL, SCENARIO_NEVER_COMPILES, SCENARIO_UNLOAD_PENDING, SCENARIO_BAD_SETTINGS };
+enum { SCENARIO_NORMAL, SCENARIO_NEVER_COMPILES, SCENARIO_UNLOAD_PENDING, SCENARIO_BAD_SETTINGS,
+       /* the argument and static-field session (args_session) and its
+        * hostile metadata */
+       SCENARIO_ARGS, SCENARIO_ARGS_SIG_TRUNCATED, SCENARIO_ARGS_SIG_MALFORMED,
+       SCENARIO_ARGS_SIG_DEEP, SCENARIO_ARGS_SIG_EMPTY, SCENARIO_ARGS_FIELD_SIGS };
 static int scenario = SCENARIO_NORMAL;
 
 static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const char *frames)
@@ -1233,6 +1815,323 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
     EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, 0x7777) == S_OK);
     EXPECT(cb->lpVtbl->ModuleUnloadStarted(cb, 0) == S_OK);
     EXPECT(cb->lpVtbl->Shutdown(cb) == S_OK);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Argument and static-field reports against the fake object world    */
+
+/* W.Item::Run's signature as the metadata hands it: good, or hostile
+ * (SCENARIO_ARGS_SIG_*). */
+static uint8_t deep_sig[3 + 400 + 1];
+static void run_signature(PCCOR_SIGNATURE *sig, ULONG *size)
+{
+    static const uint8_t malformed[] = {0x20, 0x02, 0x08, 0x3F, 0x0E}; /* no element 0x3F */
+    static const uint8_t empty[] = {0x00};
+    switch (scenario) {
+    case SCENARIO_ARGS_SIG_TRUNCATED: /* cut inside the ARRAY shape */
+        *sig = run_sig;
+        *size = 9;
+        return;
+    case SCENARIO_ARGS_SIG_MALFORMED:
+        *sig = malformed;
+        *size = sizeof malformed;
+        return;
+    case SCENARIO_ARGS_SIG_DEEP: /* static int f(int[][]...[]), 400 levels deep */
+        deep_sig[0] = 0x00;
+        deep_sig[1] = 0x01;
+        deep_sig[2] = 0x08;
+        memset(deep_sig + 3, 0x1D, 400);
+        deep_sig[3 + 400] = 0x08;
+        *sig = deep_sig;
+        *size = sizeof deep_sig;
+        return;
+    case SCENARIO_ARGS_SIG_EMPTY:
+        *sig = empty;
+        *size = 0;
+        return;
+    default:
+        *sig = run_sig;
+        *size = sizeof run_sig;
+        return;
+    }
+}
+
+static HRESULT w_next(HCORENUM *e, ULONG limit, ULONG cap, ULONG *count, ULONG *from)
+{
+    *count = 0;
+    if (!*e) {
+        *e = __real_calloc(1, sizeof(ULONG)); /* the fake's own: never fails */
+        if (!*e)
+            return E_OUTOFMEMORY;
+    }
+    ULONG *at = *e;
+    *from = *at;
+    *count = limit - *at < cap ? limit - *at : cap;
+    *at += *count;
+    return *count ? S_OK : S_FALSE;
+}
+
+/* A name copied into a caller's buffer as the runtime does: truncated
+ * to cch (terminated), the full length in *pcch. */
+static HRESULT w_name(const char *s, WCHAR *out, ULONG cch, ULONG *pcch)
+{
+    ULONG n = (ULONG)strlen(s);
+    if (pcch)
+        *pcch = n + 1;
+    if (!out || !cch)
+        return S_OK;
+    ULONG k = n < cch - 1 ? n : cch - 1;
+    for (ULONG i = 0; i < k; i++)
+        out[i] = (WCHAR)(unsigned char)s[i];
+    out[k] = 0;
+    return S_OK;
+}
+
+static HRESULT CLR_STDCALL w_enum_typedefs(IMetaDataImport *self, HCORENUM *e, mdTypeDef out[],
+                                           ULONG cap, ULONG *count)
+{
+    FAULT_HR();
+    (void)self;
+    ULONG from = 0;
+    HRESULT hr = w_next(e, W_TYPES, cap, count, &from);
+    for (ULONG i = 0; i < *count; i++)
+        out[i] = w_types[from + i].td;
+    return hr;
+}
+
+static HRESULT CLR_STDCALL w_find_type(IMetaDataImport *self, const WCHAR *name, mdToken outer,
+                                       mdTypeDef *out)
+{
+    FAULT_HR();
+    (void)self;
+    *out = 0;
+    for (size_t i = 0; i < W_TYPES && !outer; i++)
+        if (wide_is(name, w_types[i].name))
+            *out = w_types[i].td;
+    return *out ? S_OK : CLDB_E_RECORD_NOTFOUND;
+}
+
+static HRESULT CLR_STDCALL w_typedef_props(IMetaDataImport *self, mdTypeDef td, WCHAR *name,
+                                           ULONG cch, ULONG *pcch, DWORD *flags,
+                                           mdToken *extends)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_type *t = w_type_of_td(td);
+    if (!t)
+        return CLDB_E_RECORD_NOTFOUND;
+    if (flags)
+        *flags = t->value_type ? 0x0100 /* sealed */ : 0;
+    if (extends)
+        *extends = t->extends;
+    return w_name(t->name, name, cch, pcch);
+}
+
+static HRESULT CLR_STDCALL w_typeref_props(IMetaDataImport *self, mdToken tr, mdToken *scope,
+                                           WCHAR *name, ULONG cch, ULONG *pcch)
+{
+    FAULT_HR();
+    (void)self;
+    (void)tr;
+    (void)scope;
+    (void)name;
+    (void)cch;
+    (void)pcch;
+    return CLDB_E_RECORD_NOTFOUND; /* the world has no TypeRefs */
+}
+
+static HRESULT CLR_STDCALL w_nested(IMetaDataImport *self, mdTypeDef td, mdTypeDef *enclosing)
+{
+    FAULT_HR();
+    (void)self;
+    (void)td;
+    *enclosing = 0;
+    return CLDB_E_RECORD_NOTFOUND;
+}
+
+static HRESULT CLR_STDCALL w_enum_named(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                        const WCHAR *name, mdMethodDef out[], ULONG cap,
+                                        ULONG *count)
+{
+    FAULT_HR();
+    (void)self;
+    ULONG from = 0;
+    int hit = cls == W_ITEM && wide_is(name, "Run");
+    HRESULT hr = w_next(e, hit ? 1 : 0, cap, count, &from);
+    if (*count)
+        out[0] = TOK_RUN;
+    return hr;
+}
+
+static HRESULT CLR_STDCALL w_enum_methods(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                          mdMethodDef out[], ULONG cap, ULONG *count)
+{
+    FAULT_HR();
+    (void)self;
+    ULONG from = 0;
+    HRESULT hr = w_next(e, cls == W_ITEM ? 1 : 0, cap, count, &from);
+    if (*count)
+        out[0] = TOK_RUN;
+    return hr;
+}
+
+static HRESULT CLR_STDCALL w_method_props(IMetaDataImport *self, mdMethodDef token,
+                                          mdTypeDef *cls, WCHAR *name, ULONG cch, ULONG *pcch,
+                                          DWORD *attr, PCCOR_SIGNATURE *sig, ULONG *sig_size,
+                                          ULONG *rva, DWORD *impl)
+{
+    FAULT_HR();
+    (void)self;
+    if (token != TOK_RUN)
+        return CLDB_E_RECORD_NOTFOUND;
+    *cls = W_ITEM;
+    *attr = 0x0006;
+    *impl = 0;
+    *rva = 0x2050;
+    run_signature(sig, sig_size);
+    return w_name("Run", name, cch, pcch);
+}
+
+static HRESULT CLR_STDCALL w_enum_fields(IMetaDataImport *self, HCORENUM *e, mdTypeDef cls,
+                                         mdFieldDef out[], ULONG cap, ULONG *count)
+{
+    FAULT_HR();
+    (void)self;
+    mdFieldDef mine[W_FIELDS];
+    ULONG n = 0, from = 0;
+    for (size_t i = 0; i < W_FIELDS; i++)
+        if (w_fields[i].owner == cls)
+            mine[n++] = w_fields[i].fd;
+    HRESULT hr = w_next(e, n, cap, count, &from);
+    for (ULONG i = 0; i < *count; i++)
+        out[i] = mine[from + i];
+    return hr;
+}
+
+static HRESULT CLR_STDCALL w_field_props(IMetaDataImport *self, mdFieldDef fd, mdTypeDef *cls,
+                                         WCHAR *name, ULONG cch, ULONG *pcch, DWORD *attr,
+                                         PCCOR_SIGNATURE *sig, ULONG *sig_size,
+                                         DWORD *elem_type, const void **value, ULONG *value_len)
+{
+    FAULT_HR();
+    (void)self;
+    const struct w_field *f = w_field_of(fd);
+    if (!f)
+        return CLDB_E_RECORD_NOTFOUND;
+    /* Hostile field signatures: s cut short, a with no such element, t
+     * not a field signature at all. */
+    static const uint8_t cut[] = {0x06}, bad[] = {0x06, 0x3F}, local[] = {0x07, 0x01, 0x0E};
+    *cls = f->owner;
+    *attr = f->attr;
+    *sig = f->sig;
+    *sig_size = f->sig_size;
+    if (scenario == SCENARIO_ARGS_FIELD_SIGS && fd == F_S) {
+        *sig = cut;
+        *sig_size = sizeof cut;
+    } else if (scenario == SCENARIO_ARGS_FIELD_SIGS && fd == F_A) {
+        *sig = bad;
+        *sig_size = sizeof bad;
+    } else if (scenario == SCENARIO_ARGS_FIELD_SIGS && fd == F_T) {
+        *sig = local;
+        *sig_size = sizeof local;
+    }
+    if (elem_type)
+        *elem_type = 0;
+    if (value)
+        *value = NULL;
+    if (value_len)
+        *value_len = 0;
+    return w_name(f->name, name, cch, pcch);
+}
+
+static HRESULT CLR_STDCALL w_custom_attr(IMetaDataImport *self, mdToken owner,
+                                         const WCHAR *name, const void **data, ULONG *size)
+{
+    FAULT_HR();
+    (void)self;
+    static const uint8_t blob[] = {0x01, 0x00, 0x00, 0x00};
+    *data = NULL;
+    *size = 0;
+    if ((owner == F_T && wide_is(name, "System.ThreadStaticAttribute")) ||
+        (owner == F_C && wide_is(name, "System.ContextStaticAttribute"))) {
+        *data = blob;
+        *size = sizeof blob;
+        return S_OK;
+    }
+    return S_FALSE;
+}
+
+static HRESULT CLR_STDCALL w_md_class_layout(IMetaDataImport *self, mdTypeDef td, DWORD *pack,
+                                             COR_FIELD_OFFSET offsets[], ULONG cap,
+                                             ULONG *total, ULONG *size)
+{
+    FAULT_HR();
+    (void)self;
+    (void)offsets;
+    (void)cap;
+    if (td != W_BLOB) /* the only type with a ClassLayout row */
+        return CLDB_E_RECORD_NOTFOUND;
+    *pack = 1;
+    *total = 0;
+    *size = sizeof static_r;
+    return S_OK;
+}
+
+static const IMetaDataImportVtbl args_md_vtbl = {
+    .QueryInterface = md_qi,
+    .AddRef = md_ref,
+    .Release = md_ref,
+    .CloseEnum = md_close,
+    .EnumTypeDefs = w_enum_typedefs,
+    .FindTypeDefByName = w_find_type,
+    .GetTypeDefProps = w_typedef_props,
+    .GetTypeRefProps = w_typeref_props,
+    .EnumMethods = w_enum_methods,
+    .EnumMethodsWithName = w_enum_named,
+    .EnumFields = w_enum_fields,
+    .GetMethodProps = w_method_props,
+    .GetClassLayout = w_md_class_layout,
+    .GetFieldProps = w_field_props,
+    .GetCustomAttributeByName = w_custom_attr,
+    .GetNestedClassProps = w_nested,
+};
+
+/* Initialize with ILMAP_SHIM_ARGS and ILMAP_SHIM_STATICS, the module
+ * load, the JIT compilation that asks the FunctionIDMapper, one call of
+ * W.Item::Run (enter, leave), Shutdown. */
+static int args_session(ICorProfilerCallback4 *cb, const char *report, const char *frames)
+{
+    w_build();
+    fake.info.lpVtbl = &fake_info_vtbl;
+    args_md.lpVtbl = &args_md_vtbl;
+    unsetenv("ILMAP_SHIM_METHODS");
+    unsetenv("ILMAP_SHIM_TWINS");
+    unsetenv("ILMAP_SHIM_LATE");
+    unsetenv("ILMAP_SHIM_PROBE");
+    setenv("ILMAP_SHIM_ARGS", "W.Item::Run", 1);
+    setenv("ILMAP_SHIM_STATICS", "W.Stat", 1);
+    setenv("ILMAP_SHIM_ELT_MAX", "16", 1); /* a small mapper: a fast child */
+    setenv("ILMAP_SHIM_REPORT", report, 1);
+    setenv("ILMAP_SHIM_FRAMES", frames, 1);
+    alloc_armed = 1;
+    EXPECT(cb->lpVtbl->Initialize(cb, (IUnknown *)(void *)&fake.info) == S_OK);
+    EXPECT(fake.enter_info && fake.leave_info && fake.mapper);
+    EXPECT(cb->lpVtbl->ModuleLoadFinished(cb, MODULE3, S_OK) == S_OK);
+    EXPECT(cb->lpVtbl->JITCompilationStarted(cb, FN_RUN, 1) == S_OK);
+    BOOL hook = 0;
+    UINT_PTR id = fake.mapper ? fake.mapper(FN_RUN, fake.mapper_data, &hook) : 0;
+    EXPECT(hook == 1 || scenario != SCENARIO_ARGS);
+    EXPECT(cb->lpVtbl->JITCompilationFinished(cb, FN_RUN, S_OK, 1) == S_OK);
+    /* The runtime calls the hooks of a hooked function only. */
+    if (hook && fake.enter_info && fake.leave_info) {
+        FunctionIDOrClientID client = {0};
+        client.clientID = id;
+        fake.enter_info(client, ELT_HANDLE);
+        fake.leave_info(client, ELT_HANDLE);
+    }
+    EXPECT(cb->lpVtbl->Shutdown(cb) == S_OK);
+    alloc_armed = 0;
     return 0;
 }
 
@@ -1433,7 +2332,8 @@ typedef struct run_result {
     int ok;       /* exited normally */
     int hit;      /* the fault happened (else k was past the last call) */
     char *effects, *log;
-    char *where; /* the fake method that failed */
+    char *where;  /* the fake method that failed */
+    char *report; /* the report file (ILMAP_SHIM_REPORT) */
 } run_result;
 
 static char *slurp(const char *path)
@@ -1464,7 +2364,7 @@ static char *slurp(const char *path)
 
 static run_result faulty_run(long k, HRESULT hr, int scen, const char *dir)
 {
-    run_result r = {0, 0, NULL, NULL, NULL};
+    run_result r = {0, 0, NULL, NULL, NULL, NULL};
     char log[256], eff[256], report[256], frames[256], where[256];
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(eff, sizeof eff, "%s/effects", dir);
@@ -1480,13 +2380,18 @@ static run_result faulty_run(long k, HRESULT hr, int scen, const char *dir)
         if (!freopen(log, "w", stderr))
             _exit(2);
         setvbuf(stderr, NULL, _IONBF, 0); /* every line there before _exit */
-        fault_at = k;
+        /* S_OK with k: the k-th allocation fails instead of a call. */
+        fault_at = hr == S_OK ? 0 : k;
+        alloc_fault_at = hr == S_OK ? k : 0;
         fault_hr = hr;
         scenario = scen;
         void *obj = NULL;
         if (shim_profiler_create(&IID_ICorProfilerCallback2, &obj, shim_harness_hooks()) != S_OK)
             _exit(2);
-        rejit_session(obj, report, frames);
+        if (scen >= SCENARIO_ARGS)
+            args_session(obj, report, frames);
+        else
+            rejit_session(obj, report, frames);
         FILE *f = fopen(eff, "w");
         if (!f)
             _exit(2);
@@ -1499,7 +2404,7 @@ static run_result faulty_run(long k, HRESULT hr, int scen, const char *dir)
         }
         /* exit, not _exit: under ASan, LeakSanitizer checks the child at
          * exit, so memory the shim loses on a failure path fails the run. */
-        exit(k && fault_calls < k ? 3 : 0);
+        exit(k && (hr == S_OK ? alloc_calls : fault_calls) < k ? 3 : 0);
     }
     int status = 0;
     if (waitpid(pid, &status, 0) != pid)
@@ -1513,6 +2418,7 @@ static run_result faulty_run(long k, HRESULT hr, int scen, const char *dir)
     r.effects = slurp(eff);
     r.log = slurp(log);
     r.where = slurp(where);
+    r.report = slurp(report);
     remove(report);
     remove(frames);
     return r;
@@ -1609,6 +2515,7 @@ static void check_run(const char *what, long k, HRESULT hr, run_result *r,
     free(r->effects);
     free(r->log);
     free(r->where);
+    free(r->report);
 }
 
 static void failing_runtime(void)
@@ -1641,6 +2548,7 @@ static void failing_runtime(void)
                 free(r.effects);
                 free(r.log);
                 free(r.where);
+                free(r.report);
                 break;
             }
             points++;
@@ -1678,11 +2586,13 @@ static void failing_runtime(void)
     free(bad.effects);
     free(bad.log);
     free(bad.where);
+    free(bad.report);
     printf("failing runtime: %ld failure points (%s), %ld changed nothing the program sees\n",
            points, light ? "the codes in turn" : "each with 5 codes", silent);
     free(base.effects);
     free(base.log);
     free(base.where);
+    free(base.report);
     char path[256];
     snprintf(path, sizeof path, "%s/log", dir);
     remove(path);
@@ -1693,9 +2603,382 @@ static void failing_runtime(void)
     rmdir(dir);
 }
 
+
+/* ---- The argument and static-field reports under a failing runtime ---- */
+
+/* A JSON value at p (RFC 8259, nesting at most 64); the end, or NULL. */
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+static const char *json_string(const char *p)
+{
+    if (!p || *p != '"')
+        return NULL;
+    for (p++; *p != '"'; p++) {
+        if (!*p || (unsigned char)*p < 0x20)
+            return NULL;
+        if (*p != '\\')
+            continue;
+        p++;
+        if (*p == 'u') {
+            for (int i = 1; i <= 4; i++)
+                if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+                    return NULL;
+            p += 4;
+        } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+            return NULL;
+        }
+    }
+    return p + 1;
+}
+
+static const char *json_digits(const char *p)
+{
+    if (*p < '0' || *p > '9')
+        return NULL;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+
+static const char *json_number(const char *p)
+{
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (!(p = json_digits(p)))
+        return NULL;
+    if (*p == '.' && !(p = json_digits(p + 1)))
+        return NULL;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        p = json_digits(p);
+    }
+    return p;
+}
+
+static const char *json_value(const char *p, int depth)
+{
+    if (depth > 64)
+        return NULL;
+    p = json_ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = json_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = json_string(json_ws(p));
+                if (!p || *(p = json_ws(p)) != ':')
+                    return NULL;
+                p++;
+            }
+            if (!(p = json_value(p, depth + 1)))
+                return NULL;
+            p = json_ws(p);
+            if (*p == ',')
+                p++;
+            else
+                return *p == close ? p + 1 : NULL;
+        }
+    }
+    if (*p == '"')
+        return json_string(p);
+    if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0)
+        return p + 4;
+    if (strncmp(p, "false", 5) == 0)
+        return p + 5;
+    return json_number(p);
+}
+
+/* Is every line of text one JSON object? NULL: yes, else the first bad line. */
+static const char *bad_json_line(const char *text)
+{
+    for (const char *line = text; text && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char *copy = malloc(len + 1);
+        if (!copy)
+            return line;
+        memcpy(copy, line, len);
+        copy[len] = '\0';
+        const char *end = *json_ws(copy) == '{' ? json_value(copy, 0) : NULL;
+        int ok = end && *json_ws(end) == '\0';
+        free(copy);
+        if (!ok)
+            return line;
+        line += len + (nl ? 1 : 0);
+    }
+    return NULL;
+}
+
+/* The report's args and statics lines (malloc'ed; "" when none). */
+static char *value_lines(const char *report)
+{
+    size_t n = report ? strlen(report) : 0;
+    char *out = malloc(n + 1), *w = out;
+    if (!out)
+        return NULL;
+    for (const char *line = report; report && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl + 1 - line) : strlen(line);
+        if (strncmp(line, "{\"type\":\"args\"", 14) == 0 ||
+            strncmp(line, "{\"type\":\"statics\"", 17) == 0) {
+            memcpy(w, line, len);
+            w += len;
+        }
+        line += len;
+    }
+    *w = '\0';
+    return out;
+}
+
+/* What the run without faults must report, exactly. */
+static const char args_expected[] =
+    "{\"type\":\"args\",\"method\":\"W.Item::Run\",\"call\":1,"
+    "\"this\":{\"class\":\"W.Item\",\"fields\":{\"n\":7,\"s\":\"a\\\"b\","
+    "\"o\":{\"class\":\"System.Int32\",\"fields\":{\"m_value\":42}}}},"
+    "\"args\":[\"a\\\"b\",{\"class\":\"System.Int32\",\"fields\":{\"m_value\":42}},[1,2,3],"
+    "{\"rank\":2,\"lengths\":[2,3],\"elements\":[10,20,30,40,50,60]},"
+    "{\"class\":\"W.Pt\",\"fields\":{\"x\":5,\"y\":-6}}],\"ret\":42}\n"
+    "{\"type\":\"statics\",\"class\":\"W.Stat\",\"method\":\"W.Item::Run\",\"call\":1,"
+    "\"fields\":{\"a\":{\"kind\":\"appdomain\",\"value\":11},"
+    "\"t\":{\"kind\":\"thread\",\"value\":\"t\"},"
+    "\"r\":{\"kind\":\"rva\",\"value\":{\"class\":\"W.Blob\",\"bytes\":\"deadbeef\"}},"
+    "\"c\":{\"kind\":\"context\",\"value\":-3}}}\n";
+
+/* The event masks (low, high) a run of the args session set, OR'ed. */
+static void masks_of(const char *effects, unsigned long *low, unsigned long *high)
+{
+    *low = *high = 0;
+    for (const char *p = effects; p && (p = strstr(p, "mask ")) != NULL; p++) {
+        unsigned long l = 0, h = 0;
+        if ((p == effects || p[-1] == '\n') && sscanf(p, "mask %lx %lx", &l, &h) == 2) {
+            *low |= l;
+            *high |= h;
+        }
+    }
+}
+
+/* Did the run ask for no event the run without faults did not? (Fewer
+ * is a feature skipped: argument reports off when their settings could
+ * not be parsed.) The mask lines then count as explained. */
+static int masks_within(char *effects, const char *base)
+{
+    unsigned long l = 0, h = 0, bl = 0, bh = 0;
+    masks_of(effects, &l, &h);
+    masks_of(base, &bl, &bh);
+    if ((l & ~bl) || (h & ~bh))
+        return 0;
+    /* Blank out the run's mask lines that base lacks, in place. */
+    for (char *p = effects; (p = strstr(p, "mask ")) != NULL;) {
+        char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if ((p == effects || p[-1] == '\n') && line_count(base, p, len) == 0)
+            memmove(p, p + len + (nl ? 1 : 0), strlen(p + len + (nl ? 1 : 0)) + 1);
+        else
+            p++;
+    }
+    return 1;
+}
+
+/* A run of the args session: ended normally, did nothing to the runtime
+ * that the run without faults did not, wrote JSON lines only; when its
+ * report lines (or effects) differ from base's, it said why. */
+static void check_args_run(const char *what, long k, HRESULT hr, run_result *r,
+                           const run_result *base, long *silent, long *changed)
+{
+    const char *where = r->where ? r->where : "-";
+    char *lines = value_lines(r->report), *base_lines = value_lines(base->report);
+    const char *bad = r->report ? bad_json_line(r->report) : NULL;
+    test_checks++;
+    if (!r->ok || !r->effects || !r->log || !lines || !base_lines) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the run did not end normally\n", what, k,
+                (unsigned long)(uint32_t)hr, where);
+    } else if (bad) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: a report line is not JSON: %.200s\n", what,
+                k, (unsigned long)(uint32_t)hr, where, bad);
+    } else if (!masks_within(r->effects, base->effects) ||
+               unexplained_effect(r->effects, base->effects)) {
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the shim did something new to the runtime: "
+                "%.60s\n", what, k, (unsigned long)(uint32_t)hr, where,
+                masks_within(r->effects, base->effects)
+                    ? unexplained_effect(r->effects, base->effects)
+                    : "an event mask with more bits");
+    } else if ((strcmp(lines, base_lines) != 0 || strcmp(r->effects, base->effects) != 0) &&
+               !says_more(r->log, base->log) &&
+               !(hr == CORPROF_E_DATAINCOMPLETE && strstr(lines, "\"status\":\"incomplete\""))) {
+        /* (A static the runtime has no value for yet is "incomplete":
+         * a state of the class, written as documented, not a failure.) */
+        test_failures++;
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s: the report changed without a word:\n%s",
+                what, k, (unsigned long)(uint32_t)hr, where, lines);
+    } else if (strcmp(lines, base_lines) == 0 && strcmp(r->effects, base->effects) == 0 &&
+               !says_more(r->log, base->log)) {
+        (*silent)++;
+    } else if (strcmp(lines, base_lines) != 0) {
+        (*changed)++;
+    }
+    if (getenv("ILMAP_TEST_VERBOSE") && lines && base_lines && strcmp(lines, base_lines))
+        fprintf(stderr, "%s k=%ld hr=0x%08lx in %s:\n%s%s", what, k,
+                (unsigned long)(uint32_t)hr, where, lines, r->log ? r->log : "");
+    free(lines);
+    free(base_lines);
+}
+
+static void free_run(run_result *r)
+{
+    free(r->effects);
+    free(r->log);
+    free(r->where);
+    free(r->report);
+}
+
+static void args_faults(void)
+{
+    char dir[] = "/tmp/ilmap-shim-args-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    run_result base = faulty_run(0, S_OK, SCENARIO_ARGS, dir);
+    char *lines = value_lines(base.report);
+    CHECK(base.ok && base.effects && base.log && base.report && lines);
+    if (!base.ok || !base.effects || !base.log || !base.report || !lines) {
+        free(lines);
+        free_run(&base);
+        return;
+    }
+    /* Without faults: the values exactly, every line JSON, nothing logged. */
+    if (strcmp(lines, args_expected) != 0)
+        fprintf(stderr, "args report:\n%swanted:\n%s", lines, args_expected);
+    CHECK(strcmp(lines, args_expected) == 0);
+    CHECK(bad_json_line(base.report) == NULL);
+    CHECK(strstr(base.report, "\"event\":\"args_done\"") != NULL);
+    CHECK(strstr(base.log, "args:") == NULL && strstr(base.log, "statics:") == NULL);
+    if (strstr(base.log, "args:") || strstr(base.log, "statics:"))
+        fprintf(stderr, "args session without faults logged:\n%s", base.log);
+    free(lines);
+
+    /* The runtime's answer for a ClassID of a type description that is
+     * no class and no array (a pointer, a byref): the shim never asks for
+     * one on purpose, the runtime may answer it all the same. */
+    const HRESULT classid_is_composite = (HRESULT)0x80131366u;
+    const HRESULT codes[] = {E_FAIL,
+                             E_OUTOFMEMORY,
+                             CORPROF_E_DATAINCOMPLETE,
+                             CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
+                             classid_is_composite,
+                             E_NOTIMPL,
+                             HRESULT_INSUFFICIENT_BUFFER};
+    const size_t ncodes = sizeof codes / sizeof codes[0];
+    const int light = test_light();
+    long points = 0, silent = 0, changed = 0;
+    for (size_t c = 0; c < (light ? 1 : ncodes); c++) {
+        for (long k = 1;; k++) {
+            HRESULT code = codes[light ? (size_t)k % ncodes : c];
+            run_result r = faulty_run(k, code, SCENARIO_ARGS, dir);
+            if (r.ok && !r.hit) {
+                free_run(&r);
+                break;
+            }
+            points++;
+            check_args_run("args, failing call", k, code, &r, &base, &silent, &changed);
+            free_run(&r);
+            if (k > 5000) {
+                CHECK(!"the args session never ends");
+                break;
+            }
+        }
+    }
+
+    /* Each allocation the session makes (the shim's, libilmap's) fails in
+     * turn: the same rules (the allocation is in the log's words: "out
+     * of memory", or what the failed part could not do). */
+    long allocs = 0, alloc_silent = 0, alloc_changed = 0;
+    for (long k = 1;; k++) {
+        run_result r = faulty_run(k, S_OK, SCENARIO_ARGS, dir);
+        if (r.ok && !r.hit) {
+            free_run(&r);
+            break;
+        }
+        allocs++;
+        check_args_run("args, failing allocation", k, S_OK, &r, &base, &alloc_silent,
+                       &alloc_changed);
+        free_run(&r);
+        if (k > 5000) {
+            CHECK(!"the args session never ends");
+            break;
+        }
+    }
+
+    /* Hostile metadata: W.Item::Run's signature cut short, malformed,
+     * nested 400 deep, empty: the method is not hooked, with a line
+     * saying so; hostile field signatures: the field is left out or its
+     * value written as {"class":"?"}, with a line. */
+    static const struct {
+        int scenario;
+        const char *what, *says;
+    } hostile[] = {
+        {SCENARIO_ARGS_SIG_TRUNCATED, "truncated signature", "W.Item::Run: signature not"},
+        {SCENARIO_ARGS_SIG_MALFORMED, "malformed signature", "W.Item::Run: signature not"},
+        {SCENARIO_ARGS_SIG_DEEP, "deeply nested signature", "W.Item::Run: signature not"},
+        {SCENARIO_ARGS_SIG_EMPTY, "empty signature", "W.Item::Run: signature not"},
+        {SCENARIO_ARGS_FIELD_SIGS, "hostile field signatures", "W.Stat.a: signature not"},
+    };
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        run_result r = faulty_run(0, S_OK, hostile[i].scenario, dir);
+        char *got = value_lines(r.report);
+        long ignored = 0, more = 0;
+        check_args_run(hostile[i].what, 0, S_OK, &r, &base, &ignored, &more);
+        CHECK(r.log && strstr(r.log, hostile[i].says) != NULL);
+        if (!r.log || !strstr(r.log, hostile[i].says))
+            fprintf(stderr, "%s: nothing said (%s):\n%s", hostile[i].what, hostile[i].says,
+                    r.log ? r.log : "(no log)");
+        if (hostile[i].scenario != SCENARIO_ARGS_FIELD_SIGS) {
+            CHECK(got && strstr(got, "\"type\":\"args\"") == NULL); /* not hooked */
+        } else {
+            /* s: {"class":"?"}; a and t left out; r and c as before. */
+            CHECK(got && strstr(got, "\"s\":{\"class\":\"?\"}") != NULL);
+            CHECK(got && strstr(got, "\"a\":") == NULL && strstr(got, "\"t\":") == NULL);
+            CHECK(got && strstr(got, "\"c\":{\"kind\":\"context\",\"value\":-3}") != NULL);
+            CHECK(r.log && strstr(r.log, "W.Stat.t: signature not") != NULL);
+        }
+        free(got);
+        free_run(&r);
+    }
+    printf("args/statics under a failing runtime: %ld failure points (%s), %ld changed the "
+           "report (each with a log line), %ld changed nothing; %ld failing allocations, %ld "
+           "changed the report, %ld nothing; %zu hostile signatures\n",
+           points, light ? "the codes in turn" : "each with 7 codes", changed, silent, allocs,
+           alloc_changed, alloc_silent, sizeof hostile / sizeof hostile[0]);
+    free_run(&base);
+    char path[256];
+    static const char *const files[] = {"log", "effects", "where", "report", "frames"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     failing_runtime(); /* first: its children must not inherit a profiler */
+    args_faults();
     vtable_complete();
     selection();
     statics_list();

@@ -5,3 +5,4 @@
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
 #include "ilmap-sig.h"
+#include "ilmap-pdb.h"

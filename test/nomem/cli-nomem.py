@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The ilmap tool when memory runs out (issue 14): every command is run
+"""The ilmap tool when memory runs out (issue 14): every command (source
+with queries on standard input, over the fuzz corpus's small PDBs) is run
 once per allocation it makes, with that allocation failing (fail-nth.so,
 LD_PRELOAD). Each run must either end as the run without failures ended
 (same exit status, same standard output, same output file: the failure
@@ -29,11 +30,17 @@ def write(name, text):
 seed = write("seed.txt", "# example\n0 0\n5 10\n9 20\n")
 pass2 = write("pass2.txt", "0 0\n4 4\n10 10\n12 15\n20 23\n")
 late = write("late.txt", "2 10\n6 36\n")
+steps = write("steps.txt", "0 100\n2 102\n8 110\n12 120\n20 130\n26 140\n")
 unsorted = write("unsorted.txt", "0 0\n6 36\n4 50\n")
 out = os.path.join(work, "out")
 serialized = os.path.join(work, "c.ilmap")
 subprocess.run([tool, "compose", seed, pass2, "-o", serialized], check=True,
                stdout=subprocess.DEVNULL)
+
+pdbs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus-pdb")
+queries = b"0x06000001 0\n0x06000002 7\n0x02000001 0\n"
+# Standard input per command (others get none).
+stdin_of = {"source pdb": queries, "source embedded": queries}
 
 # (name, arguments, writes `out`)
 commands = [
@@ -46,10 +53,14 @@ commands = [
     ("compose", ["compose", seed, pass2, "-o", out, "--require-exact"], True),
     ("compose text", ["compose", serialized, seed, "-o", out, "--text"], True),
     ("compose lenient", ["compose", unsorted, seed, "-o", out, "--lenient"], True),
+    ("source pdb", ["source", os.path.join(pdbs, "tiny.pdb")], False),
+    ("source embedded", ["source", os.path.join(pdbs, "tiny-embedded.dll")], False),
+    ("validate pdb", ["validate", steps, "--pdb", os.path.join(pdbs, "tiny-embedded.dll"),
+                      "--token", "0x06000001"], False),
 ]
 
 
-def run(args, fail_at):
+def run(args, fail_at, stdin=b""):
     if os.path.exists(out):
         os.remove(out)
     report = os.path.join(work, "report")
@@ -58,7 +69,7 @@ def run(args, fail_at):
     env = dict(os.environ)
     if fail_at:
         env.update(LD_PRELOAD=preload, ILMAP_FAIL_AT=str(fail_at), ILMAP_FAIL_REPORT=report)
-    p = subprocess.run([tool] + args, env=env, capture_output=True, timeout=60)
+    p = subprocess.run([tool] + args, env=env, capture_output=True, timeout=60, input=stdin)
     written = None
     if os.path.exists(out):
         with open(out, "rb") as f:
@@ -73,14 +84,14 @@ def run(args, fail_at):
 failures = 0
 total = 0
 for name, args, writes in commands:
-    base = run(args, 0)
+    base = run(args, 0, stdin_of.get(name, b""))
     if base[0] not in (0, 4):
         print(f"FAIL {name}: exit {base[0]} without failures\n{base[2].decode()}")
         failures += 1
         continue
     points = absorbed = 0
     for k in range(1, MAX_POINTS + 1):
-        rc, so, se, written, state = run(args, k)
+        rc, so, se, written, state = run(args, k, stdin_of.get(name, b""))
         if state == "clean":
             break
         points += 1

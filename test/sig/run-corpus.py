@@ -9,31 +9,15 @@ when the dumper does not build or run, or no runtime is found.
 """
 import argparse
 import os
-import re
 import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clr"))
-from clr_common import SETUP, SKIP, base_env, build, run, say  # noqa: E402
+from clr_common import SETUP, SKIP, base_env, build, dotnet_installs, run, say  # noqa: E402
 
 ASSEMBLIES = ["System.Private.CoreLib.dll", "System.Linq.dll", "System.Collections.dll",
               "System.Linq.Expressions.dll", "System.Text.RegularExpressions.dll",
               "System.Reflection.Metadata.dll"]
-
-
-def version_key(text):
-    return [int(x) if x.isdigit() else x for x in re.split(r"[.-]", text)]
-
-
-def runtime_dir(env):
-    """The newest Microsoft.NETCore.App's directory, or None."""
-    proc, _ = run(["dotnet", "--list-runtimes"], env, timeout=120)
-    found = []
-    for line in proc.stdout.splitlines():
-        m = re.match(r"Microsoft\.NETCore\.App (\S+) \[(.+)\]", line.strip())
-        if m and os.path.isdir(os.path.join(m.group(2), m.group(1))):
-            found.append((version_key(m.group(1)), os.path.join(m.group(2), m.group(1))))
-    return max(found)[1] if found else None
 
 
 def main():
@@ -50,7 +34,9 @@ def main():
     dll = build(args, env, program="SigDump")
     if dll is None:
         return SETUP
-    where = runtime_dir(env)
+    runtimes = [d for name, _, d in dotnet_installs(env, "runtimes")
+                if name == "Microsoft.NETCore.App"]
+    where = runtimes[-1] if runtimes else None
     if where is None:
         say("no Microsoft.NETCore.App runtime found by dotnet --list-runtimes")
         return SETUP

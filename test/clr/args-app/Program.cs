@@ -382,6 +382,14 @@ namespace ArgsTest
             return h.Kv.Key + h.Tail + (o.N ?? 0) + o.P.Value + o.B;
         }
 
+        // Generic structs over the enclosing instantiation's T: Cell<T>
+        // fields of Wrap<T> objects and of a Nest<T> struct (Statics.cs).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Wrapped(Wrap<int> a, Wrap<string> b, Nest<Point> c, object d)
+        {
+            return a.Inner.Item + b.Inner.Tag + c.In.Item.X + (d == null ? 0 : 1);
+        }
+
         // Typed references (TYPEDBYREF).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Typed(TypedReference a, TypedReference b, TypedReference c)
@@ -854,6 +862,16 @@ namespace ArgsTest
                 Expect.Call(M + "GenericFields", null, Expect.I(n), Expect.Reflect(ph),
                             Expect.O("ArgsTest.OptBox", "N", Expect.Reflect(o.N), "P", Expect.Reflect(o.P),
                                      "B", Expect.I(o.B)));
+            }
+            {
+                var wa = new Wrap<int> { Inner = new Cell<int> { Item = -12, Tag = 13 }, Direct = 14 };
+                var wb = new Wrap<string> { Inner = new Cell<string> { Item = "wrapped \u00e9", Tag = 15 }, Direct = null };
+                var wc = new Nest<Point> { In = new Cell<Point> { Item = new Point { X = 16, Y = -17 }, Tag = 18 },
+                                           V = new Point { X = 19, Y = 20 } };
+                object wd = new Wrap<long> { Inner = new Cell<long> { Item = long.MinValue, Tag = 21 }, Direct = 22 };
+                n = More.Wrapped(wa, wb, wc, wd);
+                Expect.Call(M + "Wrapped", null, Expect.I(n), Expect.Reflect(wa), Expect.Reflect(wb),
+                            Expect.Reflect(wc), Expect.Reflect(wd));
             }
             int ti = -77;
             string ts = "typed \u00e9";

@@ -57,6 +57,13 @@ namespace ArgsTest
         public static OptBox Opt; // generic structs as fields of a struct static
         public static int[,] Grid;
         public static Point[] Points;
+        // Generic instantiations held by a plain static: their fields over
+        // the class's own T (Wrap<T>.Inner is a Cell<T>, Nest<T>.In too)
+        // read with T from the object's or struct's instantiation.
+        public static Wrap<int> WrapInt;
+        public static Wrap<string> WrapText;
+        public static object WrapPoint;
+        public static Nest<string> Nest;
         // Its initializer is an RVA blob of <PrivateImplementationDetails>.
         public static readonly int[] Primes = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29 };
     }
@@ -93,6 +100,178 @@ namespace ArgsTest
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Touch() => Value;
+    }
+
+    // Generic statics (ILMAP_SHIM_STATICS names the type definition,
+    // "ArgsTest.Gen`1"): one set of statics per instantiation.
+    struct Cell<T>
+    {
+        public T Item;
+        public int Tag;
+    }
+
+    struct Nest<T>
+    {
+        public Cell<T> In; // a generic struct over the enclosing struct's T
+        public T V;
+    }
+
+    class Wrap<T>
+    {
+        public Cell<T> Inner; // an instance field over the class's own T
+        public T Direct;
+    }
+
+    static class Gen<T>
+    {
+        public const int Const = 1; // no storage
+        public static T Value;
+        public static int Count;
+        public static string Label;
+        public static Point Pt;
+        public static Cell<T> Cell; // a generic struct over T
+        public static Wrap<T> Wrap;
+        [ThreadStatic] public static T Mine;
+        [ThreadStatic] public static int MineCount;
+    }
+
+    // A generic class with an explicit static constructor: each
+    // instantiation is initialized only when first touched.
+    static class LateGen<T>
+    {
+        public static T Value;
+        public static Cell<T> Cell;
+
+        static LateGen()
+        {
+            Value = default;
+            Cell.Tag = 99;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Touch() => Cell.Tag;
+    }
+
+    // Sets and describes the generic statics. Kept out of StaticsTest.Run so
+    // that its compilation loads none of the instantiations: they load in
+    // the order Load asks for them.
+    static class GenericStatics
+    {
+        static string Field(string kind, string value) =>
+            "{\"kind\":\"" + kind + "\",\"value\":" + value + "}";
+
+        static string Incomplete(string kind) =>
+            "{\"kind\":\"" + kind + "\",\"status\":\"incomplete\"}";
+
+        static string Untouched(string value) =>
+            "{\"kind\":\"thread\",\"value\":" + value + ",\"untouched\":true}";
+
+        static string Fields(params string[] kv)
+        {
+            var sb = new StringBuilder("{");
+            for (int i = 0; i < kv.Length; i += 2)
+                sb.Append(i == 0 ? "" : ",").Append('"').Append(kv[i]).Append("\":").Append(kv[i + 1]);
+            return sb.Append('}').ToString();
+        }
+
+        static string Inst(Type t, string fields) =>
+            "{\"type_args\":[\"" + t.FullName + "\"],\"fields\":" + fields + "}";
+
+        // The instantiations in the order the runtime loads them (the
+        // reports' order): Gen over int, string, a struct, object (string
+        // and object share code but not statics), then LateGen over int and
+        // string, loaded but not initialized.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Load()
+        {
+            foreach (var t in new[] { typeof(int), typeof(string), typeof(Point), typeof(object) })
+                RuntimeHelpers.RunClassConstructor(typeof(Gen<>).MakeGenericType(t).TypeHandle);
+            foreach (var t in new[] { typeof(int), typeof(string) })
+                GC.KeepAlive(typeof(LateGen<>).MakeGenericType(t).TypeHandle.Value);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Set()
+        {
+            Gen<int>.Value = int.MinValue;
+            Gen<int>.Count = 1;
+            Gen<int>.Label = "int \u00e9";
+            Gen<int>.Pt = new Point { X = 1, Y = -1 };
+            Gen<int>.Cell = new Cell<int> { Item = -5, Tag = 10 };
+            Gen<int>.Wrap = new Wrap<int> { Inner = new Cell<int> { Item = 6, Tag = 11 }, Direct = int.MaxValue };
+            Gen<string>.Value = "gen \U0001F600";
+            Gen<string>.Count = 2;
+            Gen<string>.Label = null;
+            Gen<string>.Pt = new Point { X = 2, Y = -2 };
+            Gen<string>.Cell = new Cell<string> { Item = "cell", Tag = 20 };
+            Gen<string>.Wrap = new Wrap<string> { Inner = new Cell<string> { Item = null, Tag = 21 }, Direct = "direct" };
+            Gen<Point>.Value = new Point { X = -3, Y = 3 };
+            Gen<Point>.Count = 3;
+            Gen<Point>.Label = "point";
+            Gen<Point>.Pt = new Point { X = 3, Y = -3 };
+            Gen<Point>.Cell = new Cell<Point> { Item = new Point { X = 30, Y = 31 }, Tag = 32 };
+            Gen<Point>.Wrap = new Wrap<Point> { Inner = new Cell<Point> { Item = new Point { X = 33, Y = 34 }, Tag = 35 },
+                                                Direct = new Point { X = 36, Y = 37 } };
+            Gen<object>.Value = new Holder { A = 4, B = "held" };
+            Gen<object>.Count = 4;
+            Gen<object>.Label = "object";
+            Gen<object>.Pt = new Point { X = 4, Y = -4 };
+            Gen<object>.Cell = new Cell<object> { Item = "a string as object", Tag = 40 };
+            Gen<object>.Wrap = new Wrap<object> { Inner = new Cell<object> { Item = new Holder { A = 41, B = null }, Tag = 42 },
+                                                  Direct = null };
+        }
+
+        // Plain statics holding generic instantiations (Statics.Wrap*, Nest).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void SetHeld()
+        {
+            Statics.WrapInt = new Wrap<int> { Inner = new Cell<int> { Item = int.MinValue, Tag = 1 }, Direct = -1 };
+            Statics.WrapText = new Wrap<string> { Inner = new Cell<string> { Item = "inner \u00e9", Tag = 2 },
+                                                  Direct = null };
+            Statics.WrapPoint = new Wrap<Point> { Inner = new Cell<Point> { Item = new Point { X = 7, Y = -7 }, Tag = 3 },
+                                                  Direct = new Point { X = 8, Y = -8 } };
+            Statics.Nest = new Nest<string> { In = new Cell<string> { Item = "nested", Tag = 4 }, V = "v" };
+        }
+
+        // Thread t's own generic thread statics.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void SetThread(int t)
+        {
+            Gen<int>.Mine = 100 + t;
+            Gen<int>.MineCount = t;
+            Gen<string>.Mine = "mine " + t;
+            Gen<string>.MineCount = -t;
+            Gen<Point>.Mine = new Point { X = t, Y = t * t };
+            Gen<Point>.MineCount = 1000 + t;
+            Gen<object>.Mine = t % 2 == 0 ? null : (object)("object " + t);
+            Gen<object>.MineCount = 2000 + t;
+        }
+
+        static string GenOf<T>(bool fresh) => Inst(typeof(T), Fields(
+            "Value", Field("appdomain", Expect.Reflect(Gen<T>.Value)),
+            "Count", Field("appdomain", Expect.I(Gen<T>.Count)),
+            "Label", Field("appdomain", Expect.S(Gen<T>.Label)),
+            "Pt", Field("appdomain", Expect.Reflect(Gen<T>.Pt)),
+            "Cell", Field("appdomain", Expect.Reflect(Gen<T>.Cell)),
+            "Wrap", Field("appdomain", Expect.Reflect(Gen<T>.Wrap)),
+            "Mine", fresh ? Untouched(Expect.Reflect(default(T))) : Field("thread", Expect.Reflect(Gen<T>.Mine)),
+            "MineCount", fresh ? Untouched(Expect.I(0)) : Field("thread", Expect.I(Gen<T>.MineCount))));
+
+        static string LateOf<T>(bool touched) => Inst(typeof(T), touched
+            ? Fields("Value", Field("appdomain", Expect.Reflect(LateGen<T>.Value)),
+                     "Cell", Field("appdomain", Expect.Reflect(LateGen<T>.Cell)))
+            : Fields("Value", Incomplete("appdomain"), "Cell", Incomplete("appdomain")));
+
+        // The two classes' entries of a step line: each a list, one element
+        // per instantiation in load order.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Expected(bool fresh, bool lateTouched) =>
+            "\"ArgsTest.Gen`1\":[" + GenOf<int>(fresh) + "," + GenOf<string>(fresh) + "," +
+            GenOf<Point>(fresh) + "," + GenOf<object>(fresh) + "]," +
+            "\"ArgsTest.LateGen`1\":[" + LateOf<int>(lateTouched) + "," + LateOf<string>(false) + "]";
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool TouchLate() => LateGen<int>.Touch() == 99;
     }
 
     static class StaticsProbe
@@ -225,7 +404,11 @@ namespace ArgsTest
                     : Expect.Md(new[] { 2, 2 }, Expect.I(Statics.Grid[0, 0]), Expect.I(Statics.Grid[0, 1]),
                                 Expect.I(Statics.Grid[1, 0]), Expect.I(Statics.Grid[1, 1]))),
                 "Points", Field("appdomain", Statics.Points == null ? Expect.Null()
-                    : Expect.Arr(Array.ConvertAll(Statics.Points, PointOf)))));
+                    : Expect.Arr(Array.ConvertAll(Statics.Points, PointOf))),
+                "WrapInt", Field("appdomain", Expect.Reflect(Statics.WrapInt)),
+                "WrapText", Field("appdomain", Expect.Reflect(Statics.WrapText)),
+                "WrapPoint", Field("appdomain", Expect.Reflect(Statics.WrapPoint)),
+                "Nest", Field("appdomain", Expect.Reflect(Statics.Nest))));
             s.Append(',').Append(fresh
                 ? Class("ArgsTest.PerThread", "Id", Untouched(Expect.I(0)), "Wide", Untouched(Expect.Wide(0)),
                         "Ratio", Untouched(Expect.D(0.0)), "Name", Untouched(Expect.Null()),
@@ -245,6 +428,7 @@ namespace ArgsTest
                         "Text", Field("appdomain", Expect.S(Late.Text)))
                 : Class("ArgsTest.Late", "Value", Incomplete("appdomain"), "Text", Incomplete("appdomain")));
             s.Append(',').Append(RvaClass());
+            s.Append(',').Append(GenericStatics.Expected(fresh, lateTouched));
             s.Append("}}");
             lock (lines)
                 lines.Add(s.ToString());
@@ -261,10 +445,12 @@ namespace ArgsTest
             PerThread.Name = "thread " + t + " \u00e9";
             PerThread.Pt = new Point { X = t, Y = -t };
             PerThread.Obj = t % 2 == 0 ? null : new Holder { A = t, B = "h" + t };
+            GenericStatics.SetThread(t);
         }
 
         public static int Run(string path)
         {
+            GenericStatics.Load();
             Step(1); // Late not initialized yet, everything else at its default
             Statics.Flag = true;
             Statics.Letter = '\u4e2d';
@@ -295,11 +481,13 @@ namespace ArgsTest
             Statics.Opt = new OptBox { N = int.MinValue, P = new KeyValuePair<string, int>("opt \u00e9", -1), B = 7 };
             Statics.Grid = new int[2, 2] { { 1, 2 }, { 3, -4 } };
             Statics.Points = new[] { new Point { X = 1, Y = -1 } };
+            GenericStatics.SetHeld();
             PerContext.Count = 5;
             PerContext.Label = "main";
             SetThreadValues(0);
+            GenericStatics.Set();
             Step(2);
-            lateTouched = Late.Touch() == 1234;
+            lateTouched = Late.Touch() == 1234 && GenericStatics.TouchLate();
             Step(3);
             Statics.I4 = 123;
             Statics.R8 = double.NaN;
