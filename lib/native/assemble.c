@@ -478,7 +478,9 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         (bounds == (NATIVE_VALUES | NATIVE_POS16) || bounds == 0) &&
-        x.unknown_end != NATIVE_SEVERAL)
+        x.unknown_end != NATIVE_SEVERAL &&
+        (x.prolog_end > 0 || x.normal_end == 0 ||
+         a->breakpoints[x.nkeys - 1] != t->records[0].il_offset))
         m->info |= NATIVE_FAST_IL | (bounds ? NATIVE_FAST_PAIRS : 0u);
     memcpy(base + sizeof *m, &x, sizeof x);
 

@@ -146,4 +146,23 @@ NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, in
     return lo + window_rank(array + lo, len, x, simd);
 }
 
+/*
+ * buckets_rank() for the lookups' inline paths: the count when x's
+ * bucket holds at most NATIVE_WINDOW keys, else NATIVE_NONE, so that the
+ * caller hands a full bucket (rare) to its general path by a tail call
+ * and the inline path keeps no loop and few registers.
+ */
+NATIVE_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *first, int wide,
+                                           uint32_t nbuckets, uint32_t shift, uint32_t x,
+                                           int simd)
+{
+    uint32_t b = x >> shift; /* shift < 32 */
+    b = b < nbuckets ? b : nbuckets;
+    uint32_t lo = bucket_first(first, wide, b), len = bucket_first(first, wide, b + 1) - lo;
+
+    if (len > NATIVE_WINDOW)
+        return NATIVE_NONE;
+    return lo + window_rank(array + lo, len, x, simd);
+}
+
 #endif

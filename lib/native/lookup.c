@@ -365,7 +365,12 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
         if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL)) ==
                           (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL))) {
             const native_index *ix = native_index_of(m);
-            uint32_t r = direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset);
+            uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                             native_at(m, ix->native_first_off), 0, ix->native_nb,
+                                             ix->native_shift, native_offset,
+                                             NATIVE_COMMON_FLAGS != 0);
+            if (r == NATIVE_NONE) /* a full bucket */
+                return native_to_il_other(m, native_offset, il_offset);
             return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
                                  native_at(m, ix->answers_off), native_at(m, ix->kinds_off), r,
                                  native_offset, il_offset);
@@ -665,6 +670,36 @@ NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t 
     return floor_found(il, k, il_offset, e, entry, index, il_matched);
 }
 
+/* The results of a direct map's floor entry k (not of unknown end when
+ * there are several). */
+NATIVE_INLINE ilmap_status direct_found(const ilmap_native *m, const uint32_t *il, uint32_t k,
+                                        uint32_t il_offset, ilmap_native_entry *entry,
+                                        size_t *index, int *il_matched)
+{
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags;
+    uint32_t unknown = ix->unknown_end;
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    ilmap_native_entry e;
+    if ((flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
+        (NATIVE_VALUES | NATIVE_POS16)) {
+        /* start | end << 16 */
+        uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+        e.il_offset = il[k];
+        e.native_start = pair & 0xFFFFu;
+        e.native_end = k == unknown ? m->code_size : pair >> 16;
+    } else if (flags & NATIVE_VALUES) {
+        uint32_t end = ((const uint32_t *)native_at(m, ix->ends_off))[k];
+        e.il_offset = il[k];
+        e.native_start = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+        e.native_end = k == unknown ? m->code_size : end;
+    } else {
+        e = positional_entry(m, keys, il, native_at(m, ix->starts_off),
+                             native_at(m, ix->ends_off), native_position_width(flags), unknown, k);
+    }
+    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+}
+
 /* ilmap_il_to_native on a direct map, for a normal IL offset: the
  * common shape here, anything rarer (wide or portable tables, a long IL
  * group, several entries of unknown end) through il_to_native_any, by a
@@ -690,24 +725,84 @@ NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t
     uint32_t k = short_group_start(il, lo, p);
     if (k == NATIVE_NONE)
         return il_to_native_any(m, il_offset, entry, index, il_matched);
-    ilmap_native_entry e;
-    if ((flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32)) ==
-        (NATIVE_VALUES | NATIVE_POS16)) {
-        /* start | end << 16 */
-        uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
-        e.il_offset = il[k];
-        e.native_start = pair & 0xFFFFu;
-        e.native_end = k == unknown ? m->code_size : pair >> 16;
-    } else if (flags & NATIVE_VALUES) {
-        uint32_t end = ((const uint32_t *)native_at(m, ix->ends_off))[k];
-        e.il_offset = il[k];
-        e.native_start = ((const uint32_t *)native_at(m, ix->starts_off))[k];
-        e.native_end = k == unknown ? m->code_size : end;
-    } else {
-        e = positional_entry(m, keys, il, native_at(m, ix->starts_off),
-                             native_at(m, ix->ends_off), native_position_width(flags), unknown, k);
+    return direct_found(m, il, k, il_offset, entry, index, il_matched);
+}
+
+/* fast_il_to_native() when entry k, the floor, is not the first of its
+ * IL group (rare: a loop body placed twice): the group's first entry. */
+NATIVE_NOINLINE ilmap_status direct_group(const ilmap_native *m, uint32_t il_offset,
+                                          ilmap_native_entry *entry, size_t *index,
+                                          int *il_matched, uint32_t k)
+{
+    const native_index *ix = native_index_of(m);
+    const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+    return direct_found(m, il, group_start(il, ix->prolog_end, k), il_offset, entry, index,
+                        il_matched);
+}
+
+/* ilmap_il_to_native on a direct map of the common shape
+ * (NATIVE_FAST_IL) for a normal IL offset: the IL column's bucket, the
+ * floor entry (a step back over a group of two), its start/end values;
+ * pairs says how they are kept (NATIVE_FAST_PAIRS: a uint16_t pair, else
+ * uint8_t positions in the keys), a constant in each copy. Everything
+ * rarer leaves by a tail call, so that this path saves no register. */
+NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                             ilmap_native_entry *entry, size_t *index,
+                                             int *il_matched, int pairs)
+{
+    const native_index *ix = native_index_of(m);
+    const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
+    uint32_t lo = ix->prolog_end;
+    uint32_t p = buckets_rank_window(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
+                                     ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
+    /* p - 1 - lo is negative for p == lo (no floor) and for NATIVE_NONE
+     * (a full bucket): both go the general way. */
+    if (!NATIVE_LIKELY((int32_t)(p - 1 - lo) >= 0))
+        return il_to_native_other(m, il_offset, entry, index, il_matched);
+    /* The floor's IL group: a step back over a group of two, a longer
+     * one (rare) the general way. il[lo - 1] never equals il[lo] in this
+     * shape (a PROLOG's IL offset or the last key, checked when
+     * assembled), so that k needs no test against lo. */
+    uint32_t k = p - 1;
+    const uint32_t *row = il + k; /* row[-1] is il[lo - 1] for k == lo */
+    uint32_t v = row[0];
+    if (!NATIVE_LIKELY(row[-1] != v))
+        return direct_group(m, il_offset, entry, index, il_matched, k);
+    if (entry) {
+        uint32_t start, end;
+        if (pairs) {
+            uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+            start = pair & 0xFFFFu;
+            end = pair >> 16;
+        } else {
+            const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+            start = keys[((const uint8_t *)native_at(m, ix->starts_off))[k]];
+            end = keys[((const uint8_t *)native_at(m, ix->ends_off))[k]];
+        }
+        entry->il_offset = v;
+        entry->native_start = start;
+        entry->native_end = k == ix->unknown_end ? m->code_size : end;
     }
-    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+    if (index)
+        *index = k;
+    if (il_matched)
+        *il_matched = v == il_offset;
+    return ILMAP_OK;
+}
+
+NATIVE_NOINLINE ilmap_status fast_il_to_native_pairs(const ilmap_native *m, uint32_t il_offset,
+                                                     ilmap_native_entry *entry, size_t *index,
+                                                     int *il_matched)
+{
+    return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
+}
+
+NATIVE_NOINLINE ilmap_status fast_il_to_native_positions(const ilmap_native *m,
+                                                         uint32_t il_offset,
+                                                         ilmap_native_entry *entry,
+                                                         size_t *index, int *il_matched)
+{
+    return fast_il_to_native(m, il_offset, entry, index, il_matched, 0);
 }
 
 /* The common cases apart, each with its own registers: a direct or a
@@ -717,45 +812,15 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
 {
     if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
         uint32_t info = m->info;
-        if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL)) ==
-                          (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))) {
-            /* The common shape inline: the IL column's bucket, the floor
-             * entry (a step back over a group of two), its start/end
-             * pair. */
-            const native_index *ix = native_index_of(m);
-            const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
-            uint32_t lo = ix->prolog_end;
-            uint32_t p = buckets_rank(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
-                                      ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
-            uint32_t k = p > lo ? short_group_start(il, lo, p) : NATIVE_NONE;
-            if (NATIVE_LIKELY(k != NATIVE_NONE)) {
-                uint32_t v = il[k];
-                if (entry) {
-                    uint32_t start, end;
-                    if (info & NATIVE_FAST_PAIRS) {
-                        uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
-                        start = pair & 0xFFFFu;
-                        end = pair >> 16;
-                    } else { /* uint8_t positions in the keys */
-                        const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
-                        start = keys[((const uint8_t *)native_at(m, ix->starts_off))[k]];
-                        end = keys[((const uint8_t *)native_at(m, ix->ends_off))[k]];
-                    }
-                    entry->il_offset = v;
-                    entry->native_start = start;
-                    entry->native_end = k == ix->unknown_end ? m->code_size : end;
-                }
-                if (index)
-                    *index = k;
-                if (il_matched)
-                    *il_matched = v == il_offset;
-                return ILMAP_OK;
-            }
-        } else if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_DIRECT) {
+        uint32_t shape = info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS);
+        if (NATIVE_LIKELY(shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)))
+            return fast_il_to_native_pairs(m, il_offset, entry, index, il_matched);
+        if (shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
+            return fast_il_to_native_positions(m, il_offset, entry, index, il_matched);
+        if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_DIRECT)
             return direct_il_to_native(m, il_offset, entry, index, il_matched);
-        } else if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL) {
+        if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
             return small_il_to_native(m, il_offset, entry, index, il_matched);
-        }
     }
     return il_to_native_other(m, il_offset, entry, index, il_matched);
 }
