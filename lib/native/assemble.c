@@ -287,6 +287,15 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
               t->count << NATIVE_COUNT_SHIFT | a->nkeys << NATIVE_SMALL_KEYS_SHIFT |
               a->prolog_end << NATIVE_SMALL_PROLOG_SHIFT |
               a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
+    {
+        /* The last 8-key step of each array the lookups count. */
+        size_t keys_end = sizeof *m + 4 * (8 * (size_t)((a->nkeys - 1) / 8) + 8);
+        uint32_t normal = a->normal_end - a->prolog_end;
+        size_t il_end = l.il + 4 * ((size_t)a->prolog_end +
+                                    (normal ? 8 * (size_t)((normal - 1) / 8) : 0) + 8);
+        if (keys_end <= l.size && il_end <= l.size)
+            m->info |= NATIVE_SMALL_WIDE;
+    }
     m->code_size = t->code_size;
     m->last_il = t->last_il;
     memcpy(base + sizeof *m, a->breakpoints, (size_t)a->nkeys * sizeof(uint32_t));

@@ -94,6 +94,34 @@ NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t
 #endif
 }
 
+/* small_rank() 8 keys per step (NATIVE_SMALL_WIDE: a last step, or the
+ * first when nkeys = 0, may read up to 8 words past the keys, inside the
+ * block): two biased compares,
+ * their masks packed to 16-bit lanes, so that the count is half the
+ * position of the first mask bit of a key above x. */
+NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x)
+{
+#if defined(RANK_HAVE_X86)
+    const __m128i bias = _mm_set1_epi32(INT32_MIN);
+    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
+    uint32_t rank = 0, i = 0;
+    /* The first step unconditionally (up to 8 keys, most small maps: no
+     * loop; nkeys = 0 counts 0), the rest in a loop. */
+    do {
+        uint32_t valid = nkeys - i < 8 ? nkeys - i : 8;
+        __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
+        __m128i b =
+            _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i + 4)), bias);
+        __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
+        rank += NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
+        i += 8;
+    } while (i < nkeys);
+    return rank;
+#else
+    return rank_search(keys, nkeys, x);
+#endif
+}
+
 /* The direct answer of interval r (r >= 1) at x: its IL offset and kind,
  * EXACT where x is the interval's left key and the interval begins at
  * the entry's start. */
@@ -137,7 +165,8 @@ NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uin
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
     const uint32_t *il_answers = keys + nkeys + count;
-    uint32_t r = small_rank(keys, nkeys, x);
+    uint32_t r = (info & NATIVE_SMALL_WIDE) ? small_rank8(keys, nkeys, x)
+                                            : small_rank(keys, nkeys, x);
     return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
                          il_offset);
 }
@@ -642,7 +671,10 @@ NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32
     return k == lo || il[k - 1] != il[k] ? k : NATIVE_NONE;
 }
 
-/* ilmap_il_to_native on a small map, for a normal IL offset. */
+/* ilmap_il_to_native on a small map, for a normal IL offset: the floor
+ * entry when it is its IL group's first (nearly always), the rest (no
+ * floor, a group, several entries of unknown end) the general way by a
+ * tail call. */
 NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                                 ilmap_native_entry *entry, size_t *index,
                                                 int *il_matched)
@@ -655,19 +687,32 @@ NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t 
     const uint32_t *il = keys + nkeys;
     /* The normal entries' IL offsets ascend: counted as the keys are
      * (a last group may read past them, into the block). */
-    uint32_t p = lo + small_rank(il + lo, hi - lo, il_offset);
+    uint32_t p = lo + ((info & NATIVE_SMALL_WIDE) ? small_rank8(il + lo, hi - lo, il_offset)
+                                                  : small_rank(il + lo, hi - lo, il_offset));
     /* the positions follow the answers (native.h) */
     const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
-    uint32_t unknown = starts[2 * count];
-
-    if (p == lo)
-        return floor_none(entry, index, il_matched);
-    uint32_t k = short_group_start(il, lo, p);
-    if (k == NATIVE_NONE || unknown == 0xFEu)
+    uint32_t unknown = starts[2 * count]; /* 0xFF: none, never an entry's index */
+    if (!NATIVE_LIKELY(p > lo)) /* no floor */
         return il_to_native_any(m, il_offset, entry, index, il_matched);
-    unknown = unknown == 0xFFu ? NATIVE_NONE : unknown;
-    ilmap_native_entry e = positional_entry(m, keys, il, starts, starts + count, 1, unknown, k);
-    return floor_found(il, k, il_offset, e, entry, index, il_matched);
+    uint32_t k = p - 1;
+    const uint32_t *row = il + k; /* row[-1]: a key or a PROLOG's IL for k == lo */
+    uint32_t v = row[0];
+
+    /* a floor that is not its group's first, several entries of unknown
+     * end: the general way */
+    if (!NATIVE_LIKELY(((k == lo) | (row[-1] != v)) & (unknown != 0xFEu)))
+        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    if (entry) {
+        uint32_t end = keys[starts[count + k]];
+        entry->il_offset = v;
+        entry->native_start = keys[starts[k]];
+        entry->native_end = k == unknown ? m->code_size : end;
+    }
+    if (index)
+        *index = k;
+    if (il_matched)
+        *il_matched = v == il_offset;
+    return ILMAP_OK;
 }
 
 /* The results of a direct map's floor entry k (not of unknown end when

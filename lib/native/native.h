@@ -104,6 +104,10 @@
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
 #define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
+/* small: 8 words can be read from any multiple of 8 keys into the keys,
+ * and into the normal entries' IL offsets, without leaving the block
+ * (the lookups count 8 keys per step, SSE2; else 4). */
+#define NATIVE_SMALL_WIDE 0x40000000u
 
 /* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
  * the code size as its end; a built map has one, the last in native
