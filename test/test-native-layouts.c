@@ -6,7 +6,10 @@
  * each lookup checked against a model written from doc/native-to-il.md
  * (MapNativeOffsetToIL's first match in sorted order, the IL floor's
  * first entry of the greatest IL offset <= x) over the exported table,
- * at every breakpoint, next to it, and at random offsets. Seeded; a
+ * at every breakpoint, next to it, and at random offsets; then small maps
+ * of every size, maps without a PROLOG (whose first IL offset equals the
+ * word before it or not) and maps at the edges of the 16-bit forms (code
+ * or IL offsets at 65535, 65536). Seeded; a
  * failure prints the map, the offset and both answers.
  */
 #include <stdlib.h>
@@ -129,7 +132,9 @@ static void check_map(const char *name, const ilmap_native *m, prng *rng)
         for (uint32_t d = 0; d < 3; d++) {
             check_native(name, m, t, n, t[i].native_start + d - 1);
             check_native(name, m, t, n, t[i].native_end + d - 1);
-            if (t[i].il_offset < ILMAP_EPILOG)
+            /* (IL offset 0's left neighbour is NO_MAPPING, a special
+             * offset the floor model does not cover) */
+            if (t[i].il_offset < ILMAP_EPILOG && t[i].il_offset + d - 1 < ILMAP_EPILOG)
                 check_il(name, m, t, n, t[i].il_offset + d - 1, code_size);
         }
         if (t[i].il_offset < ILMAP_EPILOG && t[i].il_offset > max_il)
@@ -195,6 +200,36 @@ static ilmap_native *gapped_map(size_t n, prng *rng)
     return m;
 }
 
+/* n ranges spread evenly over code_size bytes of code (the last one ends
+ * there), as ilmap_native_from_entries takes them: with a PROLOG first
+ * when prolog, else the first IL offset is first_il; then IL offsets up
+ * to last_il, every 7th repeating its predecessor's (a group of two),
+ * every 23rd a loop placed again (an earlier offset). For the edges of
+ * the 16-bit forms (code or IL at 65535, 65536) and for the word before
+ * the first normal entry (first_il equal to the last key, code_size). */
+static ilmap_native *spread_map(size_t n, uint32_t code_size, int prolog, uint32_t first_il,
+                                uint32_t last_il)
+{
+    ilmap_native_entry *e = malloc(n * sizeof *e);
+    ilmap_native *m = NULL;
+
+    if (!e)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t il = first_il + (uint32_t)((uint64_t)(last_il - first_il) * i / (n - 1));
+        if (i % 7 == 6)
+            il = e[i - 1].il_offset;
+        if (i % 23 == 22)
+            il = first_il + (uint32_t)(i % 5);
+        e[i] = (ilmap_native_entry){ i == 0 && prolog ? ILMAP_PROLOG : il,
+                                     (uint32_t)((uint64_t)code_size * i / n),
+                                     (uint32_t)((uint64_t)code_size * (i + 1) / n) };
+    }
+    CHECK(ilmap_native_from_entries(e, n, code_size, &m) == ILMAP_OK);
+    free(e);
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     prng rng = prng_init(test_seed(argc, argv, 0x4C41594F55545321ull));
@@ -215,6 +250,46 @@ int main(int argc, char **argv)
                                                    : jit_map(shapes[s].n, shapes[s].unknown, &rng);
         if (m)
             check_map(shapes[s].name, m, &rng);
+        ilmap_native_free(m);
+    }
+    /* Small maps of every size (8-key steps where the block allows them,
+     * 4-key ones elsewhere), with and without a PROLOG. */
+    for (size_t n = 3; n <= 32; n++) {
+        ilmap_native *m = jit_map(n, 0, &rng);
+        if (m)
+            check_map("small, every size", m, &rng);
+        ilmap_native_free(m);
+        m = spread_map(n, 4 * (uint32_t)n + (uint32_t)n % 3, 0, (uint32_t)n % 4, 3 * (uint32_t)n);
+        if (m)
+            check_map("small, no prolog", m, &rng);
+        ilmap_native_free(m);
+    }
+    /* The word before the first normal IL offset (no PROLOG: the last
+     * key, the code size) equal to it and not; code and IL offsets at
+     * the edges of 16 bits. */
+    static const struct {
+        const char *name;
+        size_t n;
+        uint32_t code_size;
+        int prolog;
+        uint32_t first_il, last_il;
+    } spread[] = {
+        { "no prolog, first IL = last key", 200, 1000, 0, 1000, 1600 },
+        { "no prolog, first IL = last key", 20, 90, 0, 90, 150 },
+        { "no prolog", 200, 1000, 0, 0, 1600 },
+        { "code 65535", 3000, 65535, 1, 0, 9000 },
+        { "code 65536", 3000, 65536, 1, 0, 9000 },
+        { "code 65537", 3000, 65537, 1, 0, 9000 },
+        { "IL 65535", 3000, 30000, 1, 0, 65535 },
+        { "IL 65536", 3000, 30000, 1, 0, 65536 },
+        { "IL 65536, code 65536", 300, 65536, 1, 65000, 65536 },
+        { "small, code 65536", 12, 65536, 1, 0, 65535 },
+    };
+    for (size_t s = 0; s < sizeof spread / sizeof spread[0]; s++) {
+        ilmap_native *m = spread_map(spread[s].n, spread[s].code_size, spread[s].prolog,
+                                     spread[s].first_il, spread[s].last_il);
+        if (m)
+            check_map(spread[s].name, m, &rng);
         ilmap_native_free(m);
     }
     return test_finish("native-layouts");
