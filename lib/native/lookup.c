@@ -798,11 +798,16 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
     const native_index *ix = native_index_of(m);
     const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
     uint32_t lo = ix->prolog_end;
-    uint32_t p = buckets_rank_window(il, native_at(m, ix->il_first_off), 0, ix->il_nb,
-                                     ix->il_shift, il_offset, NATIVE_COMMON_FLAGS != 0);
-    /* p - 1 - lo is negative for p == lo (no floor) and for NATIVE_NONE
-     * (a full bucket): both go the general way. */
-    if (!NATIVE_LIKELY((int32_t)(p - 1 - lo) >= 0))
+    /* buckets_rank() on the narrow table; a full bucket and no floor
+     * (p == lo) go the general way. */
+    const uint16_t *first = native_at(m, ix->il_first_off);
+    uint32_t b = il_offset >> ix->il_shift;
+    b = b < ix->il_nb ? b : ix->il_nb;
+    uint32_t from = first[b], len = first[b + 1] - from;
+    if (!NATIVE_LIKELY(len <= NATIVE_WINDOW))
+        return il_to_native_other(m, il_offset, entry, index, il_matched);
+    uint32_t p = from + window_rank(il + from, len, il_offset, NATIVE_COMMON_FLAGS != 0);
+    if (!NATIVE_LIKELY(p > lo))
         return il_to_native_other(m, il_offset, entry, index, il_matched);
     /* The floor's IL group: a step back over a group of two, a longer
      * one (rare) the general way. il[lo - 1] never equals il[lo] in this
@@ -835,13 +840,6 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
     return ILMAP_OK;
 }
 
-NATIVE_NOINLINE ilmap_status fast_il_to_native_pairs(const ilmap_native *m, uint32_t il_offset,
-                                                     ilmap_native_entry *entry, size_t *index,
-                                                     int *il_matched)
-{
-    return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
-}
-
 NATIVE_NOINLINE ilmap_status fast_il_to_native_positions(const ilmap_native *m,
                                                          uint32_t il_offset,
                                                          ilmap_native_entry *entry,
@@ -850,16 +848,14 @@ NATIVE_NOINLINE ilmap_status fast_il_to_native_positions(const ilmap_native *m,
     return fast_il_to_native(m, il_offset, entry, index, il_matched, 0);
 }
 
-/* The common cases apart, each with its own registers: a direct or a
- * small map and a normal IL offset. */
-ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+/* ilmap_il_to_native for the shapes the public function leaves. */
+NATIVE_NOINLINE ilmap_status il_to_native_shapes(const ilmap_native *m, uint32_t il_offset,
+                                                 ilmap_native_entry *entry, size_t *index,
+                                                 int *il_matched)
 {
-    if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
+    if (m && !native_is_special(il_offset)) {
         uint32_t info = m->info;
         uint32_t shape = info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS);
-        if (NATIVE_LIKELY(shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)))
-            return fast_il_to_native_pairs(m, il_offset, entry, index, il_matched);
         if (shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
             return fast_il_to_native_positions(m, il_offset, entry, index, il_matched);
         if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_DIRECT)
@@ -868,6 +864,24 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
             return small_il_to_native(m, il_offset, entry, index, il_matched);
     }
     return il_to_native_other(m, il_offset, entry, index, il_matched);
+}
+
+/* The commonest shape inline (a direct map with uint16_t start/end
+ * pairs, a normal IL offset), everything else by a tail call. */
+ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
+        uint32_t info = m->info;
+        uint32_t shape = info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS);
+        if (NATIVE_LIKELY(shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)))
+            return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
+        if (shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
+            return fast_il_to_native_positions(m, il_offset, entry, index, il_matched);
+        if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
+            return small_il_to_native(m, il_offset, entry, index, il_matched);
+    }
+    return il_to_native_shapes(m, il_offset, entry, index, il_matched);
 }
 
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
