@@ -293,8 +293,11 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
         uint32_t normal = a->normal_end - a->prolog_end;
         size_t il_end = l.il + 4 * ((size_t)a->prolog_end +
                                     (normal ? 8 * (size_t)((normal - 1) / 8) : 0) + 8);
-        if (keys_end <= l.size && il_end <= l.size)
+        if (keys_end <= l.size && il_end <= l.size) {
             m->info |= NATIVE_SMALL_WIDE;
+            if (a->nkeys <= 8 && normal <= 8)
+                m->info |= NATIVE_SMALL_ONE;
+        }
     }
     m->code_size = t->code_size;
     m->last_il = t->last_il;

@@ -96,10 +96,10 @@ NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t
 
 /* small_rank() 8 keys per step (NATIVE_SMALL_WIDE: a last step, or the
  * first when nkeys = 0, may read up to 8 words past the keys, inside the
- * block): two biased compares,
+ * block; one: nkeys <= 8, NATIVE_SMALL_ONE, a single step): two biased compares,
  * their masks packed to 16-bit lanes, so that the count is half the
  * position of the first mask bit of a key above x. */
-NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x)
+NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x, int one)
 {
 #if defined(RANK_HAVE_X86)
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
@@ -115,9 +115,10 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
         __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
         rank += NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
         i += 8;
-    } while (i < nkeys);
+    } while (!one && i < nkeys);
     return rank;
 #else
+    (void)one;
     return rank_search(keys, nkeys, x);
 #endif
 }
@@ -159,16 +160,22 @@ NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t 
 }
 
 /* native -> IL on a small map. */
-NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
+                                             uint32_t *il_offset, int one)
 {
     uint32_t info = m->info;
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
     const uint32_t *il_answers = keys + nkeys + count;
-    uint32_t r = (info & NATIVE_SMALL_WIDE) ? small_rank8(keys, nkeys, x)
-                                            : small_rank(keys, nkeys, x);
+    uint32_t r = one || (info & NATIVE_SMALL_WIDE) ? small_rank8(keys, nkeys, x, one)
+                                                   : small_rank(keys, nkeys, x);
     return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
                          il_offset);
+}
+
+NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    return small_direct_to_il_of(m, x, il_offset, 0);
 }
 
 /* An indexed map: the same through the bucket table. flags is
@@ -298,6 +305,11 @@ NATIVE_NOINLINE unsigned small_to_il(const ilmap_native *m, uint32_t x, uint32_t
     return small_direct_to_il(m, x, il_offset);
 }
 
+NATIVE_NOINLINE unsigned small_to_il_one(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
+{
+    return small_direct_to_il_of(m, x, il_offset, 1);
+}
+
 NATIVE_NOINLINE unsigned scan_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
 {
     const uint32_t *il = native_columns(m);
@@ -404,6 +416,8 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
                                  native_at(m, ix->answers_off), native_at(m, ix->kinds_off), r,
                                  native_offset, il_offset);
         }
+        if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
+            return small_to_il_one(m, native_offset, il_offset);
         if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
             return small_to_il(m, native_offset, il_offset);
     }
@@ -675,9 +689,9 @@ NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32
  * entry when it is its IL group's first (nearly always), the rest (no
  * floor, a group, several entries of unknown end) the general way by a
  * tail call. */
-NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                                ilmap_native_entry *entry, size_t *index,
-                                                int *il_matched)
+NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t il_offset,
+                                                 ilmap_native_entry *entry, size_t *index,
+                                                 int *il_matched, int one)
 {
     uint32_t info = m->info;
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
@@ -687,8 +701,9 @@ NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t 
     const uint32_t *il = keys + nkeys;
     /* The normal entries' IL offsets ascend: counted as the keys are
      * (a last group may read past them, into the block). */
-    uint32_t p = lo + ((info & NATIVE_SMALL_WIDE) ? small_rank8(il + lo, hi - lo, il_offset)
-                                                  : small_rank(il + lo, hi - lo, il_offset));
+    uint32_t p = lo + (one || (info & NATIVE_SMALL_WIDE)
+                           ? small_rank8(il + lo, hi - lo, il_offset, one)
+                           : small_rank(il + lo, hi - lo, il_offset));
     /* the positions follow the answers (native.h) */
     const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
     uint32_t unknown = starts[2 * count]; /* 0xFF: none, never an entry's index */
@@ -713,6 +728,20 @@ NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t 
     if (il_matched)
         *il_matched = v == il_offset;
     return ILMAP_OK;
+}
+
+NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                                ilmap_native_entry *entry, size_t *index,
+                                                int *il_matched)
+{
+    return small_il_to_native_of(m, il_offset, entry, index, il_matched, 0);
+}
+
+NATIVE_NOINLINE ilmap_status small_il_to_native_one(const ilmap_native *m, uint32_t il_offset,
+                                                    ilmap_native_entry *entry, size_t *index,
+                                                    int *il_matched)
+{
+    return small_il_to_native_of(m, il_offset, entry, index, il_matched, 1);
 }
 
 /* The results of a direct map's floor entry k (not of unknown end when
@@ -878,6 +907,8 @@ ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
             return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
         if (shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
             return fast_il_to_native_positions(m, il_offset, entry, index, il_matched);
+        if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
+            return small_il_to_native_one(m, il_offset, entry, index, il_matched);
         if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
             return small_il_to_native(m, il_offset, entry, index, il_matched);
     }

@@ -108,6 +108,9 @@
  * and into the normal entries' IL offsets, without leaving the block
  * (the lookups count 8 keys per step, SSE2; else 4). */
 #define NATIVE_SMALL_WIDE 0x40000000u
+/* small, with NATIVE_SMALL_WIDE: at most 8 keys and at most 8 normal
+ * entries, so that each count is one step (most small maps). */
+#define NATIVE_SMALL_ONE 0x80000000u
 
 /* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
  * the code size as its end; a built map has one, the last in native
