@@ -81,7 +81,8 @@ NATIVE_INLINE uint32_t window_rank_portable(const uint32_t *k, uint32_t len, uin
 #ifdef RANK_HAVE_X86
 /* The keys above x form a suffix of the window (those in the bucket are
  * ascending; those past it are cut off by len): the count is the
- * position of the first lane above x, found from the "above" mask.
+ * position of the first lane above x, found from the "above" mask, or
+ * len if that comes first.
  * SSE2 compares signed, so keys and x are biased. */
 NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_t x)
 {
@@ -89,8 +90,8 @@ NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
     uint32_t above = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, xb)));
-    uint32_t n = NODE_CTZ(above | 0x10u);
-    return n < len ? n : len;
+    /* bit len stops the count at the bucket's end (len <= 4) */
+    return NODE_CTZ(above | (1u << len));
 }
 #endif
 
