@@ -284,6 +284,13 @@ int main(int argc, char **argv)
         { "IL 65536", 3000, 30000, 1, 0, 65536 },
         { "IL 65536, code 65536", 300, 65536, 1, 65000, 65536 },
         { "small, code 65536", 12, 65536, 1, 0, 65535 },
+        /* keys and IL offsets around 2^31 (the inline paths compare
+         * them as signed: not for these) and near the top */
+        { "code 2^31", 300, 0x80000010u, 1, 0, 9000 },
+        { "code below 2^31", 300, 0x7FFFFF00u, 1, 0, 9000 },
+        { "IL below 2^31", 300, 30000, 1, 0x7FFF0000u, 0x7FFFFF00u },
+        { "IL 2^31", 300, 30000, 1, 0x7FFFFF00u, 0x80000100u },
+        { "code and IL near 2^32", 300, 0xFFFFF000u, 1, 0xFFFF0000u, 0xFFFFFF00u },
     };
     for (size_t s = 0; s < sizeof spread / sizeof spread[0]; s++) {
         ilmap_native *m = spread_map(spread[s].n, spread[s].code_size, spread[s].prolog,

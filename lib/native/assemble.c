@@ -485,12 +485,15 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
               (uint32_t)mode << NATIVE_SRC_SHIFT;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
-    if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS)
+    /* The inline paths compare keys and x as signed (window_rank_small):
+     * every bucket below the last must end by 2^31. */
+    if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
+        ((uint64_t)x.native_nb << x.native_shift) <= 0x80000000u)
         m->info |= NATIVE_FAST_TO_IL;
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         (bounds == (NATIVE_VALUES | NATIVE_POS16) || bounds == 0) &&
-        x.unknown_end != NATIVE_SEVERAL &&
+        x.unknown_end != NATIVE_SEVERAL && ((uint64_t)x.il_nb << x.il_shift) <= 0x80000000u &&
         (x.prolog_end > 0 || x.normal_end == 0 ||
          a->breakpoints[x.nkeys - 1] != t->records[0].il_offset))
         m->info |= NATIVE_FAST_IL | (bounds ? NATIVE_FAST_PAIRS : 0u);

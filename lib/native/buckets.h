@@ -123,6 +123,21 @@ NATIVE_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, 
     return window_rank_portable(k, len, x);
 }
 
+/* window_rank() where the bucket's keys and x are below 2^31 (the
+ * lookups' inline paths, NATIVE_FAST_*: every bucket below nbuckets
+ * ends there): SSE2's signed compare without the bias. */
+NATIVE_INLINE uint32_t window_rank_small(const uint32_t *k, uint32_t len, uint32_t x, int simd)
+{
+#if defined(RANK_HAVE_X86)
+    if (simd) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)k);
+        __m128i above = _mm_cmpgt_epi32(a, _mm_set1_epi32((int32_t)x));
+        return NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | (1u << len));
+    }
+#endif
+    return window_rank(k, len, x, simd);
+}
+
 /* Entry i of a bucket table. */
 NATIVE_INLINE uint32_t bucket_first(const void *first, int wide, uint32_t i)
 {
@@ -151,7 +166,8 @@ NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, in
  * buckets_rank() for the lookups' inline paths: the count when x's
  * bucket holds at most NATIVE_WINDOW keys, else NATIVE_NONE, so that the
  * caller hands a full bucket (rare) to its general path by a tail call
- * and the inline path keeps no loop and few registers.
+ * and the inline path keeps no loop and few registers. Only for tables
+ * whose buckets below nbuckets end by 2^31 (window_rank_small).
  */
 NATIVE_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *first, int wide,
                                            uint32_t nbuckets, uint32_t shift, uint32_t x,
@@ -163,7 +179,7 @@ NATIVE_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *fi
 
     if (len > NATIVE_WINDOW)
         return NATIVE_NONE;
-    return lo + window_rank(array + lo, len, x, simd);
+    return lo + window_rank_small(array + lo, len, x, simd);
 }
 
 #endif

@@ -835,7 +835,7 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
     uint32_t from = first[b], len = first[b + 1] - from;
     if (!NATIVE_LIKELY(len <= NATIVE_WINDOW))
         return il_to_native_other(m, il_offset, entry, index, il_matched);
-    uint32_t p = from + window_rank(il + from, len, il_offset, NATIVE_COMMON_FLAGS != 0);
+    uint32_t p = from + window_rank_small(il + from, len, il_offset, NATIVE_COMMON_FLAGS != 0);
     if (!NATIVE_LIKELY(p > lo))
         return il_to_native_other(m, il_offset, entry, index, il_matched);
     /* The floor's IL group: a step back over a group of two, a longer
