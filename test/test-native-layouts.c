@@ -259,6 +259,10 @@ int main(int argc, char **argv)
         if (m)
             check_map("small, every size", m, &rng);
         ilmap_native_free(m);
+        m = jit_map(n, 2, &rng); /* entries of unknown end, sometimes several */
+        if (m)
+            check_map("small, unknown ends, every size", m, &rng);
+        ilmap_native_free(m);
         m = spread_map(n, 4 * (uint32_t)n + (uint32_t)n % 3, 0, (uint32_t)n % 4, 3 * (uint32_t)n);
         if (m)
             check_map("small, no prolog", m, &rng);
@@ -276,6 +280,7 @@ int main(int argc, char **argv)
     } spread[] = {
         { "no prolog, first IL = last key", 200, 1000, 0, 1000, 1600 },
         { "no prolog, first IL = last key", 20, 90, 0, 90, 150 },
+        { "no prolog, first IL = last key", 6, 30, 0, 30, 40 },
         { "no prolog", 200, 1000, 0, 0, 1600 },
         { "code 65535", 3000, 65535, 1, 0, 9000 },
         { "code 65536", 3000, 65536, 1, 0, 9000 },

@@ -295,7 +295,12 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
                                     (normal ? 8 * (size_t)((normal - 1) / 8) : 0) + 8);
         if (keys_end <= l.size && il_end <= l.size) {
             m->info |= NATIVE_SMALL_WIDE;
-            if (a->nkeys <= 8 && normal <= 8)
+            /* ... and, for IL -> native's copy: not several entries of
+             * unknown end, and the word before the first normal IL
+             * offset (a PROLOG's, or the last key) not equal to it */
+            if (a->nkeys <= 8 && normal <= 8 && unknown_end(t) != NATIVE_SEVERAL &&
+                (a->prolog_end > 0 || normal == 0 ||
+                 a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
                 m->info |= NATIVE_SMALL_ONE;
         }
     }

@@ -714,8 +714,10 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     uint32_t v = row[0];
 
     /* a floor that is not its group's first, several entries of unknown
-     * end: the general way */
-    if (!NATIVE_LIKELY(((k == lo) | (row[-1] != v)) & (unknown != 0xFEu)))
+     * end: the general way (one: NATIVE_SMALL_ONE rules out the latter
+     * and makes the test against lo needless) */
+    if (one ? !NATIVE_LIKELY(row[-1] != v)
+            : !NATIVE_LIKELY(((k == lo) | (row[-1] != v)) & (unknown != 0xFEu)))
         return il_to_native_any(m, il_offset, entry, index, il_matched);
     if (entry) {
         uint32_t end = keys[starts[count + k]];
