@@ -296,6 +296,10 @@ int main(int argc, char **argv)
         { "IL below 2^31", 300, 30000, 1, 0x7FFF0000u, 0x7FFFFF00u },
         { "IL 2^31", 300, 30000, 1, 0x7FFFFF00u, 0x80000100u },
         { "code and IL near 2^32", 300, 0xFFFFF000u, 1, 0xFFFF0000u, 0xFFFFFF00u },
+        { "small, code 2^31", 6, 0x80000010u, 1, 0, 40 },
+        { "small, IL 2^31", 6, 60, 1, 0x7FFFFFF0u, 0x80000010u },
+        { "small, code and IL below 2^31", 6, 0x7FFFFFF0u, 1, 0x7FFFFF00u, 0x7FFFFFF0u },
+        { "small, near 2^32", 7, 0xFFFFFFF0u, 1, 0xFFFFFF00u, 0xFFFFFFF0u },
     };
     for (size_t s = 0; s < sizeof spread / sizeof spread[0]; s++) {
         ilmap_native *m = spread_map(spread[s].n, spread[s].code_size, spread[s].prolog,

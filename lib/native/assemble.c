@@ -298,7 +298,9 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
             /* ... and, for IL -> native's copy: not several entries of
              * unknown end, and the word before the first normal IL
              * offset (a PROLOG's, or the last key) not equal to it */
+            uint32_t top = normal ? t->records[a->normal_end - 1].il_offset : 0;
             if (a->nkeys <= 8 && normal <= 8 && unknown_end(t) != NATIVE_SEVERAL &&
+                a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
                 (a->prolog_end > 0 || normal == 0 ||
                  a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
                 m->info |= NATIVE_SMALL_ONE;

@@ -105,8 +105,17 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     uint32_t rank = 0, i = 0;
-    /* The first step unconditionally (up to 8 keys, most small maps: no
-     * loop; nkeys = 0 counts 0), the rest in a loop. */
+    if (one) {
+        /* NATIVE_SMALL_ONE: nkeys <= 8 and every key below 2^31, so that
+         * a signed compare with x capped at INT32_MAX needs no bias. */
+        const __m128i xs = _mm_set1_epi32((int32_t)(x < 0x7FFFFFFFu ? x : 0x7FFFFFFFu));
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)keys);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(keys + 4));
+        __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xs), _mm_cmpgt_epi32(b, xs));
+        return NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * nkeys))) >> 1;
+    }
+    /* The first step unconditionally (nkeys = 0 counts 0), the rest in a
+     * loop. */
     do {
         uint32_t valid = nkeys - i < 8 ? nkeys - i : 8;
         __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
@@ -115,7 +124,7 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
         __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
         rank += NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
         i += 8;
-    } while (!one && i < nkeys);
+    } while (i < nkeys);
     return rank;
 #else
     (void)one;

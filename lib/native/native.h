@@ -109,7 +109,8 @@
  * (the lookups count 8 keys per step, SSE2; else 4). */
 #define NATIVE_SMALL_WIDE 0x40000000u
 /* small, with NATIVE_SMALL_WIDE: at most 8 keys and at most 8 normal
- * entries, so that each count is one step (most small maps); at most one
+ * entries, so that each count is one step (most small maps), all below
+ * 2^31 (a signed compare without a bias); at most one
  * entry of unknown end, and the word before the first normal IL offset
  * differs from it (IL -> native steps back without a test). */
 #define NATIVE_SMALL_ONE 0x80000000u
