@@ -741,14 +741,14 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     return ILMAP_OK;
 }
 
-NATIVE_NOINLINE ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
+NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                                 ilmap_native_entry *entry, size_t *index,
                                                 int *il_matched)
 {
     return small_il_to_native_of(m, il_offset, entry, index, il_matched, 0);
 }
 
-NATIVE_NOINLINE ilmap_status small_il_to_native_one(const ilmap_native *m, uint32_t il_offset,
+NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_one(const ilmap_native *m, uint32_t il_offset,
                                                     ilmap_native_entry *entry, size_t *index,
                                                     int *il_matched)
 {
@@ -815,7 +815,7 @@ NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t
 
 /* fast_il_to_native() when entry k, the floor, is not the first of its
  * IL group (rare: a loop body placed twice): the group's first entry. */
-NATIVE_NOINLINE ilmap_status direct_group(const ilmap_native *m, uint32_t il_offset,
+NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status direct_group(const ilmap_native *m, uint32_t il_offset,
                                           ilmap_native_entry *entry, size_t *index,
                                           int *il_matched, uint32_t k)
 {
@@ -880,7 +880,7 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
     return ILMAP_OK;
 }
 
-NATIVE_NOINLINE ilmap_status fast_il_to_native_positions(const ilmap_native *m,
+NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status fast_il_to_native_positions(const ilmap_native *m,
                                                          uint32_t il_offset,
                                                          ilmap_native_entry *entry,
                                                          size_t *index, int *il_matched)
@@ -908,8 +908,9 @@ NATIVE_NOINLINE ilmap_status il_to_native_shapes(const ilmap_native *m, uint32_t
 
 /* The commonest shape inline (a direct map with uint16_t start/end
  * pairs, a normal IL offset), everything else by a tail call. */
-ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
-                                ilmap_native_entry *entry, size_t *index, int *il_matched)
+NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il_offset,
+                                              ilmap_native_entry *entry, size_t *index,
+                                              int *il_matched)
 {
     if (NATIVE_LIKELY(m != NULL) && !native_is_special(il_offset)) {
         uint32_t info = m->info;

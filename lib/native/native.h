@@ -13,6 +13,14 @@
 
 /* The lookups' helpers are inlined into each public function, so that a
  * lookup is one function with no call inside. */
+/* NATIVE_NO_SLP: GCC's store merging through vector registers (two
+ * 32-bit stores become movd, movd, punpckldq, movq) left out of the
+ * IL -> native lookups, which write an entry's fields. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NATIVE_NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define NATIVE_NO_SLP
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define NATIVE_INLINE static inline __attribute__((always_inline))
 #define NATIVE_NOINLINE static __attribute__((noinline))
