@@ -344,9 +344,13 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
         /* One rank: the direct answer and the interval's entry. */
         const native_index *ix = native_index_of(m);
         unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
-        uint32_t r = flags == NATIVE_COMMON_FLAGS
-                         ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, native_offset)
-                         : direct_rank(m, ix, flags, native_offset);
+        uint32_t r = NATIVE_NONE;
+        if (m->info & NATIVE_FAST_TO_IL) /* the inline path's window */
+            r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                    native_at(m, ix->native_first_off), 0, ix->native_nb,
+                                    ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
+        if (!NATIVE_LIKELY(r != NATIVE_NONE))
+            r = direct_rank(m, ix, flags, native_offset);
         uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
         if (entry)
             *entry = a ? a - 1 : ILMAP_NO_INDEX;
