@@ -6,7 +6,10 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <type_traits>
 #include <vector>
 
@@ -252,6 +255,65 @@ static void test_sig()
     CHECK(thrown);
 }
 
+// The PDB classes over the test data's tiny.pdb and tiny-embedded.dll, in
+// the directory ILMAP_CONSUMER_DATA names (test/packaging-test.sh sets it;
+// without it this test fails: it never skips).
+static std::vector<std::uint8_t> read_bytes(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f),
+                                     std::istreambuf_iterator<char>());
+}
+
+static void test_pdb()
+{
+    const char *dir = std::getenv("ILMAP_CONSUMER_DATA");
+    CHECK(dir != nullptr);
+    if (!dir)
+        return;
+    const std::vector<std::uint8_t> bytes = read_bytes(std::string(dir) + "/tiny.pdb");
+    CHECK(!bytes.empty());
+    const ilm::pdb p(bytes); // zero-copy over bytes
+    CHECK(p.info().method_count >= 3);
+    // The answers `ilmap source` gives (test/cli-test.sh checks them too).
+    const std::optional<ilmap_pdb_sequence_point> at0 = p.find_source(0x06000001, 0);
+    CHECK(at0 && at0->start_line == 7 && at0->start_column == 13);
+    CHECK(at0 && p.document_name(at0->document) == "/src/Tiny.cs");
+    CHECK(!p.find_source(0x06000003, 1));
+    const ilm::pdb_lines lines = p.lines(0x06000002);
+    const std::optional<ilmap_pdb_sequence_point> at3 = lines.find_source(3);
+    CHECK(lines.size() > 0 && at3 && at3->start_line == 16 && at3->start_column == 18);
+    // Every visible point of a method, and the seed's map check: a map
+    // with no entry for any point lists them all.
+    const std::vector<ilmap_pdb_sequence_point> points = p.sequence_points(0x06000001);
+    std::size_t visible = 0;
+    for (const ilmap_pdb_sequence_point &sp : points)
+        visible += sp.start_line != ILMAP_PDB_HIDDEN_LINE;
+    const ilmap_entry none[] = { { 0xFFFFFF00u, 0, 1 } };
+    CHECK(!points.empty() && ilm::check_map(points, none).size() == visible);
+    // A defect throws with its byte offset.
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 16);
+    bool thrown = false;
+    try {
+        ilm::pdb bad(std::move(cut));
+    } catch (const ilm::error &e) {
+        thrown = e.code() == ILMAP_E_FORMAT && e.index() != ilm::no_index;
+    }
+    CHECK(thrown);
+    // The PDB embedded in a DLL, owned by the object (moved around).
+    const std::vector<std::uint8_t> dll = read_bytes(std::string(dir) + "/tiny-embedded.dll");
+    CHECK(!dll.empty());
+    try {
+        ilm::pdb e = ilm::pdb::embedded_in(dll);
+        ilm::pdb moved;
+        moved = std::move(e);
+        const std::optional<ilmap_pdb_sequence_point> sp = moved.find_source(0x06000002, 3);
+        CHECK(!e && sp && sp->start_line == 16);
+    } catch (const ilm::error &e) {
+        CHECK(e.code() == ILMAP_E_UNSUPPORTED); // a library built without zlib
+    }
+}
+
 int main()
 {
     try {
@@ -261,6 +323,7 @@ int main()
         test_store();
         test_fid_mapper();
         test_sig();
+        test_pdb();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;
