@@ -372,6 +372,25 @@ static void test_table(void)
     CHECK_ST(ilmap_store_attach_pdb(s, MOD2, m2.pdb, NULL, NULL), ILMAP_OK);
     CHECK_ST(ilmap_store_lookup_source(r, B6 + 2, 0, &loc, &src), ILMAP_OK);
     CHECK(src.pdb == m2.pdb && src.point.start_line == 50);
+    /* The one-call form inside a read of the caller's own on the same slot
+     * (reads nest): the PDB it hands out outlives a detach until that read
+     * ends. */
+    const ilmap_store_snapshot *outer = NULL;
+    CHECK_ST(ilmap_store_reader_begin(r, &outer), ILMAP_OK);
+    CHECK_ST(ilmap_store_lookup_source(r, B6 + 2, 0, &loc, &src), ILMAP_OK);
+    CHECK_ST(ilmap_store_attach_pdb(s, MOD2, NULL, NULL, NULL), ILMAP_OK);
+    CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
+    char held_name[32];
+    size_t held_total = 0;
+    CHECK_ST(ilmap_pdb_get_document_name(src.pdb, src.point.document, sizeof held_name,
+                                         &held_total, held_name, NULL),
+             ILMAP_OK);
+    CHECK(strcmp(held_name, "/src/a.cs") == 0);
+    CHECK_ST(ilmap_store_reader_end(r), ILMAP_OK);
+    CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
+    free(m2.bytes);
+    m2 = make_pdb(m2p, m2n, 2);
+    CHECK_ST(ilmap_store_attach_pdb(s, MOD2, m2.pdb, NULL, NULL), ILMAP_OK);
     /* Detach: no source, the PDB freed at reclamation (its bytes are ours). */
     CHECK_ST(ilmap_store_attach_pdb(s, MOD2, NULL, NULL, NULL), ILMAP_OK);
     CHECK_ST(ilmap_store_lookup_source(r, B6 + 2, 0, &loc, &src), ILMAP_E_NOT_FOUND);
