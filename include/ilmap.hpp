@@ -837,6 +837,21 @@ public:
             return std::nullopt;
         return loc;
     }
+    /** The whole journey (ilmap_store_snapshot_lookup_source(),
+     *  doc/source-lines.md#store): the status with the location and the
+     *  source as the C call leaves them; source.pdb is valid while this
+     *  guard lives. flags: 0 or ILMAP_STORE_RETURN_ADDRESS. */
+    struct source_answer {
+        ::ilmap_status status;
+        ::ilmap_store_location location;
+        ::ilmap_store_source source;
+    };
+    source_answer lookup_source(std::uintptr_t address, unsigned flags = 0) const noexcept
+    {
+        source_answer a{};
+        a.status = ::ilmap_store_snapshot_lookup_source(s_, address, flags, &a.location, &a.source);
+        return a;
+    }
     /** A version's IL map: nullopt for an unknown function or version; an
      *  empty map_ref when it has none (the identity). */
     std::optional<map_ref> il_map(function_id fid, rejit_id rejit) const noexcept

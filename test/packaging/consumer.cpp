@@ -204,6 +204,10 @@ static void test_store()
         CHECK(loc && loc->function_id == fid && loc->native_offset == 15 &&
               loc->il_offset == 10 && loc->original_il_offset == 5);
         CHECK(!snap.lookup(0x20000));
+        // The whole journey: no PDB attached, so the location and no source.
+        const auto src = snap.lookup_source(0x10000 + 16, ILMAP_STORE_RETURN_ADDRESS);
+        CHECK(src.status == ILMAP_E_NOT_FOUND && src.location.native_offset == 15 &&
+              src.source.pdb == nullptr);
         const auto il_map = snap.il_map(fid, 0);
         CHECK(il_map && il_map->old_to_new(7) == 10);
         CHECK(snap.versions(fid) == std::vector<ilm::rejit_id>{ 0 });
