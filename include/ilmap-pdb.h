@@ -320,13 +320,15 @@ typedef enum ilmap_pdb_origin {
  *
  * @param path          the assembly's file name, as fopen() takes it (its
  *                      directory is where PDB files are looked for).
- * @param pe, pe_size   the assembly's bytes (read during the call only).
+ * @param pe, pe_size   the assembly's bytes (read during the call only);
+ *                      NULL and 0: the function reads the file at path.
  * @param out           receives the handle; NULL on failure.
  * @param origin        optional; where it was found (NONE on failure).
  * @param err           optional; the defect when ILMAP_E_FORMAT; with
  *                      ILMAP_E_NOT_FOUND, ILMAP_PDB_DEFECT_ID_MISMATCH
  *                      when a PDB file was passed over for its id.
- * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no PDB); ILMAP_E_FORMAT (the
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no PDB, or pe NULL and path
+ *         cannot be read: err's defect is NONE); ILMAP_E_FORMAT (the
  *         assembly's debug directory, or its embedded PDB, is malformed);
  *         ILMAP_E_UNSUPPORTED (only an embedded PDB, built without zlib);
  *         ILMAP_E_NOMEM; ILMAP_E_INVALID_ARG.

@@ -111,6 +111,16 @@ ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe, size_
         *origin = ILMAP_PDB_ORIGIN_NONE;
     if (!path || !out || (!pe && pe_size > 0))
         return ILMAP_E_INVALID_ARG;
+    if (!pe) {
+        int nomem = 0;
+        size_t size = 0;
+        uint8_t *file = read_whole(path, &size, &nomem);
+        if (!file)
+            return nomem ? ILMAP_E_NOMEM : ILMAP_E_NOT_FOUND;
+        ilmap_status st = ilmap_pdb_open_for_assembly(path, file, size, out, origin, err);
+        free(file);
+        return st;
+    }
     ilmap_pdb_pe_info info;
     ilmap_status st = ilmap_pdb_read_pe(pe, pe_size, &info, err);
     if (st != ILMAP_OK)
