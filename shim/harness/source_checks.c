@@ -10,7 +10,8 @@
  *     exactly (the runtime reports the document name as the PDB stores
  *     it);
  *   - when it gave none: the line equals the call site's.
- * Whether the line is the call site's is counted by kind of method
+ * Whether document and line are the call site's ([CallerFilePath],
+ * [CallerLineNumber]) is counted by kind of method
  * (observed, never instrumented; instrumented; the unmapped twin,
  * instrumented without a COR_IL_MAP, whose IL offsets neither the runtime
  * nor the store can translate back).
@@ -130,7 +131,6 @@ void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
     if (line[used] == ' ')
         used++; /* one separator: an empty file name stays empty */
     split_files(line + used, &rt_file, &caller_file);
-    (void)caller_file;
     uint32_t query = native ? native - 1 : 0; /* a return address, as check (c) */
     int kind = 1;
     const char *name = "?";
@@ -150,7 +150,8 @@ void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
     int placed = src.location.code_start == code_start && src.location.native_offset == query;
     int same_as_runtime = st == ILMAP_OK && rt_line != 0 && src.line == rt_line &&
                           src.column == rt_column && strcmp(src.document, rt_file) == 0;
-    int caller_agrees = st == ILMAP_OK && src.line == caller_line;
+    int caller_agrees =
+        st == ILMAP_OK && src.line == caller_line && strcmp(src.document, caller_file) == 0;
     /* The runtime's line when it gave one (exactly: our lookup reads the
      * same native map and PDB); the call site's line otherwise. The call
      * site is no oracle where the runtime itself reports another line
