@@ -350,6 +350,44 @@ static void pe_files(void)
     ilmap_pdb_free(p);
 }
 
+/* ilmap_pdb_open_for_assembly on the corpus's Tiny program (CodeView
+ * entry naming Tiny.pdb; tiny.pdb beside it; a copy with the PDB
+ * embedded): found, owning its bytes, answering the CLI test's lines. */
+static void assemblies(void)
+{
+    ilmap_pdb *p = (ilmap_pdb *)(uintptr_t)1;
+    ilmap_pdb_origin origin = ILMAP_PDB_ORIGIN_BESIDE;
+    ilmap_pdb_error e;
+    CHECK(ilmap_pdb_open_for_assembly(NULL, NULL, 0, &p, &origin, &e) == ILMAP_E_INVALID_ARG &&
+          p == NULL && origin == ILMAP_PDB_ORIGIN_NONE);
+    CHECK(ilmap_pdb_open_for_assembly("x.dll", NULL, 1, &p, NULL, &e) == ILMAP_E_INVALID_ARG);
+    uint8_t junk[64] = { 'M', 'Z' };
+    CHECK(ilmap_pdb_open_for_assembly("x.dll", junk, sizeof junk, &p, NULL, &e) ==
+              ILMAP_E_FORMAT && p == NULL);
+    CHECK(ilmap_pdb_open_for_assembly("/nonexistent/dir/x.dll", NULL, 0, &p, &origin, &e) ==
+              ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_NONE);
+    const char *root = getenv("ILMAP_SOURCE_ROOT");
+    if (!root)
+        return;
+    char path[4096];
+    ilmap_pdb_sequence_point sp;
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.dll", root);
+    CHECK(ilmap_pdb_open_for_assembly(path, NULL, 0, &p, &origin, &e) == ILMAP_OK);
+    /* beside it as tiny.pdb; on a case-blind file system by the
+     * CodeView entry's name */
+    CHECK(origin == ILMAP_PDB_ORIGIN_BESIDE || origin == ILMAP_PDB_ORIGIN_CODEVIEW_NAME);
+    CHECK(ilmap_pdb_find_source(p, 0x06000001u, 3, &sp, &e) == ILMAP_OK && sp.start_line == 8 &&
+          sp.start_column == 31);
+    ilmap_pdb_free(p);
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny-embedded.dll", root);
+    ilmap_status st = ilmap_pdb_open_for_assembly(path, NULL, 0, &p, &origin, &e);
+    CHECK(st == ILMAP_OK || (st == ILMAP_E_UNSUPPORTED && p == NULL));
+    if (st == ILMAP_OK)
+        CHECK(ilmap_pdb_find_source(p, 0x06000001u, 0, &sp, &e) == ILMAP_OK &&
+              sp.start_line == 7 && origin != ILMAP_PDB_ORIGIN_NONE);
+    ilmap_pdb_free(p);
+}
+
 /* Seed 000's rule: visible points without an entry of their own. */
 static void map_check(void)
 {
@@ -531,6 +569,7 @@ int main(int argc, char **argv)
     table_stream();
     truncations();
     pe_files();
+    assemblies();
     lines_api();
     random_lines(seed);
     return test_finish("test-pdb-table");
