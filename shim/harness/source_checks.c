@@ -3,7 +3,9 @@
  * file, one line per Frames.Record call: token, native offset, IL offset,
  * method, [CallerLineNumber], StackFrame's line and column, then
  * tab-separated StackFrame's file name and [CallerFilePath]) looked up by
- * address through shim_source_lookup (version store + the module's PDB)
+ * address in the version store, which has the module's PDB attached
+ * (shim_source_lookup: ilmap_store_snapshot_lookup_source, a return
+ * address given as one with ILMAP_STORE_RETURN_ADDRESS)
  * and held against the runtime and the compiler:
  *   - when StackFrame gave a line (every frame on .NET 10, instrumented
  *     ones included): document, line and column equal its, compared
@@ -146,7 +148,11 @@ void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
         return;
     }
     shim_source src;
-    ilmap_status st = shim_source_lookup(&p->store, &p->sources, address, 0, &src);
+    /* The frame's return address itself (native, one past query) with the
+     * store's return-address rule, where it lies in the same range. */
+    ilmap_status st = native ? shim_source_lookup(&p->store, address + 1,
+                                                  ILMAP_STORE_RETURN_ADDRESS, &src)
+                             : shim_source_lookup(&p->store, address, 0, &src);
     int placed = src.location.code_start == code_start && src.location.native_offset == query;
     int same_as_runtime = st == ILMAP_OK && rt_line != 0 && src.line == rt_line &&
                           src.column == rt_column && strcmp(src.document, rt_file) == 0;
@@ -182,7 +188,7 @@ void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
                       "\"runtime_line\":%u,\"runtime_column\":%u,\"caller_agrees\":%s,"
                       "\"file\":\"%s\",\"runtime_file\":\"%s\"",
                       method, kind_str, native, (unsigned)query, ilmap_status_str(st),
-                      (uintptr_t)src.location.rejit_id, src.location.mapping, il_signed, (unsigned)src.il_offset,
+                      (uintptr_t)src.location.rejit_id, src.location.mapping, il_signed, (unsigned)src.location.original_il_offset,
                       (unsigned)src.line, (unsigned)src.column, caller_line, rt_line, rt_column,
                       caller_agrees ? "true" : "false", file, runtime_file);
 }

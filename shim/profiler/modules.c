@@ -318,7 +318,7 @@ static void open_pdb(shim_profiler *p, ModuleID module)
     }
     char path[3 * 1024 + 1];
     shim_utf16_to_utf8(name, len, path, sizeof path);
-    shim_sources_module_loaded(&p->sources, module, path);
+    shim_sources_module_loaded(&p->store, module, path);
 }
 
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,

@@ -297,7 +297,6 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     if (p->elt_enabled && shim_elt_start(&p->elt, p->info, shim_env_u32("ILMAP_SHIM_ELT_MAX", 0)))
         shim_log("continuing without enter/leave hooks");
     shim_store_open(&p->store);
-    shim_sources_open(&p->sources);
     if (p->selection.count && shim_rejit_start(&p->rejit, p->info))
         note.rejit_thread_failed = 1;
     p->initialized = 1;

@@ -99,7 +99,6 @@ struct shim_profiler {
     size_t index_cap;          /* power of two, or 0 */
     shim_rejit_worker rejit;
     shim_store store;  /* every ReJIT version and its native body (libilmap) */
-    shim_sources sources; /* the PDBs of modules with selected methods */
     int elt_enabled;   /* ILMAP_SHIM_ELT=1 */
     shim_elt elt;      /* enter/leave hooks and libilmap's FunctionIDMapper */
     int args_enabled;  /* ILMAP_SHIM_ARGS names methods (the hooks are elt's, in argument mode) */

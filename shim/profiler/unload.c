@@ -35,7 +35,6 @@ HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, M
         shim_args_module_unloaded(&p->args, module);
     note.status = shim_store_remove_module(&p->store, module, &note.removed, &note.before,
                                            &note.after);
-    shim_sources_module_unloaded(&p->sources, module);
 
     shim_lock(p);
     p->count.modules_unloaded++;
