@@ -1210,9 +1210,10 @@ private:
 };
 
 /** A Portable PDB (ilmap_pdb). Over the caller's bytes (zero-copy: they
- *  must outlive the object), over bytes it owns (a moved-in vector), or
- *  inflated from a PE file's embedded PDB (owned). Failures throw with the
- *  defect's description and its byte offset as index(). */
+ *  must outlive the object), over bytes it owns (a moved-in vector), or an
+ *  assembly's PDB found as the runtime finds it (for_assembly(): the
+ *  handle owns the bytes). Failures throw with the defect's description
+ *  and its byte offset as index(). */
 class pdb {
 public:
     pdb() noexcept = default;
@@ -1235,27 +1236,23 @@ public:
     pdb &operator=(const pdb &) = delete;
     ~pdb() = default;
 
-    /** The PDB embedded in a PE file (ilmap_pdb_read_pe(), then
-     *  ilmap_pdb_inflate() into bytes the object owns, then
-     *  ilmap_pdb_check_id() against the file's CodeView entry). Throws
-     *  ILMAP_E_NOT_FOUND when the file embeds none; ILMAP_E_UNSUPPORTED
-     *  from a library built without zlib. */
-    static pdb embedded_in(span<const std::uint8_t> pe)
+    /** An assembly's PDB, found and opened as ilmap_pdb_open_for_assembly()
+     *  does (the CodeView path, its name beside the assembly, the embedded
+     *  PDB, NAME.pdb beside it; ids checked); the handle owns the bytes.
+     *  pe: the assembly's bytes when the caller has them (read during the
+     *  call only), else empty and the file at path is read. origin, when
+     *  given, says where it was found. Throws ILMAP_E_NOT_FOUND when there
+     *  is none, ILMAP_E_UNSUPPORTED for an embedded PDB without zlib. */
+    static pdb for_assembly(const char *path, span<const std::uint8_t> pe = {},
+                            ::ilmap_pdb_origin *origin = nullptr)
     {
-        ::ilmap_pdb_pe_info info{};
+        ::ilmap_pdb *out = nullptr;
         ::ilmap_pdb_error err{};
-        detail::check_pdb(::ilmap_pdb_read_pe(pe.data(), pe.size(), &info, &err),
-                          "ilmap_pdb_read_pe", err);
-        if (!info.has_embedded)
-            throw error(ILMAP_E_NOT_FOUND, "ilmap_pdb_read_pe", no_index, "no embedded PDB");
-        std::vector<std::uint8_t> bytes(info.pdb_size);
-        detail::check_pdb(::ilmap_pdb_inflate(pe.data(), pe.size(), &info, bytes.data(),
-                                              bytes.size(), &err),
-                          "ilmap_pdb_inflate", err);
-        pdb p(std::move(bytes));
-        if (info.has_codeview)
-            detail::check_pdb(::ilmap_pdb_check_id(p.get(), &info, &err), "ilmap_pdb_check_id",
-                              err);
+        detail::check_pdb(::ilmap_pdb_open_for_assembly(path, pe.data(), pe.size(), &out,
+                                                        origin, &err),
+                          "ilmap_pdb_open_for_assembly", err);
+        pdb p;
+        p.h_.reset(out);
         return p;
     }
 

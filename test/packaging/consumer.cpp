@@ -304,18 +304,26 @@ static void test_pdb()
         thrown = e.code() == ILMAP_E_FORMAT && e.index() != ilm::no_index;
     }
     CHECK(thrown);
-    // The PDB embedded in a DLL, owned by the object (moved around).
-    const std::vector<std::uint8_t> dll = read_bytes(std::string(dir) + "/tiny-embedded.dll");
+    // An assembly's PDB found as the runtime finds it: embedded (from the
+    // bytes in hand), and beside the DLL (from the file), moved around.
+    const std::string embedded_dll = std::string(dir) + "/tiny-embedded.dll";
+    const std::vector<std::uint8_t> dll = read_bytes(embedded_dll);
     CHECK(!dll.empty());
     try {
-        ilm::pdb e = ilm::pdb::embedded_in(dll);
+        ilmap_pdb_origin origin = ILMAP_PDB_ORIGIN_NONE;
+        ilm::pdb e = ilm::pdb::for_assembly(embedded_dll.c_str(), dll, &origin);
         ilm::pdb moved;
         moved = std::move(e);
         const std::optional<ilmap_pdb_sequence_point> sp = moved.find_source(0x06000002, 3);
-        CHECK(!e && sp && sp->start_line == 16);
+        CHECK(!e && sp && sp->start_line == 16 && origin == ILMAP_PDB_ORIGIN_EMBEDDED);
     } catch (const ilm::error &e) {
         CHECK(e.code() == ILMAP_E_UNSUPPORTED); // a library built without zlib
     }
+    ilmap_pdb_origin beside = ILMAP_PDB_ORIGIN_NONE;
+    const ilm::pdb b = ilm::pdb::for_assembly((std::string(dir) + "/tiny.dll").c_str(), {}, &beside);
+    const std::optional<ilmap_pdb_sequence_point> sb = b.find_source(0x06000001, 0);
+    CHECK(sb && sb->start_line == 7 && beside != ILMAP_PDB_ORIGIN_NONE &&
+          beside != ILMAP_PDB_ORIGIN_EMBEDDED);
 }
 
 int main()
