@@ -14,6 +14,16 @@
  *                  asks): ilmap_fid_mapper_lookup() against the same
  *                  open-addressing table behind a mutex.
  *
+ *   store_source   the whole journey, ilmap_store_lookup_source(): the
+ *                  same lookup, then the line of its original IL offset
+ *                  through the module's Portable PDB (one built in memory:
+ *                  8 methods of 32 sequence points, one every 4 bytes of
+ *                  IL, so a query decodes ~16 points on average), next to
+ *                  ilmap_store_lookup() on the same store and queries:
+ *                  1 reader, no writer, 4,096 bodies, uniform queries;
+ *                  the difference is the source step's cost
+ *                  (ILMAP_BENCH_SOURCE_ONLY=1 runs these rows alone).
+ *
  * Each with 1 and 2 reader threads, without and with a writer thread that
  * keeps installing (store: a method's IL map, a function and a native
  * body, or the removal of one; mapper: a new FunctionID)
@@ -47,6 +57,8 @@
 
 #include "bench.h"
 #include "ilmap-versions.h"
+
+#include "../test/pdb/pdb-writer.h"
 
 #define MAX_BODIES 100000u    /* the larger of the two store sizes below */
 #define MAPPER_BODIES 4096u   /* FunctionIDs the mapper rows look up */
@@ -685,6 +697,147 @@ static void report(const options *opt, const char *op, uint32_t n, int dist, int
            x->write_us, x->ns / res[0][wr].ns, target);
 }
 
+/* ---- The source step: ilmap_store_lookup_source() ------------------- */
+
+#define SOURCE_METHODS 8u
+#define SOURCE_POINTS 32u
+#define SOURCE_MODULE ((uintptr_t)0x2000)
+
+static void release_bytes(void *bytes)
+{
+    free(bytes);
+}
+
+/* The source step alone: ilmap_pdb_find_source() on the (method, original
+ * IL offset) of each query, as the store's lookups answer them. */
+static uint32_t source_token[QUERIES], source_il[QUERIES];
+
+/* ns per lookup of one thread, one timed run: lookup (0), lookup_source
+ * (1) or find_source alone (2, on pdb). */
+static double time_source(ilmap_store_reader *slot, int kind, const ilmap_pdb *pdb,
+                          const options *opt, uint64_t *answered)
+{
+    uint64_t n = 0, sum = 0, t0 = bench_now_ns(), deadline = t0 + (uint64_t)opt->run_ms * 1000000u;
+    uint32_t q = 0;
+    do {
+        for (int i = 0; i < 256; i++, q = (q + 1) & (QUERIES - 1)) {
+            ilmap_store_location loc;
+            if (kind == 2) {
+                ilmap_pdb_sequence_point sp;
+                sum += ilmap_pdb_find_source(pdb, source_token[q], source_il[q], &sp, NULL) ==
+                       ILMAP_OK;
+                sum += sp.start_line;
+            } else if (kind == 1) {
+                ilmap_store_source src;
+                sum += ilmap_store_lookup_source(slot, queries[DIST_UNIFORM][q], 0, &loc, &src) ==
+                       ILMAP_OK;
+                sum += src.point.start_line;
+            } else {
+                ilmap_store_lookup(slot, queries[DIST_UNIFORM][q], &loc);
+                sum += loc.original_il_offset;
+            }
+        }
+        n += 256;
+    } while (bench_now_ns() < deadline);
+    *answered += sum;
+    return (double)(bench_now_ns() - t0) / (double)n;
+}
+
+/* The same bodies as the 4,096-body world, in a module with a PDB. */
+static void source_figures(const options *opt)
+{
+    const uint32_t n = 4096u;
+    ilmap_store *s;
+    ilmap_status st;
+
+    make_queries(n);
+    if ((st = ilmap_store_create(8, 0, &s)) != ILMAP_OK)
+        die("ilmap_store_create", st);
+    for (uint32_t i = 0; i < n; i++) {
+        uintptr_t fid = (uintptr_t)0x7F0000000000ull + ((uintptr_t)i << 6);
+        ilmap_code_range code = { CODE_BASE + (uintptr_t)i * BODY_STRIDE, BODY_SIZE };
+        uint32_t md = 0x06000001u + i % SOURCE_METHODS;
+        if ((st = ilmap_store_add_function(s, fid, SOURCE_MODULE, md)) ||
+            (st = ilmap_store_set_il_map(s, SOURCE_MODULE, md, make_il(i % 7 + 1))) ||
+            (st = ilmap_store_add_body(s, fid, 0, &code, 1, make_native(i), 0)))
+            die("store setup", st);
+    }
+
+    static spec sp;
+    static out heap;
+    static built b;
+    base_spec(&sp, &heap);
+    sp.nmethods = (int)SOURCE_METHODS;
+    for (uint32_t m = 0; m < SOURCE_METHODS; m++) {
+        pdbw_point pts[SOURCE_POINTS];
+        for (uint32_t i = 0; i < SOURCE_POINTS; i++) {
+            pts[i].il = 4 * i;
+            pts[i].line = 10 + 3 * i + (i % 5 == 4 ? 200 : 0);
+            pts[i].column = 9 + i % 3;
+            pts[i].hidden = i % 7 == 6;
+        }
+        sp.method_doc[m] = 1;
+        pdbw_points(&sp.points[m], pts, SOURCE_POINTS);
+    }
+    build(&sp, &heap, &b);
+    void *bytes = malloc(b.o.n);
+    ilmap_pdb *pdb = NULL;
+    if (!bytes)
+        die("malloc", ILMAP_E_NOMEM);
+    memcpy(bytes, b.o.d, b.o.n);
+    if ((st = ilmap_pdb_open(bytes, b.o.n, &pdb, NULL)) != ILMAP_OK ||
+        (st = ilmap_store_attach_pdb(s, SOURCE_MODULE, pdb, release_bytes, bytes)) != ILMAP_OK)
+        die("PDB setup", st);
+
+    ilmap_store_reader *slot;
+    if ((st = ilmap_store_reader_register(s, &slot)) != ILMAP_OK)
+        die("ilmap_store_reader_register", st);
+    for (uint32_t q = 0; q < QUERIES; q++) {
+        ilmap_store_location loc;
+        if ((st = ilmap_store_lookup(slot, queries[DIST_UNIFORM][q], &loc)) != ILMAP_OK)
+            die("ilmap_store_lookup", st);
+        source_token[q] = loc.method_def;
+        source_il[q] = loc.original_il_offset;
+    }
+    /* The three interleaved, best of each: load that comes and goes
+     * hits them alike. */
+    uint64_t sums[3] = { 0, 0, 0 };
+    double best[3] = { -1.0, -1.0, -1.0 };
+    for (int rep = 0; rep < 2 * opt->reps; rep++) {
+        for (int kind = 0; kind < 3; kind++) {
+            double ns = time_source(slot, kind, pdb, opt, &sums[kind]);
+            if (best[kind] < 0.0 || ns < best[kind])
+                best[kind] = ns;
+        }
+    }
+    double plain = best[0], source = best[1], step = best[2];
+    uint64_t lines = sums[1];
+    if (opt->common.json) {
+        printf("{\"op\": \"store_lookup\", \"n\": %u, \"impl\": \"ilmap\", \"queries\": "
+               "\"uniform\", \"readers\": 1, \"writer\": \"none\", \"source\": 0, \"ns\": %.2f}\n",
+               n, plain);
+        printf("{\"op\": \"store_source\", \"n\": %u, \"impl\": \"ilmap\", \"queries\": "
+               "\"uniform\", \"readers\": 1, \"writer\": \"none\", \"source\": 1, \"ns\": %.2f}\n",
+               n, source);
+        printf("{\"op\": \"pdb_find_source\", \"n\": %u, \"impl\": \"ilmap\", \"queries\": "
+               "\"uniform\", \"readers\": 1, \"writer\": \"none\", \"source\": 1, \"ns\": %.2f}\n",
+               n, step);
+    } else {
+        printf("\n%-14s %7s %-8s %7s %8s  %s\n", "op", "bodies", "queries", "readers", "ns",
+               "note");
+        printf("%-14s %7u %-8s %7d %8.1f  ilmap_store_lookup()\n", "store_lookup", n, "uniform",
+               1, plain);
+        printf("%-14s %7u %-8s %7d %8.1f  ilmap_store_lookup_source(): +%.1f ns for the line\n",
+               "store_source", n, "uniform", 1, source, source - plain);
+        printf("%-14s %7u %-8s %7d %8.1f  ilmap_pdb_find_source() alone on the same (method, "
+               "original IL)\n", "pdb_find_src", n, "uniform", 1, step);
+    }
+    if (lines == 0)
+        die("ilmap_store_lookup_source answered no line", ILMAP_E_NOT_FOUND);
+    ilmap_store_reader_unregister(slot);
+    ilmap_store_free(s);
+}
+
 int main(int argc, char **argv)
 {
     options opt;
@@ -696,6 +849,12 @@ int main(int argc, char **argv)
 
     static const char *const ops[] = { "store_lookup", "mapper_lookup" };
     static const int nimpls[] = { 3, 2 };
+    /* ILMAP_BENCH_SOURCE_ONLY=1: the store_source rows only. */
+    const char *only = getenv("ILMAP_BENCH_SOURCE_ONLY");
+    if (only && *only == '1') {
+        source_figures(&opt);
+        return 0;
+    }
     if (!opt.common.json)
         printf("%-14s %7s %-8s %7s %8s %7s %8s %8s %9s %8s %8s  %s\n", "op", "bodies", "queries",
                "readers", "writer", "impl", "ns", "cpu ns", "writes/s", "write us", "vs ilmap",
@@ -728,5 +887,6 @@ int main(int argc, char **argv)
         }
         free_world(&w);
     }
+    source_figures(&opt);
     return 0;
 }

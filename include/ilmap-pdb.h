@@ -299,6 +299,45 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_inflate(const void *pe, size_t pe_size,
 ILMAP_EXPORT ilmap_status ilmap_pdb_check_id(const ilmap_pdb *pdb, const ilmap_pdb_pe_info *info,
                                              ilmap_pdb_error *err);
 
+/** Where ilmap_pdb_open_for_assembly() found an assembly's PDB. */
+typedef enum ilmap_pdb_origin {
+    ILMAP_PDB_ORIGIN_NONE = 0,
+    ILMAP_PDB_ORIGIN_CODEVIEW_PATH = 1, /**< the CodeView entry's path as written */
+    ILMAP_PDB_ORIGIN_CODEVIEW_NAME = 2, /**< its file name in the assembly's directory */
+    ILMAP_PDB_ORIGIN_EMBEDDED = 3,      /**< the embedded Portable PDB */
+    ILMAP_PDB_ORIGIN_BESIDE = 4         /**< the assembly's name with .pdb beside it */
+} ilmap_pdb_origin;
+
+/**
+ * Finds and opens an assembly's PDB in the runtime's order
+ * (doc/source-lines.md#which-pdb): the CodeView entry's path as written,
+ * then its file name in the assembly's directory, then the embedded PDB,
+ * then the assembly's name with .pdb beside it. A file is taken only when
+ * it is a Portable PDB and, if the assembly has a CodeView entry, its id
+ * matches (ilmap_pdb_check_id()); other files are passed over. The
+ * handle owns the PDB's bytes (read or inflated): ilmap_pdb_free()
+ * releases them with it.
+ *
+ * @param path          the assembly's file name, as fopen() takes it (its
+ *                      directory is where PDB files are looked for).
+ * @param pe, pe_size   the assembly's bytes (read during the call only);
+ *                      NULL and 0: the function reads the file at path.
+ * @param out           receives the handle; NULL on failure.
+ * @param origin        optional; where it was found (NONE on failure).
+ * @param err           optional; the defect when ILMAP_E_FORMAT; with
+ *                      ILMAP_E_NOT_FOUND, ILMAP_PDB_DEFECT_ID_MISMATCH
+ *                      when a PDB file was passed over for its id.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no PDB, or pe NULL and path
+ *         cannot be read: err's defect is NONE); ILMAP_E_FORMAT (the
+ *         assembly's debug directory, or its embedded PDB, is malformed);
+ *         ILMAP_E_UNSUPPORTED (only an embedded PDB, built without zlib);
+ *         ILMAP_E_NOMEM; ILMAP_E_INVALID_ARG.
+ */
+ILMAP_EXPORT ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe,
+                                                      size_t pe_size, ilmap_pdb **out,
+                                                      ilmap_pdb_origin *origin,
+                                                      ilmap_pdb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,7 +24,10 @@
  *        code may still run in them;
  *      * removal of what the runtime freed: a body, a ReJIT version, or
  *        everything of a module at unload, each in one publication
- *        (doc/rejit.md#removal).
+ *        (doc/rejit.md#removal);
+ *      * each module's Portable PDB, once attached, so that an address
+ *        answers with document, line and column too
+ *        (ilmap_store_snapshot_lookup_source(), doc/source-lines.md#store).
  *
  *  - ilmap_fid_mapper, a FunctionIDMapper/FunctionIDMapper2
  *    (doc/function-ids.md#mapper): a thread-safe, idempotent FunctionID ->
@@ -55,6 +58,7 @@
 #define ILMAP_VERSIONS_H
 
 #include "ilmap.h"
+#include "ilmap-pdb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -340,8 +344,9 @@ typedef struct ilmap_store_removed {
  * ModuleUnloadStarted (doc/rejit.md#removal): the IL-level maps of its
  * methods (ilmap_store_set_il_map()), every function instance registered
  * in it (ilmap_store_add_function()), all their versions, the original
- * included, and all their native bodies, whose addresses can then be
- * attached again. One publication: a read sees the module whole or not at
+ * included, all their native bodies, whose addresses can then be
+ * attached again, and its Portable PDB (ilmap_store_attach_pdb(): freed,
+ * and its release called, once no read can see it). One publication: a read sees the module whole or not at
  * all. Reads that began before keep seeing all of it, maps and bodies
  * included, until they end; the maps are freed once no read can see them
  * (see ilmap_store_reader_begin()). A module the store knows nothing about
@@ -376,6 +381,44 @@ ILMAP_EXPORT ilmap_status ilmap_store_remove_version(ilmap_store *store,
                                                      ilmap_rejit_id rejit_id,
                                                      ilmap_store_removed *removed);
 
+/** Called once the store no longer needs what a PDB handed to
+ *  ilmap_store_attach_pdb() points into (the caller's buffer). */
+typedef void (*ilmap_release_fn)(void *context);
+
+/**
+ * Attaches a module's Portable PDB (ilmap-pdb.h: opened over the module's
+ * standalone .pdb, or its embedded one inflated), so that lookups of the
+ * module's code answer with document, line and column too
+ * (ilmap_store_snapshot_lookup_source(), doc/source-lines.md#store). Any
+ * ModuleID not 0 may have one, before or after its functions are added
+ * (ModuleLoadFinished is the natural moment); attaching again replaces
+ * the PDB, pdb NULL detaches it (release and context are then ignored).
+ * One publication, like the other writers: a read sees the old PDB or the
+ * new one, whole.
+ *
+ * Ownership: on ILMAP_OK the store owns pdb. Once no read can see it any
+ * more (the module removed with ilmap_store_remove_module(), the PDB
+ * replaced by another attach or detached, or the store freed) the store
+ * calls ilmap_pdb_free(pdb) and then, if release is not NULL,
+ * release(context), exactly once: the moment to free the buffer the PDB
+ * points into. release runs on the thread of whichever writer (or
+ * ilmap_store_reclaim(), ilmap_store_free()) reclaims it, with the
+ * writers' mutex held: it must not call the store's writers. On failure
+ * nothing changed, nothing is called, and pdb stays the caller's.
+ * Attaching the PDB the module has already is ILMAP_OK and changes nothing
+ * (the first release stays); a PDB must not be handed over twice
+ * otherwise: one attached to another module is refused.
+ *
+ * @param module ModuleID, not 0.
+ * @return ILMAP_OK (also a detach of a module without a PDB: nothing is
+ *         published); ILMAP_E_INVALID_ARG (store NULL, module 0);
+ *         ILMAP_E_EXISTS (pdb is attached to another module);
+ *         ILMAP_E_NOMEM.
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_attach_pdb(ilmap_store *store, ilmap_module_id module,
+                                                 ilmap_pdb *pdb, ilmap_release_fn release,
+                                                 void *context);
+
 /**
  * Frees now whatever no read can still see (every writer does this after
  * publishing; call it when writes stop but memory should come back).
@@ -400,6 +443,7 @@ typedef struct ilmap_store_stats {
     /** 1 when ILMAP_STORE_WRITER_FENCE is in effect (asked for, and the
      *  OS has the process-wide fence), else 0. */
     uint32_t writer_fence;
+    size_t pdbs;          /**< modules with a Portable PDB attached */
 } ilmap_store_stats;
 
 /**
@@ -539,6 +583,80 @@ ILMAP_EXPORT ilmap_status ilmap_store_snapshot_lookup(const ilmap_store_snapshot
  */
 ILMAP_EXPORT ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
                                              ilmap_store_location *out);
+
+/** Where an address is in the source (ilmap_store_snapshot_lookup_source()). */
+typedef struct ilmap_store_source {
+    /** The module's PDB (ilmap_store_attach_pdb()), NULL when it has none;
+     *  valid until the read ends: for ilmap_pdb_get_document_name() on
+     *  point.document, or ilmap_pdb_find_source() to learn a defect. */
+    const ilmap_pdb *pdb;
+    /** The sequence point that holds the address's original IL offset
+     *  (document row, lines, columns, its own IL offset); zeroed unless
+     *  ILMAP_OK. */
+    ilmap_pdb_sequence_point point;
+} ilmap_store_source;
+
+/** Flag for ilmap_store_snapshot_lookup_source(): address is a return
+ *  address (the IP of any frame but the innermost): look up address - 1,
+ *  the last byte of the call instruction, as the runtime's stack traces
+ *  do (doc/source-lines.md#return-address). */
+#define ILMAP_STORE_RETURN_ADDRESS (1u << 0)
+
+/**
+ * The whole journey: an instruction pointer -> function, version, native
+ * and IL offsets (ilmap_store_snapshot_lookup()), then the source of the
+ * location's original IL offset through the module's PDB: the sequence
+ * point ilmap_pdb_find_source() answers for method token
+ * 0x06000000 | method_def at original_il_offset, by the runtime's rule
+ * (doc/source-lines.md#store). Which IL offset gets a line, per mapping:
+ * EXACT, APPROXIMATE, EPILOG, PROLOG and UNMAPPED_ADDRESS (the runtime's
+ * NO_MAPPING) use original_il_offset as the location gives it (0 for
+ * PROLOG and NO_MAPPING, as the runtime's stack traces use 0); NO_INFO (a
+ * body attached without a native map) has no IL offset, so no source.
+ * Lock-free, allocation-free, async-signal-safe like every query here: the
+ * PDB's blob is decoded per query, up to the first sequence point past
+ * the offset (doc/source-lines.md#store for the cost).
+ *
+ * @param flags 0 or ILMAP_STORE_RETURN_ADDRESS (then *location is that
+ *        of address - 1).
+ * @param location receives the location whenever a body holds the
+ *        address, whatever the status (function_id is then not 0);
+ *        zeroed (mapping NO_INFO) otherwise.
+ * @param source receives the module's PDB whenever a body holds the
+ *        address and the module has one, and the point on ILMAP_OK only;
+ *        zeroed otherwise.
+ * @return ILMAP_OK (location and source->point answered);
+ *         ILMAP_E_NOT_FOUND with location->function_id 0 (no body holds
+ *         the address) or not 0 (a body does, but there is no source: no
+ *         PDB attached to its module, source->pdb NULL; or the mapping is
+ *         NO_INFO, or the PDB has no visible sequence point at or before
+ *         the offset, source->pdb set); ILMAP_E_FORMAT (the method's
+ *         sequence-point blob is defective where the query read it;
+ *         location and source->pdb set: ilmap_pdb_find_source() with an
+ *         ilmap_pdb_error says what and where); ILMAP_E_INVALID_ARG
+ *         (snapshot, location or source NULL, an unknown flag; the
+ *         outputs given are zeroed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_lookup_source(const ilmap_store_snapshot *snapshot,
+                                                             uintptr_t address, unsigned flags,
+                                                             ilmap_store_location *location,
+                                                             ilmap_store_source *source);
+
+/**
+ * ilmap_store_snapshot_lookup_source() in one call: begins a read on
+ * reader, looks up, ends the read. What a sampler calls from its signal
+ * handler. The read has ended when it returns, so source->pdb may be used
+ * only where the caller knows it is still attached, or inside a read it
+ * began itself on the same slot around the call (reads nest: the PDB then
+ * stays valid until that read ends); source->point holds only values.
+ * Same guarantees.
+ * @return as ilmap_store_snapshot_lookup_source(); ILMAP_E_INVALID_ARG
+ *         also for reader NULL; ILMAP_E_LIMIT (nesting too deep; outputs
+ *         zeroed).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_lookup_source(ilmap_store_reader *reader, uintptr_t address,
+                                                    unsigned flags, ilmap_store_location *location,
+                                                    ilmap_store_source *source);
 
 /**
  * The IL map of a version (doc/rejit.md#store-maps): for rejit_id 0, the

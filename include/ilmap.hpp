@@ -25,7 +25,8 @@
  *    throw and may allocate;
  *  - lookups (old_to_new, new_to_old, new_to_old_dac, their batch forms,
  *    native_to_il, il_to_native, find_call_site, the version store's
- *    reads, the FunctionIDMapper's lookups) are const and noexcept and
+ *    reads, the FunctionIDMapper's lookups, a PDB's find_source) are
+ *    const and noexcept and
  *    neither allocate nor throw, exactly like the C functions they call
  *    (async-signal-safe where those are). A lookup that can find nothing
  *    returns std::optional (no allocation).
@@ -73,6 +74,7 @@
 #include "ilmap-serial.h"
 #include "ilmap-versions.h"
 #include "ilmap-sig.h"
+#include "ilmap-pdb.h"
 
 namespace ilmap_cpp {
 
@@ -713,6 +715,8 @@ inline void free_rewrite(::ilmap_rewrite *r) { ::ilmap_rewrite_free(r); }
 inline void free_store(::ilmap_store *s) { ::ilmap_store_free(s); }
 inline void free_fid_mapper(::ilmap_fid_mapper *m) { ::ilmap_fid_mapper_free(m); }
 inline void free_sig(::ilmap_sig *g) { ::ilmap_sig_free(g); }
+inline void free_pdb(::ilmap_pdb *p) { ::ilmap_pdb_free(p); }
+inline void free_pdb_lines(::ilmap_pdb_lines *l) { ::ilmap_pdb_lines_free(l); }
 inline void free_reader(::ilmap_store_reader *r)
 {
     if (r)
@@ -832,6 +836,21 @@ public:
         if (::ilmap_store_snapshot_lookup(s_, address, &loc) != ILMAP_OK)
             return std::nullopt;
         return loc;
+    }
+    /** The whole journey (ilmap_store_snapshot_lookup_source(),
+     *  doc/source-lines.md#store): the status with the location and the
+     *  source as the C call leaves them; source.pdb is valid while this
+     *  guard lives. flags: 0 or ILMAP_STORE_RETURN_ADDRESS. */
+    struct source_answer {
+        ::ilmap_status status;
+        ::ilmap_store_location location;
+        ::ilmap_store_source source;
+    };
+    source_answer lookup_source(std::uintptr_t address, unsigned flags = 0) const noexcept
+    {
+        source_answer a{};
+        a.status = ::ilmap_store_snapshot_lookup_source(s_, address, flags, &a.location, &a.source);
+        return a;
     }
     /** A version's IL map: nullopt for an unknown function or version; an
      *  empty map_ref when it has none (the identity). */
@@ -1145,6 +1164,181 @@ public:
 private:
     detail::unique_handle<::ilmap_sig, detail::free_sig> h_;
 };
+
+/* ---------------------------------------------------------------------
+ * Portable PDBs (ilmap-pdb.h)
+ * ------------------------------------------------------------------ */
+
+namespace detail {
+/* A PDB call's failure: the defect's description and its byte offset. */
+inline void check_pdb(status s, const char *call, const ::ilmap_pdb_error &err)
+{
+    if (s != ILMAP_OK)
+        throw error(s, call, err.defect != ILMAP_PDB_DEFECT_NONE ? err.offset : no_index,
+                    err.defect != ILMAP_PDB_DEFECT_NONE ? ::ilmap_pdb_defect_str(err.defect)
+                                                        : nullptr);
+}
+} // namespace detail
+
+/** One method's source lines decoded once (ilmap_pdb_lines): owns its
+ *  points, so it outlives the pdb it came from. */
+class pdb_lines {
+public:
+    pdb_lines() noexcept = default;
+    /** Adopts a handle from ilmap_pdb_lines_create(). */
+    explicit pdb_lines(::ilmap_pdb_lines *adopted) noexcept : h_(adopted) {}
+
+    ::ilmap_pdb_lines *get() const noexcept { return h_.get(); }
+    explicit operator bool() const noexcept { return h_.get() != nullptr; }
+    /** The visible points kept. */
+    std::size_t size() const noexcept { return ::ilmap_pdb_lines_get_count(h_.get()); }
+
+    /** ilmap_pdb_lines_find_source(): the point whose line the runtime
+     *  shows for il_offset; nullopt when there is none or the blob is
+     *  defective there (err, when given, says which and where). */
+    std::optional<::ilmap_pdb_sequence_point>
+    find_source(std::uint32_t il_offset, ::ilmap_pdb_error *err = nullptr) const noexcept
+    {
+        ::ilmap_pdb_sequence_point p{};
+        if (::ilmap_pdb_lines_find_source(h_.get(), il_offset, &p, err) != ILMAP_OK)
+            return std::nullopt;
+        return p;
+    }
+
+private:
+    detail::unique_handle<::ilmap_pdb_lines, detail::free_pdb_lines> h_;
+};
+
+/** A Portable PDB (ilmap_pdb). Over the caller's bytes (zero-copy: they
+ *  must outlive the object), over bytes it owns (a moved-in vector), or an
+ *  assembly's PDB found as the runtime finds it (for_assembly(): the
+ *  handle owns the bytes). Failures throw with the defect's description
+ *  and its byte offset as index(). */
+class pdb {
+public:
+    pdb() noexcept = default;
+    /** ilmap_pdb_open() over data, which must stay alive and unchanged. */
+    explicit pdb(span<const std::uint8_t> data) { open(data); }
+    /** ilmap_pdb_open() over bytes the object keeps (moving a vector keeps
+     *  its buffer where it is). */
+    explicit pdb(std::vector<std::uint8_t> &&owned) : owned_(std::move(owned)) { open(owned_); }
+    pdb(pdb &&o) noexcept = default;
+    /** Releases the handle before the bytes it points into. */
+    pdb &operator=(pdb &&o) noexcept
+    {
+        if (this != &o) {
+            h_ = std::move(o.h_);
+            owned_ = std::move(o.owned_);
+        }
+        return *this;
+    }
+    pdb(const pdb &) = delete;
+    pdb &operator=(const pdb &) = delete;
+    ~pdb() = default;
+
+    /** An assembly's PDB, found and opened as ilmap_pdb_open_for_assembly()
+     *  does (the CodeView path, its name beside the assembly, the embedded
+     *  PDB, NAME.pdb beside it; ids checked); the handle owns the bytes.
+     *  pe: the assembly's bytes when the caller has them (read during the
+     *  call only), else empty and the file at path is read. origin, when
+     *  given, says where it was found. Throws ILMAP_E_NOT_FOUND when there
+     *  is none, ILMAP_E_UNSUPPORTED for an embedded PDB without zlib. */
+    static pdb for_assembly(const char *path, span<const std::uint8_t> pe = {},
+                            ::ilmap_pdb_origin *origin = nullptr)
+    {
+        ::ilmap_pdb *out = nullptr;
+        ::ilmap_pdb_error err{};
+        detail::check_pdb(::ilmap_pdb_open_for_assembly(path, pe.data(), pe.size(), &out,
+                                                        origin, &err),
+                          "ilmap_pdb_open_for_assembly", err);
+        pdb p;
+        p.h_.reset(out);
+        return p;
+    }
+
+    ::ilmap_pdb *get() const noexcept { return h_.get(); }
+    explicit operator bool() const noexcept { return h_.get() != nullptr; }
+
+    ::ilmap_pdb_info info() const
+    {
+        ::ilmap_pdb_info in{};
+        detail::check(::ilmap_pdb_get_info(h_.get(), &in), "ilmap_pdb_get_info");
+        return in;
+    }
+    /** A document's full name as stored (ilmap_pdb_get_document_name()). */
+    std::string document_name(std::uint32_t document) const
+    {
+        ::ilmap_pdb_error err{};
+        std::vector<char> name = detail::copy_out<char>("ilmap_pdb_get_document_name",
+            [this, document, &err](std::size_t cap, std::size_t *total, char *out) {
+                status s = ::ilmap_pdb_get_document_name(h_.get(), document, cap, total, out,
+                                                         &err);
+                if (s != ILMAP_OK && s != ILMAP_E_TRUNCATED)
+                    detail::check_pdb(s, "ilmap_pdb_get_document_name", err);
+                return s;
+            });
+        return std::string(name.data(), name.empty() ? 0 : name.size() - 1);
+    }
+    /** Every sequence point of a method, in blob order. */
+    std::vector<::ilmap_pdb_sequence_point> sequence_points(std::uint32_t method_token) const
+    {
+        ::ilmap_pdb_error err{};
+        return detail::copy_out<::ilmap_pdb_sequence_point>("ilmap_pdb_get_sequence_points",
+            [this, method_token, &err](std::size_t cap, std::size_t *total,
+                                       ::ilmap_pdb_sequence_point *out) {
+                status s = ::ilmap_pdb_get_sequence_points(h_.get(), method_token, cap, total,
+                                                           out, &err);
+                if (s != ILMAP_OK && s != ILMAP_E_TRUNCATED)
+                    detail::check_pdb(s, "ilmap_pdb_get_sequence_points", err);
+                return s;
+            });
+    }
+    /** ilmap_pdb_find_source(): nullopt when there is no source, or a
+     *  defect in the part of the blob read (err, when given, says which). */
+    std::optional<::ilmap_pdb_sequence_point>
+    find_source(std::uint32_t method_token, std::uint32_t il_offset,
+                ::ilmap_pdb_error *err = nullptr) const noexcept
+    {
+        ::ilmap_pdb_sequence_point p{};
+        if (::ilmap_pdb_find_source(h_.get(), method_token, il_offset, &p, err) != ILMAP_OK)
+            return std::nullopt;
+        return p;
+    }
+    /** ilmap_pdb_lines_create(): the method decoded once. */
+    pdb_lines lines(std::uint32_t method_token) const
+    {
+        ::ilmap_pdb_lines *l = nullptr;
+        detail::check(::ilmap_pdb_lines_create(h_.get(), method_token, &l),
+                      "ilmap_pdb_lines_create");
+        return pdb_lines(l);
+    }
+
+private:
+    void open(span<const std::uint8_t> data)
+    {
+        ::ilmap_pdb *out = nullptr;
+        ::ilmap_pdb_error err{};
+        detail::check_pdb(::ilmap_pdb_open(data.data(), data.size(), &out, &err),
+                          "ilmap_pdb_open", err);
+        h_.reset(out);
+    }
+
+    /* Declared first, destroyed last: the handle points into it. */
+    std::vector<std::uint8_t> owned_;
+    detail::unique_handle<::ilmap_pdb, detail::free_pdb> h_;
+};
+
+/** ilmap_pdb_check_map(): the indexes in points of the visible sequence
+ *  points whose IL offset has no entry of its own in the map. */
+inline std::vector<std::size_t> check_map(span<const ::ilmap_pdb_sequence_point> points,
+                                          span<const ilmap_entry> entries)
+{
+    return detail::copy_out<std::size_t>("ilmap_pdb_check_map",
+        [&](std::size_t cap, std::size_t *total, std::size_t *out) {
+            return ::ilmap_pdb_check_map(points.data(), points.size(), entries.data(),
+                                         entries.size(), cap, total, out);
+        });
+}
 
 } // namespace ilmap_cpp
 

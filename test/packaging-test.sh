@@ -27,6 +27,8 @@ fi
 san_flags=()
 [ "$sanitize" = none ] || san_flags=(-fsanitize="$sanitize")
 consumers=$src/test/packaging
+# The C++ consumer reads the PDB test data from here.
+export ILMAP_CONSUMER_DATA=$src/test/fuzz/corpus-pdb
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 missing=()

@@ -1,6 +1,8 @@
 /*
  * The version store when memory runs out: every writer, removals first,
  * with the n-th allocation and every later one failing, for n = 0, 1, 2,
+ * (ilmap_store_attach_pdb() too: attach, replace, detach, and the PDB
+ * going with its module),
  * ... until the call succeeds. Each ILMAP_E_NOMEM must leave the store
  * exactly as it was (ilmap-versions.h: "on failure nothing changed"),
  * checked through the public queries, and the call must then succeed
@@ -18,6 +20,8 @@
 #include "ilmap-versions.h"
 #include "test-nomem.h"
 #include "test.h"
+
+#include "pdb/pdb-writer.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MOD(i) ((ilmap_module_id)TEST_ID_BASE(0x7F0000001000ull, 0x71000000u) + ((i) << 12))
@@ -59,6 +63,46 @@ static ilmap_native *flat_native(uint32_t il, uint32_t size)
         exit(TEST_EXIT_SETUP_FAILURE);
     nomem_budget = saved;
     return n;
+}
+
+/* PDB number k: methods 1..PDBW_METHODS, each one point at IL 0, line
+ * 100 * k + its row. Its bytes are freed by the release, which counts. */
+static long released;
+
+static void release_bytes(void *bytes)
+{
+    free(bytes);
+    released++;
+}
+
+static ilmap_status attach_pdb(ilmap_store *s, ilmap_module_id module, uint32_t k)
+{
+    static spec sp;
+    static out heap;
+    static built b;
+    ilmap_pdb *pdb = NULL;
+    long saved = nomem_budget;
+
+    nomem_budget = -1; /* made with failures off */
+    base_spec(&sp, &heap);
+    sp.nmethods = PDBW_METHODS;
+    for (int i = 0; i < PDBW_METHODS; i++) {
+        const pdbw_point pt = { 0, 100 * k + (uint32_t)i + 1, 1, 0 };
+        sp.method_doc[i] = 1;
+        pdbw_points(&sp.points[i], &pt, 1);
+    }
+    build(&sp, &heap, &b);
+    void *bytes = malloc(b.o.n);
+    if (!bytes || (memcpy(bytes, b.o.d, b.o.n), ilmap_pdb_open(bytes, b.o.n, &pdb, NULL)) !=
+                      ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    nomem_budget = saved;
+    ilmap_status st = ilmap_store_attach_pdb(s, module, pdb, release_bytes, bytes);
+    if (st != ILMAP_OK) { /* still ours */
+        ilmap_pdb_free(pdb);
+        free(bytes);
+    }
+    return st;
 }
 
 static void want(ilmap_status got, ilmap_status expected, const char *what, int line)
@@ -104,6 +148,9 @@ static void populate(ilmap_store *s)
             }
         }
     }
+    /* Modules 1 and 2 have PDBs. */
+    WANT(attach_pdb(s, MOD(1), 1), ILMAP_OK);
+    WANT(attach_pdb(s, MOD(2), 2), ILMAP_OK);
 }
 
 /* ---- The store's state, as the public queries answer it -------------- */
@@ -114,7 +161,7 @@ typedef struct state {
     int pointers; /* maps by address (one store), else by content (across stores) */
 } state;
 
-static void put(state *st, uint64_t x)
+static void put_word(state *st, uint64_t x)
 {
     if (st->n == st->cap) {
         st->cap = st->cap ? 2 * st->cap : 1024;
@@ -127,23 +174,29 @@ static void put(state *st, uint64_t x)
 
 static void put_map(state *st, const ilmap *map)
 {
-    put(st, st->pointers ? (uint64_t)(uintptr_t)map : map ? ilmap_old_to_new(map, 1) : 0);
+    put_word(st, st->pointers ? (uint64_t)(uintptr_t)map : map ? ilmap_old_to_new(map, 1) : 0);
 }
 
 static void put_location(state *st, const ilmap_store_snapshot *v, uintptr_t address)
 {
     ilmap_store_location loc;
-    put(st, (uint64_t)ilmap_store_snapshot_lookup(v, address, &loc));
-    put(st, loc.function_id);
-    put(st, loc.rejit_id);
-    put(st, loc.module_id);
-    put(st, loc.method_def);
-    put(st, loc.code_start);
-    put(st, loc.range_index);
-    put(st, loc.native_offset);
-    put(st, loc.mapping);
-    put(st, loc.il_offset);
-    put(st, loc.original_il_offset);
+    put_word(st, (uint64_t)ilmap_store_snapshot_lookup(v, address, &loc));
+    put_word(st, loc.function_id);
+    put_word(st, loc.rejit_id);
+    put_word(st, loc.module_id);
+    put_word(st, loc.method_def);
+    put_word(st, loc.code_start);
+    put_word(st, loc.range_index);
+    put_word(st, loc.native_offset);
+    put_word(st, loc.mapping);
+    put_word(st, loc.il_offset);
+    put_word(st, loc.original_il_offset);
+
+    /* And its source: the PDB by address (one store) or by its lines. */
+    ilmap_store_source src;
+    put_word(st, (uint64_t)ilmap_store_snapshot_lookup_source(v, address, 0, &loc, &src));
+    put_word(st, st->pointers ? (uint64_t)(uintptr_t)src.pdb : src.pdb != NULL);
+    put_word(st, src.point.start_line);
 }
 
 static void capture(ilmap_store *s, ilmap_store_reader *r, state *st)
@@ -153,11 +206,12 @@ static void capture(ilmap_store *s, ilmap_store_reader *r, state *st)
 
     st->n = 0;
     WANT(ilmap_store_get_stats(s, &stats), ILMAP_OK);
-    put(st, stats.generation);
-    put(st, stats.functions);
-    put(st, stats.versions);
-    put(st, stats.bodies);
-    put(st, stats.il_maps);
+    put_word(st, stats.generation);
+    put_word(st, stats.functions);
+    put_word(st, stats.versions);
+    put_word(st, stats.bodies);
+    put_word(st, stats.il_maps);
+    put_word(st, stats.pdbs);
     WANT(ilmap_store_reader_begin(r, &v), ILMAP_OK);
     for (uintptr_t m = 1; m <= MODULES + 1; m++) {
         for (uintptr_t f = 0; f < FUNCS; f++) {
@@ -167,24 +221,24 @@ static void capture(ilmap_store *s, ilmap_store_reader *r, state *st)
             ilmap_rejit_id ids[8];
             size_t total = 0;
 
-            put(st, (uint64_t)ilmap_store_snapshot_get_method_map(v, MOD(m), MD(f), &map));
+            put_word(st, (uint64_t)ilmap_store_snapshot_get_method_map(v, MOD(m), MD(f), &map));
             put_map(st, map);
-            put(st, (uint64_t)ilmap_store_snapshot_get_function(v, fid, &info));
-            put(st, info.module_id);
-            put(st, info.method_def);
-            put(st, info.current_rejit_id);
-            put(st, (uint64_t)ilmap_store_snapshot_list_versions(v, fid, COUNT(ids), &total, ids));
-            put(st, total);
+            put_word(st, (uint64_t)ilmap_store_snapshot_get_function(v, fid, &info));
+            put_word(st, info.module_id);
+            put_word(st, info.method_def);
+            put_word(st, info.current_rejit_id);
+            put_word(st, (uint64_t)ilmap_store_snapshot_list_versions(v, fid, COUNT(ids), &total, ids));
+            put_word(st, total);
             for (size_t i = 0; i < total && i < COUNT(ids); i++) {
                 uintptr_t starts[8];
                 size_t nb = 0;
-                put(st, ids[i]);
-                put(st, (uint64_t)ilmap_store_snapshot_get_il_map(v, fid, ids[i], &map));
+                put_word(st, ids[i]);
+                put_word(st, (uint64_t)ilmap_store_snapshot_get_il_map(v, fid, ids[i], &map));
                 put_map(st, map);
-                put(st, (uint64_t)ilmap_store_snapshot_list_bodies(v, fid, ids[i], COUNT(starts),
+                put_word(st, (uint64_t)ilmap_store_snapshot_list_bodies(v, fid, ids[i], COUNT(starts),
                                                                    &nb, starts));
                 for (size_t b = 0; b < nb && b < COUNT(starts); b++)
-                    put(st, starts[b]);
+                    put_word(st, starts[b]);
             }
             for (uintptr_t b = 0; b < 3; b++)
                 put_location(st, v, CODE(m, f, b) + 3);
@@ -292,6 +346,24 @@ static ilmap_status op_set_current(ilmap_store *s, ilmap_store_removed *rm)
     return ilmap_store_set_current(s, FID(1, 8), 3); /* version 2 was not current */
 }
 
+static ilmap_status op_attach_pdb(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    return attach_pdb(s, MOD(3), 3);
+}
+
+static ilmap_status op_replace_pdb(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    return attach_pdb(s, MOD(1), 4);
+}
+
+static ilmap_status op_detach_pdb(ilmap_store *s, ilmap_store_removed *rm)
+{
+    memset(rm, 0, sizeof *rm); /* not a removal: nothing to count */
+    return ilmap_store_attach_pdb(s, MOD(2), NULL, NULL, NULL);
+}
+
 static const op ops[] = {
     { "add_function", op_add_function, 1 },
     { "set_il_map_for_function", op_set_il_map_for_function, 1 },
@@ -305,6 +377,9 @@ static const op ops[] = {
     { "add_body", op_add_body, 1 },
     { "add_version", op_add_version, 1 },
     { "revert", op_revert, 1 },
+    { "attach_pdb", op_attach_pdb, 1 },
+    { "attach_pdb (replace)", op_replace_pdb, 1 },
+    { "attach_pdb (detach)", op_detach_pdb, 1 },
 };
 
 static void run_op(const op *o, state *before, state *after, state *want_after)

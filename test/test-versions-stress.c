@@ -5,8 +5,12 @@
  * readers look up in it and in a stable one (run_unload); a signal handler reading on the slot of the thread it
  * interrupted (on Windows, which has no signals to interrupt a thread
  * with, a sampler that suspends the thread and reads on its slot: see
- * run_signals). Every answer a reader got is checked, after the run,
- * against a sequential model.
+ * run_signals); Portable PDBs attached, replaced and detached, and a
+ * module removed with its PDB, while readers ask for file and line
+ * (run_sources: every answer one of the states a module can be in, the
+ * PDB it hands out readable until the read ends, each release once).
+ * Every answer a reader got is checked, after the run, against a
+ * sequential model.
  *
  * How an answer is checked. Each writer owns its keys (its functions,
  * methods, address slots), numbers its operations 1, 2, ..., and
@@ -39,6 +43,8 @@
 #include "test.h"
 
 #include "test-tsan.h"
+
+#include "pdb/pdb-writer.h"
 
 #define MAX_WRITERS 2
 #define MAX_READERS 8
@@ -1251,6 +1257,250 @@ static void run_unload(void)
     ilmap_store_free(s);
 }
 
+/* ---- PDBs under readers ---------------------------------------------------
+ *
+ * Two modules, each with one function and one body of method 1, whose
+ * native map gives IL 10 * (offset / 16). The writer builds PDB number k
+ * (lines 1000 * k + i + 1, column i + 1 for the point at IL 10 * i) and
+ * attaches it, replacing the last one, detaches it now and then, and for
+ * the second module removes it all and adds it back. The PDB's bytes are
+ * freed by its release, so a reader touching a PDB after reclamation is
+ * an ASan error. A reader checks each answer is one of the states:
+ * located with the right line for some k, located without a PDB, or (the
+ * second module) not located at all; and reads the document name
+ * through the PDB it was handed, inside its read. */
+#define SRC_POINTS 4
+#define SRC_MODULE(m) ((ilmap_module_id)TEST_ID_BASE(0x7F5000001000ull, 0x75001000u) + \
+                       ((ilmap_module_id)(m) << 12))
+#define SRC_FID(m) ((ilmap_function_id)TEST_ID_BASE(0x7F5000100000ull, 0x75100000u) + \
+                    ((ilmap_function_id)(m) << 6))
+#define SRC_CODE(m) ((uintptr_t)0x50000000u + ((uintptr_t)(m) << 12))
+#define SRC_READERS 3
+
+static atomic_long src_released;
+
+static void src_release(void *bytes)
+{
+    free(bytes);
+    atomic_fetch_add(&src_released, 1);
+}
+
+/* PDB number k: one method, SRC_POINTS points. NULL when out of memory. */
+static ilmap_pdb *src_pdb(uint32_t k, void **bytes_out)
+{
+    struct parts {
+        spec s;
+        out heap;
+        built b;
+    } *p = malloc(sizeof *p);
+    ilmap_pdb *pdb = NULL;
+
+    *bytes_out = NULL;
+    if (!p)
+        return NULL;
+    pdbw_point pts[SRC_POINTS];
+    for (uint32_t i = 0; i < SRC_POINTS; i++) {
+        pts[i].il = 10 * i;
+        pts[i].line = 1000 * k + i + 1;
+        pts[i].column = i + 1;
+        pts[i].hidden = 0;
+    }
+    base_spec(&p->s, &p->heap);
+    pdbw_points(&p->s.points[0], pts, SRC_POINTS);
+    build(&p->s, &p->heap, &p->b);
+    void *bytes = malloc(p->b.o.n);
+    if (bytes) {
+        memcpy(bytes, p->b.o.d, p->b.o.n);
+        if (ilmap_pdb_open(bytes, p->b.o.n, &pdb, NULL) != ILMAP_OK) {
+            free(bytes);
+            bytes = NULL;
+        }
+    }
+    free(p);
+    *bytes_out = bytes;
+    return pdb;
+}
+
+static ilmap_native *src_map(void)
+{
+    ilmap_native_entry e[SRC_POINTS];
+    ilmap_native *n = NULL;
+    for (uint32_t i = 0; i < SRC_POINTS; i++) {
+        e[i].il_offset = 10 * i;
+        e[i].native_start = 16 * i;
+        e[i].native_end = 16 * (i + 1);
+    }
+    if (ilmap_native_from_entries(e, SRC_POINTS, 16 * SRC_POINTS, &n) != ILMAP_OK)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    return n;
+}
+
+static int src_add_module(ilmap_store *s, int m)
+{
+    const ilmap_code_range r = { SRC_CODE(m), 16 * SRC_POINTS };
+    return ilmap_store_add_function(s, SRC_FID(m), SRC_MODULE(m), 0x06000001u) == ILMAP_OK &&
+           ilmap_store_add_body(s, SRC_FID(m), 0, &r, 1, src_map(), 0) == ILMAP_OK;
+}
+
+static atomic_long src_attached, src_bad, src_rounds;
+
+static void *src_writer_main(void *arg)
+{
+    ilmap_store *s = arg;
+    long bad = 0, attached = 0;
+    uint32_t k = 0;
+
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        k++;
+        int m = (int)(k % 2);
+        if (k % 7 == 0) {
+            bad += ilmap_store_attach_pdb(s, SRC_MODULE(m), NULL, NULL, NULL) != ILMAP_OK;
+        } else {
+            void *bytes;
+            ilmap_pdb *pdb = src_pdb(k, &bytes);
+            if (!pdb || ilmap_store_attach_pdb(s, SRC_MODULE(m), pdb, src_release, bytes) !=
+                            ILMAP_OK) {
+                bad++;
+                ilmap_pdb_free(pdb);
+                free(bytes);
+            } else {
+                attached++;
+            }
+        }
+        if (k % 5 == 0) { /* module 1 unloads (its PDB with it) and comes back */
+            ilmap_store_removed got;
+            bad += ilmap_store_remove_module(s, SRC_MODULE(1), &got) != ILMAP_OK ||
+                   got.functions != 1 || got.bodies != 1;
+            bad += !src_add_module(s, 1);
+        }
+    }
+    atomic_store(&src_attached, attached);
+    atomic_fetch_add(&src_bad, bad);
+    atomic_store(&src_rounds, (long)k);
+    return NULL;
+}
+
+/* One answer: 0 when it is one of the states the module can be in. */
+static int src_wrong(int m, uint32_t offset, ilmap_status st, const ilmap_store_location *loc,
+                     const ilmap_store_source *src, int inside_read)
+{
+    uint32_t i = offset / 16;
+
+    if (st == ILMAP_E_NOT_FOUND && loc->function_id == 0)
+        return m == 0; /* only module 1 is ever unloaded */
+    if (loc->function_id != SRC_FID(m) || loc->module_id != SRC_MODULE(m) ||
+        loc->native_offset != offset || loc->original_il_offset != 10 * i)
+        return 1;
+    if (st == ILMAP_E_NOT_FOUND)
+        return src->pdb != NULL || src->point.start_line != 0;
+    if (st != ILMAP_OK || !src->pdb || src->point.start_line % 1000 != i + 1 ||
+        src->point.start_line < 1000 || src->point.start_column != i + 1 ||
+        src->point.il_offset != 10 * i || src->point.document != 1)
+        return 1;
+    if (inside_read) { /* the PDB handed out is alive until the read ends */
+        char name[16];
+        size_t total;
+        if (ilmap_pdb_get_document_name(src->pdb, 1, sizeof name, &total, name, NULL) !=
+                ILMAP_OK ||
+            strcmp(name, "/src/a.cs") != 0)
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct src_reader {
+    ilmap_store *s;
+    long reads, answered, bad;
+} src_reader;
+
+static void *src_reader_main(void *arg)
+{
+    src_reader *rd = arg;
+    ilmap_store_reader *slot;
+    uint32_t n = 0;
+
+    if (ilmap_store_reader_register(rd->s, &slot) != ILMAP_OK) {
+        rd->bad++;
+        return NULL;
+    }
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        int m = (int)(n % 2);
+        uint32_t offset = (n * 7u) % (16 * SRC_POINTS);
+        unsigned flags = (n / 2) % 2 ? ILMAP_STORE_RETURN_ADDRESS : 0;
+        uintptr_t address = SRC_CODE(m) + offset + (flags ? 1u : 0u);
+        ilmap_store_location loc;
+        ilmap_store_source src;
+        const ilmap_store_snapshot *v;
+        ilmap_status st;
+        int inside = (n / 4) % 2;
+
+        if (inside) {
+            if (ilmap_store_reader_begin(slot, &v) != ILMAP_OK) {
+                rd->bad++;
+                break;
+            }
+            st = ilmap_store_snapshot_lookup_source(v, address, flags, &loc, &src);
+        } else {
+            st = ilmap_store_lookup_source(slot, address, flags, &loc, &src);
+        }
+        if (src_wrong(m, offset, st, &loc, &src, inside)) {
+            if (rd->bad++ == 0)
+                fprintf(stderr, "source reader: module %d offset %u: %s, line %u\n", m, offset,
+                        ilmap_status_str(st), src.point.start_line);
+        }
+        if (inside && ilmap_store_reader_end(slot) != ILMAP_OK)
+            rd->bad++;
+        rd->answered += st == ILMAP_OK;
+        rd->reads++;
+        n++;
+    }
+    if (ilmap_store_reader_unregister(slot) != ILMAP_OK)
+        rd->bad++;
+    return NULL;
+}
+
+static void run_sources(void)
+{
+    ilmap_store *s;
+    pthread_t writer, readers[SRC_READERS];
+    src_reader rd[SRC_READERS];
+
+    if (ilmap_store_create(8, store_flags, &s) != ILMAP_OK || !src_add_module(s, 0) ||
+        !src_add_module(s, 1))
+        exit(TEST_EXIT_SETUP_FAILURE);
+    memset(rd, 0, sizeof rd);
+    atomic_store(&src_released, 0);
+    atomic_store(&src_attached, 0);
+    atomic_store(&src_bad, 0);
+    atomic_store(&stop, 0);
+    pthread_create(&writer, NULL, src_writer_main, s);
+    for (int i = 0; i < SRC_READERS; i++) {
+        rd[i].s = s;
+        pthread_create(&readers[i], NULL, src_reader_main, &rd[i]);
+    }
+    sleep_ms(stress_ms());
+    atomic_store(&stop, 1);
+    pthread_join(writer, NULL);
+    long reads = 0, answered = 0;
+    for (int i = 0; i < SRC_READERS; i++) {
+        pthread_join(readers[i], NULL);
+        test_checks += rd[i].reads;
+        reads += rd[i].reads;
+        answered += rd[i].answered;
+        if (rd[i].bad) {
+            fprintf(stderr, "source reader %d: %ld wrong answers\n", i, rd[i].bad);
+            test_failures++;
+        }
+    }
+    CHECK(atomic_load(&src_bad) == 0);
+    CHECK(atomic_load(&src_rounds) > 0);
+    ilmap_store_free(s);
+    /* Every PDB handed over was released, once. */
+    CHECK(atomic_load(&src_released) == atomic_load(&src_attached));
+    printf("sources: %ld writer rounds, %ld PDBs attached, %ld reads (%ld with a line)\n",
+           atomic_load(&src_rounds), atomic_load(&src_attached), reads, answered);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x5EED0005u);
@@ -1260,6 +1510,7 @@ int main(int argc, char **argv)
     run_store(2, 6, seed + 2);
     run_signals();
     run_unload();
+    run_sources();
     /* Again with the writers fencing for the readers (where the OS can:
      * otherwise the same as above, and said so). */
     store_flags = ILMAP_STORE_WRITER_FENCE;
@@ -1268,5 +1519,6 @@ int main(int argc, char **argv)
     run_store(2, 2, seed + 3);
     run_signals();
     run_unload();
+    run_sources();
     return test_finish("versions-stress");
 }

@@ -440,92 +440,10 @@ static int pdb_defect(const char *path, ilmap_status st, const ilmap_pdb_error *
     return EXIT_INVALID;
 }
 
-/* A candidate PDB file: its bytes and an open handle when it is readable,
- * a Portable PDB, and (when the DLL has a CodeView entry) the DLL's own.
- * Returns EXIT_OK when taken; EXIT_INVALID when absent, foreign or
- * unreadable (*mismatch set for another id); EXIT_INTERNAL out of memory. */
-static int try_pdb_file(const char *name, size_t n, const char *dir, size_t dir_len,
-                        const char *suffix, const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb,
-                        uint8_t **bytes, int *mismatch)
-{
-    char *p = malloc(dir_len + n + strlen(suffix) + 1);
-    if (!p)
-        return fail(EXIT_INTERNAL, "out of memory%s%s", "", "");
-    memcpy(p, dir, dir_len);
-    memcpy(p + dir_len, name, n);
-    strcpy(p + dir_len + n, suffix);
-    size_t size = 0;
-    uint8_t *b = read_file(p, &size);
-    int err = errno;
-    free(p);
-    if (!b)
-        return err == ENOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "") : EXIT_INVALID;
-    ilmap_pdb_error e;
-    ilmap_status st = ilmap_pdb_open(b, size, pdb, &e);
-    if (st == ILMAP_OK && pe->has_codeview && ilmap_pdb_check_id(*pdb, pe, &e) != ILMAP_OK) {
-        *mismatch = 1;
-        ilmap_pdb_free(*pdb);
-        *pdb = NULL;
-        st = ILMAP_E_FORMAT;
-    }
-    if (st != ILMAP_OK) {
-        free(b);
-        return st == ILMAP_E_NOMEM ? fail(EXIT_INTERNAL, "out of memory%s%s", "", "")
-                                   : EXIT_INVALID;
-    }
-    *bytes = b;
-    return EXIT_OK;
-}
-
-/* A DLL's PDB, in the runtime's order: the CodeView entry's path as
- * written, then its file name in the DLL's directory (either only with
- * the DLL's id); then the embedded PDB; then, as libilmap's own last
- * resort, the DLL's name with .pdb beside it. */
-static int open_for_pe(const char *path, const uint8_t *file, size_t size,
-                       const ilmap_pdb_pe_info *pe, ilmap_pdb **pdb, uint8_t **bytes)
-{
-    size_t dir = strlen(path);
-    while (dir > 0 && path[dir - 1] != '/' && path[dir - 1] != '\\')
-        dir--;
-    int rc, mismatch = 0;
-    if (pe->has_codeview && pe->path_size > 0) {
-        size_t b = pe->path_size;
-        while (b > 0 && pe->path[b - 1] != '/' && pe->path[b - 1] != '\\')
-            b--;
-        rc = try_pdb_file(pe->path, pe->path_size, "", 0, "", pe, pdb, bytes, &mismatch);
-        if (rc != EXIT_INVALID)
-            return rc;
-        rc = try_pdb_file(pe->path + b, pe->path_size - b, path, dir, "", pe, pdb, bytes,
-                          &mismatch);
-        if (rc != EXIT_INVALID)
-            return rc;
-    }
-    ilmap_pdb_error e;
-    ilmap_status st;
-    if (pe->has_embedded) {
-        *bytes = malloc(pe->pdb_size ? pe->pdb_size : 1);
-        if (!*bytes)
-            return fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
-        st = ilmap_pdb_inflate(file, size, pe, *bytes, pe->pdb_size, &e);
-        if (st == ILMAP_E_UNSUPPORTED)
-            return fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path,
-                        "");
-        if (st == ILMAP_OK)
-            st = ilmap_pdb_open(*bytes, pe->pdb_size, pdb, &e);
-        return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
-    }
-    const char *base = path + dir, *dot = strrchr(base, '.');
-    size_t n = dot ? (size_t)(dot - base) : strlen(base);
-    rc = try_pdb_file(base, n, path, dir, ".pdb", pe, pdb, bytes, &mismatch);
-    if (rc != EXIT_INVALID)
-        return rc;
-    if (mismatch)
-        return fail(EXIT_INVALID, "%s: the PDB beside it is not its own (its id differs)%s",
-                    path, "");
-    return fail(EXIT_INVALID, "%s: no embedded PDB and no PDB beside it%s", path, "");
-}
-
-/* Opens PATH's PDB: *bytes is what the handle reads (freed by the caller). */
+/* Opens PATH's PDB: a Portable PDB file itself, or an assembly's PDB
+ * (ilmap_pdb_open_for_assembly(): CodeView path, embedded, beside).
+ * *bytes is what the handle reads when PATH is a PDB (freed by the
+ * caller); an assembly's PDB owns its bytes. */
 static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
 {
     size_t size = 0;
@@ -540,12 +458,18 @@ static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
         st = ilmap_pdb_open(file, size, pdb, &e);
         return st == ILMAP_OK ? EXIT_OK : pdb_defect(path, st, &e);
     }
-    ilmap_pdb_pe_info pe;
-    st = ilmap_pdb_read_pe(file, size, &pe, &e);
-    int rc = st == ILMAP_OK ? open_for_pe(path, file, size, &pe, pdb, bytes)
-                            : pdb_defect(path, st, &e);
+    st = ilmap_pdb_open_for_assembly(path, file, size, pdb, NULL, &e);
     free(file);
-    return rc;
+    if (st == ILMAP_OK)
+        return EXIT_OK;
+    if (st == ILMAP_E_UNSUPPORTED)
+        return fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path, "");
+    if (st == ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_ID_MISMATCH)
+        return fail(EXIT_INVALID, "%s: the PDB beside it is not its own (its id differs)%s",
+                    path, "");
+    if (st == ILMAP_E_NOT_FOUND)
+        return fail(EXIT_INVALID, "%s: no embedded PDB and no PDB beside it%s", path, "");
+    return pdb_defect(path, st, &e);
 }
 
 /* A document's name into *name (grown as needed, capacity *cap). */

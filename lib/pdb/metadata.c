@@ -256,6 +256,8 @@ ilmap_status ilmap_pdb_open(const void *data, size_t size, ilmap_pdb **out, ilma
 
 void ilmap_pdb_free(ilmap_pdb *pdb)
 {
+    if (pdb)
+        free(pdb->owned);
     free(pdb);
 }
 

@@ -35,6 +35,7 @@ struct ilmap_pdb {
     size_t doc_off, doc_row_size; /* the Document table */
     size_t mdi_off, mdi_row_size; /* the MethodDebugInformation table */
     unsigned mdi_doc_width;       /* its Document column: 2 or 4 bytes */
+    void *owned; /* the bytes, when the handle owns them (ilmap_pdb_open_for_assembly) */
 };
 
 /* Records a defect (err may be NULL) and returns ILMAP_E_FORMAT. */

@@ -30,6 +30,15 @@ static void release_item(ilmap_store *store, const retire_item *item)
         bh_free(&store->bodies, body, body->bytes);
         break;
     }
+    case RETIRE_PDB: {
+        /* The PDB first: release frees the buffer it points into. */
+        struct store_pdbref *ref = item->ptr;
+        ilmap_pdb_free(ref->pdb);
+        if (ref->release)
+            ref->release(ref->context);
+        free(ref);
+        break;
+    }
     }
 }
 
@@ -101,6 +110,11 @@ void ilmap_store_free(ilmap_store *store)
     for (const uint64_t *r = vt_seek(sh[T_VERSIONS], snap->tables[T_VERSIONS], zero, &cur); r;
          r = vt_next(sh[T_VERSIONS], &cur))
         teardown_unref(ptr_of_word(r[2]));
+    for (const uint64_t *r = vt_seek(sh[T_MODULES], snap->tables[T_MODULES], zero, &cur); r;
+         r = vt_next(sh[T_MODULES], &cur)) {
+        retire_item item = { ptr_of_word(r[1]), RETIRE_PDB };
+        release_item(store, &item);
+    }
     for (int t = 0; t < T_COUNT; t++)
         vt_destroy(snap->tables[t]);
     ax_destroy(snap->code);
@@ -714,8 +728,80 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->versions = (size_t)vt_records(cur->tables[T_VERSIONS]);
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
+    out->pdbs = (size_t)vt_records(cur->tables[T_MODULES]);
     ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
+}
+
+/* ---- PDBs ---------------------------------------------------------------
+ *
+ * One MODULES record per module with a PDB, pointing at a store_pdbref
+ * (store.h). Replacing or detaching retires the old ref; its reclamation
+ * frees the PDB and calls its release, once no read can see it. */
+
+/* Whether pdb is attached to a module other than `module` (an O(modules)
+ * walk of the published table: writers only, and modules are few). */
+static int attached_elsewhere(const store_txn *t, const ilmap_pdb *pdb, ilmap_module_id module)
+{
+    const vt_shape sh = store_shapes[T_MODULES];
+    const uint64_t zero[1] = { 0 };
+    vt_cursor cur;
+
+    for (const uint64_t *r = vt_seek(sh, t->draft.tables[T_MODULES], zero, &cur); r;
+         r = vt_next(sh, &cur)) {
+        const struct store_pdbref *ref = ptr_of_word(r[1]);
+        if (ref->pdb == pdb && r[0] != module)
+            return 1;
+    }
+    return 0;
+}
+
+static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, ilmap_pdb *pdb,
+                                      ilmap_release_fn release, void *context)
+{
+    store_txn t;
+    txn_begin(s, &t);
+
+    const uint64_t key[1] = { module };
+    const uint64_t *rec = find(&t, T_MODULES, key);
+    struct store_pdbref *old = rec ? ptr_of_word(rec[1]) : NULL;
+    ilmap_status st = ILMAP_OK;
+
+    if (!pdb) {
+        if (!old) /* nothing to detach */
+            return txn_fail(&t, ILMAP_OK);
+        st = erase(&t, T_MODULES, key);
+    } else {
+        if (old && old->pdb == pdb) /* attached already: ours */
+            return txn_fail(&t, ILMAP_OK);
+        if (attached_elsewhere(&t, pdb, module))
+            return txn_fail(&t, ILMAP_E_EXISTS);
+        struct store_pdbref *ref = txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
+        if (!ref)
+            return txn_fail(&t, ILMAP_E_NOMEM);
+        ref->pdb = pdb;
+        ref->release = release;
+        ref->context = context;
+        const uint64_t next[2] = { module, word_of_ptr(ref) };
+        st = old ? replace(&t, T_MODULES, next) : insert(&t, T_MODULES, next);
+    }
+    if (st == ILMAP_OK && old)
+        st = txn_retire(&t.vt, old, RETIRE_PDB);
+    if (st != ILMAP_OK)
+        return txn_fail(&t, st);
+    return txn_commit(&t);
+}
+
+ilmap_status ilmap_store_attach_pdb(ilmap_store *store, ilmap_module_id module, ilmap_pdb *pdb,
+                                    ilmap_release_fn release, void *context)
+{
+    if (!store || module == 0)
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_mutex_lock(&store->lock);
+    ilmap_status st = attach_pdb_locked(store, module, pdb, release, context);
+    ilmap_mutex_unlock(&store->lock);
+    return st;
 }
 
 /* ---- Removal ------------------------------------------------------------
@@ -775,6 +861,15 @@ static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
     ilmap_store_removed n = { 0, 0, 0, 0 };
     ilmap_status st = ILMAP_OK;
     vt_cursor cur;
+
+    /* Its PDB, retired with the rest: reads that began before keep it. */
+    const uint64_t mkey[1] = { module };
+    const uint64_t *pdb = find(&t, T_MODULES, mkey);
+    if (pdb) {
+        st = erase(&t, T_MODULES, mkey);
+        if (st == ILMAP_OK)
+            st = txn_retire(&t.vt, ptr_of_word(pdb[1]), RETIRE_PDB);
+    }
 
     /* The IL-level maps of its methods. */
     for (const uint64_t *r = vt_seek(sh[T_METHODS], t.base->tables[T_METHODS], from, &cur);

@@ -14,6 +14,7 @@
  *   METHOD_FUNCS    (module, methodDef, FunctionID)      the instances of a method (revert)
  *   VERSIONS        (FunctionID, ReJITID)    -> mapref or 0 (ReJITID 0: uses METHODS)
  *   BODIES          (FunctionID, ReJITID, code start) -> body
+ *   MODULES         (module)                 -> pdbref   the module's Portable PDB (source.c)
  * Besides the tables, a snapshot holds the address index (addr_index.h):
  * code address -> the body and which of its ranges, a radix tree over
  * 64 KiB pages. A body carries its answers (answers.h): native offset ->
@@ -39,6 +40,7 @@ enum store_table {
     T_METHOD_FUNCS,
     T_VERSIONS,
     T_BODIES,
+    T_MODULES,
     T_COUNT
 };
 
@@ -48,6 +50,7 @@ static const vt_shape store_shapes[T_COUNT] = {
     [T_METHOD_FUNCS] = { 3, 3 },
     [T_VERSIONS] = { 2, 3 },
     [T_BODIES] = { 3, 4 },
+    [T_MODULES] = { 1, 2 },
 };
 
 /*
@@ -59,6 +62,18 @@ static const vt_shape store_shapes[T_COUNT] = {
 struct store_mapref {
     ilmap *map;
     uint64_t refs;
+};
+
+/*
+ * A module's Portable PDB as the store holds it (ilmap_store_attach_pdb()):
+ * referenced by one MODULES record only, so not counted. Retired
+ * (RETIRE_PDB) when the record goes or points elsewhere; its reclamation
+ * frees the PDB, then calls release(context).
+ */
+struct store_pdbref {
+    ilmap_pdb *pdb;
+    ilmap_release_fn release;
+    void *context;
 };
 
 struct store_range {

@@ -20,7 +20,8 @@
 typedef enum retire_kind {
     RETIRE_MEMORY = 0, /* a plain block: free() */
     RETIRE_MAPREF = 1, /* a store_mapref and its ilmap */
-    RETIRE_BODY = 2    /* a store_body and its ilmap_native */
+    RETIRE_BODY = 2,   /* a store_body and its ilmap_native */
+    RETIRE_PDB = 3     /* a store_pdbref: its PDB freed, then its release called */
 } retire_kind;
 
 typedef struct retire_item {

@@ -618,13 +618,16 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         shim_log("no frames file %s; check (c) skipped", h->frames_path);
         return;
     }
-    char line[512];
+    char line[4096];
     uint64_t skipped = 0;
+    shim_source_counts sources;
+    memset(&sources, 0, sizeof sources);
     while (fgets(line, sizeof line, f)) {
         unsigned token = 0, native = 0;
         long long il_signed = 0;
         if (sscanf(line, "%x %u %lld", &token, &native, &il_signed) != 3)
             continue;
+        shim_check_frame_source(h, p, line, &sources);
         /* (c) and c_store hold a frame to a version's first body: with
          * tiering kept it may have run in a later one, and the frame does
          * not say which (shim/FINDINGS.md, fifth round). */
@@ -675,5 +678,16 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         check_frame_in_store(r, p, shim_method_name(p, owner), v, query, result, ours);
     }
     fclose(f);
-    shim_report_event(r, "frames_done", "\"skipped\":%" PRIu64, skipped);
+    shim_report_event(r, "frames_done",
+                      "\"skipped\":%" PRIu64 ",\"source_instrumented\":%" PRIu64
+                      ",\"source_not_instrumented\":%" PRIu64 ",\"source_unmapped_twin\":%" PRIu64
+                      ",\"source_runtime_lines_instrumented\":%" PRIu64
+                      ",\"source_caller_instrumented\":%" PRIu64
+                      ",\"source_caller_not_instrumented\":%" PRIu64
+                      ",\"source_skipped_no_body\":%" PRIu64 ",\"source_skipped_tiers\":%" PRIu64
+                      ",\"source_skipped_other\":%" PRIu64,
+                      skipped, sources.instrumented, sources.plain, sources.unmapped,
+                      sources.instrumented_runtime_lines, sources.instrumented_caller,
+                      sources.plain_caller, sources.skipped_no_body,
+                      sources.skipped_tiers, sources.skipped_other);
 }

@@ -64,6 +64,18 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m,
                      const shim_body_note *n);
 void shim_check_frames(shim_harness *h, shim_profiler *p);
 
+/* c_source (source_checks.c): what the frames' source checks counted. */
+typedef struct shim_source_counts {
+    uint64_t instrumented, plain, unmapped; /* checked, by kind of method */
+    uint64_t instrumented_runtime_lines;    /* instrumented frames the runtime gave a line */
+    uint64_t plain_caller, instrumented_caller; /* of them, our line is the call site's */
+    uint64_t skipped_no_body, skipped_tiers, skipped_other;
+} shim_source_counts;
+
+/* One line of the frames file (modified: split in place). */
+void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
+                             shim_source_counts *c);
+
 /* body_checks.c: check "store_lookup" on a body just stored: the store
  * answers addresses inside it (each entry of its map) with this body and
  * the map's IL offset, whichever tier it is; counts per version kind and

@@ -252,8 +252,12 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 m->role = sel->role;
                 m->probe_token = probe;
                 m->late = sel->late;
+                m->observe = sel->observe;
                 memcpy(m->name, display, sizeof m->name);
-                if (m->late) {
+                if (m->observe) {
+                    /* only its JIT-compiled bodies go into the store */
+                    m->requested = 1;
+                } else if (m->late) {
                     p->count.late_waiting++;
                 } else if (collectible) {
                     /* never rejitted: instrumented at its first JIT
@@ -296,6 +300,25 @@ static int is_collectible(shim_profiler *p, ModuleID module)
         return -1;
     }
     return (flags & COR_PRF_MODULE_COLLECTIBLE) != 0;
+}
+
+/* The module's file (GetModuleInfo's name is its path) and its PDB. */
+static void open_pdb(shim_profiler *p, ModuleID module)
+{
+    WCHAR name[1024];
+    ULONG len = 0;
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    HRESULT hr = p->info->lpVtbl->GetModuleInfo(p->info, module, &base, 1024, &len, name,
+                                                &assembly);
+    if (FAILED(hr) || len == 0 || len >= 1024) {
+        shim_log("GetModuleInfo(0x%llx) 0x%08X: no path, so no PDB and no source lines",
+                 (unsigned long long)module, (unsigned)hr);
+        return;
+    }
+    char path[3 * 1024 + 1];
+    shim_utf16_to_utf8(name, len, path, sizeof path);
+    shim_sources_module_loaded(&p->store, module, path);
 }
 
 HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
@@ -347,6 +370,9 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
      * JIT-compiled before this callback returns. */
     if (selected && p->elt_enabled)
         shim_elt_watch_module(&p->elt, module);
+    /* Its PDB, for source lines (sources.h): failures are logged. */
+    if (selected)
+        open_pdb(p, module);
     if (n == 0 || !tokens) {
         free(tokens);
         return S_OK;

@@ -212,6 +212,10 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                              &p->selection)) {
         memset(&p->selection, 0, sizeof p->selection);
     }
+    /* Observed methods come last: a method also selected above keeps the
+     * first selector that names it (resolve.c). */
+    if (shim_selection_add_observed(&p->selection, getenv("ILMAP_SHIM_OBSERVE")))
+        shim_log("ILMAP_SHIM_OBSERVE ignored from where memory ran out");
     for (size_t i = 0; i < p->selection.count; i++)
         p->any_late |= p->selection.items[i].late;
     p->keep_tiering = shim_env_u32("ILMAP_SHIM_KEEP_TIERING", 0) != 0;

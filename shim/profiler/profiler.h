@@ -23,6 +23,7 @@
 #include "profiler/hooks.h"
 #include "profiler/rejit_thread.h"
 #include "profiler/selection.h"
+#include "profiler/sources.h"
 #include "profiler/version_store.h"
 
 /* A native body (code start) already read: with tiering kept one
@@ -48,6 +49,7 @@ struct shim_method {
     uint32_t probe_token;      /* 0: nop probe */
     char name[320];            /* "Ns.Type::Method", JSON-safe */
     int late;                  /* ReJIT only after the first JIT compilation */
+    int observe;               /* ILMAP_SHIM_OBSERVE: bodies recorded, never instrumented */
     int requested;             /* ReJIT requested (jit_time: waiting for its JIT) */
     /* In a collectible module, which the runtime never rejits: the new
      * body and map are given at JITCompilationStarted (jit_instrument.c). */

@@ -134,6 +134,17 @@ static int add_late(shim_selection *s, const char *item, size_t n)
     return add_plain(s, item, n, 1);
 }
 
+static int add_observed(shim_selection *s, const char *item, size_t n)
+{
+    shim_selector sel;
+    int rc = parse_one(item, n, &sel);
+    if (rc)
+        return rc < 0 ? -1 : 0;
+    sel.role = SHIM_ROLE_PLAIN;
+    sel.observe = 1;
+    return push(s, &sel);
+}
+
 static int add_twins(shim_selection *s, const char *item, size_t n)
 {
     const char *eq = memchr(item, '=', n);
@@ -191,6 +202,17 @@ oom:
     shim_log("out of memory while parsing the method selection");
     shim_selection_free(out);
     return -1;
+}
+
+int shim_selection_add_observed(shim_selection *s, const char *observe)
+{
+    if (!s)
+        return -1;
+    if (each_item(observe, add_observed, s)) {
+        shim_log("out of memory while parsing ILMAP_SHIM_OBSERVE");
+        return -1;
+    }
+    return 0;
 }
 
 void shim_selection_free(shim_selection *s)

@@ -50,6 +50,7 @@ typedef struct shim_selector {
     int role;          /* enum shim_role */
     size_t twin;       /* index of the other twin (twin roles only) */
     int late;          /* from ILMAP_SHIM_LATE */
+    int observe;       /* from ILMAP_SHIM_OBSERVE: bodies recorded, never instrumented */
 } shim_selector;
 
 typedef struct shim_selection {
@@ -62,6 +63,13 @@ typedef struct shim_selection {
  * and skipped; returns non-zero only when memory runs out. */
 int shim_selection_parse(const char *methods, const char *twins, const char *late,
                          const char *probe, shim_selection *out);
+
+/* Appends the selectors of ILMAP_SHIM_OBSERVE (may be NULL): methods whose
+ * native bodies go into the version store as they are JIT-compiled, and
+ * which are never instrumented (the harness checks their frames' source
+ * lines). Malformed items are logged and skipped; non-zero only when
+ * memory runs out. */
+int shim_selection_add_observed(shim_selection *s, const char *observe);
 
 void shim_selection_free(shim_selection *s);
 

@@ -139,6 +139,36 @@ ilmap_status shim_store_lookup(shim_store *s, uintptr_t address, ilmap_store_loc
     return st;
 }
 
+ilmap_status shim_store_read_source(shim_store *s, uintptr_t address, unsigned flags,
+                                    ilmap_store_location *location, ilmap_store_source *source,
+                                    char *document, size_t cap, size_t *total)
+{
+    if (!s || !s->store || !location || !source || !document || !cap || !total)
+        return ILMAP_E_INVALID_ARG;
+    document[0] = '\0';
+    *total = 0;
+    if (!s->lock_ready)
+        return ILMAP_E_NOMEM; /* no way to keep two threads off the one slot */
+    ilmap_mutex_lock(&s->lock);
+    ilmap_status st = ILMAP_OK;
+    const ilmap_store_snapshot *snapshot = NULL;
+    if (!s->reader)
+        st = ilmap_store_reader_register(s->store, &s->reader);
+    if (st == ILMAP_OK)
+        st = ilmap_store_reader_begin(s->reader, &snapshot);
+    if (st == ILMAP_OK) {
+        st = ilmap_store_snapshot_lookup_source(snapshot, address, flags, location, source);
+        /* source->pdb is valid until the read ends: the name is read now. */
+        if (st == ILMAP_OK)
+            st = ilmap_pdb_get_document_name(source->pdb, source->point.document, cap, total,
+                                             document, NULL);
+        source->pdb = NULL;
+        (void)ilmap_store_reader_end(s->reader);
+    }
+    ilmap_mutex_unlock(&s->lock);
+    return st;
+}
+
 static void stats_of(ilmap_store *store, ilmap_store_stats *out)
 {
     if (out && ilmap_store_get_stats(store, out) != ILMAP_OK)

@@ -52,6 +52,14 @@ ilmap_status shim_store_add_body(shim_store *s, FunctionID function, ModuleID mo
                                  const ilmap_native_entry *exported, uint32_t count,
                                  uint32_t code_size);
 
+/* An address's source (ilmap_store_snapshot_lookup_source()) and its
+ * document's name (up to cap bytes with the NUL; *total: the name's size)
+ * read inside one read on the shim's reader slot; source->pdb is NULL on
+ * return (the read has ended). Returns the first failing status. */
+ilmap_status shim_store_read_source(shim_store *s, uintptr_t address, unsigned flags,
+                                    ilmap_store_location *location, ilmap_store_source *source,
+                                    char *document, size_t cap, size_t *total);
+
 /* The IL-level map of (module, token) (ilmap_store_set_il_map), a copy of
  * map: what the original version's bodies compiled after a
  * SetILInstrumentedCodeMap at JIT time capture. */

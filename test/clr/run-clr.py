@@ -28,6 +28,9 @@ NS = "IlmapShimTest"
 METHODS = f"{NS}.Shapes::*;{NS}.Box`1::*;{NS}.Hot::Step;{NS}.Hot::Loop;{NS}.Plugin::*"
 TWINS = f"{NS}.Twins::TwinA={NS}.Twins::TwinB;{NS}.Twins::TwinC={NS}.Twins::TwinD"
 LATE = f"{NS}.Late::Compute"
+# Never instrumented: only their native bodies go into the version store,
+# so that check c_source has frames of original code (Plain.Count, .Pick).
+OBSERVE = f"{NS}.Plain::*"
 PROBE = f"{NS}.Probe::Hit"
 
 # With --tiering (the dotnet-late-r2r-tiering test), on top: tiered
@@ -147,13 +150,48 @@ def frames_agreement(plain_path, shim_path):
     puts its boundaries (see shim/FINDINGS.md)."""
     try:
         with open(plain_path) as f:
-            plain = [line.split()[0::2] for line in f if line.strip()]
+            plain = [line.split()[0:3:2] for line in f if line.strip()]
         with open(shim_path) as f:
-            shim = [line.split()[0::2] for line in f if line.strip()]
+            shim = [line.split()[0:3:2] for line in f if line.strip()]
     except OSError:
         return None
     same = sum(1 for a, b in zip(plain, shim) if a == b)
     return same, len(plain), len(shim)
+
+
+# Check c_source (frames' document, line, column from the version store
+# and the module's PDB): the least each kind must have checked, so that a
+# shim that finds no PDB or no body fails. "caller": frames whose line is
+# also the call site's [CallerLineNumber], an oracle independent of the
+# runtime's stack traces (not every frame: the runtime places frames in
+# exception handlers on an earlier line, shim/FINDINGS.md round 9).
+SOURCE_MINIMUM = {
+    "source_instrumented": 50,
+    "source_not_instrumented": 5,
+    "source_caller_instrumented": 40,
+    "source_caller_not_instrumented": 4,
+}
+
+
+def check_sources(events, failures):
+    """The frames_done event's c_source counts against SOURCE_MINIMUM."""
+    done = [e for e in events if e.get("event") == "frames_done"]
+    if not done:
+        failures.append("no frames_done event: the frames were not checked")
+        return
+    e = done[-1]
+    say("  c_source: checked {} frames of instrumented methods ({} with a line from the "
+        "runtime, {} on the call site's line), {} of methods not instrumented ({} on the "
+        "call site's line), {} of the unmapped twin; skipped: {} without a body, {} in a "
+        "method with several tiers, {} other".format(
+            e.get("source_instrumented"), e.get("source_runtime_lines_instrumented"),
+            e.get("source_caller_instrumented"), e.get("source_not_instrumented"),
+            e.get("source_caller_not_instrumented"), e.get("source_unmapped_twin"),
+            e.get("source_skipped_no_body"), e.get("source_skipped_tiers"),
+            e.get("source_skipped_other")))
+    for key, least in SOURCE_MINIMUM.items():
+        if e.get(key, 0) < least:
+            failures.append(f"c_source: only {e.get(key, 0)} '{key}' (want >= {least})")
 
 
 def check_elt(checks, probe_hits, failures):
@@ -291,6 +329,7 @@ def main():
                             ILMAP_SHIM_METHODS=METHODS,
                             ILMAP_SHIM_TWINS=TWINS,
                             ILMAP_SHIM_LATE=LATE,
+                            ILMAP_SHIM_OBSERVE=OBSERVE,
                             ILMAP_SHIM_PROBE=PROBE,
                             ILMAP_SHIM_REPORT=report,
                             ILMAP_SHIM_FRAMES=frames_shim)
@@ -308,7 +347,8 @@ def main():
         # Selecting CoreLib methods makes the mapper hook every function of
         # CoreLib, Vector128 helpers included (issue: the runtime's slow-path
         # helper zeroed their upper halves). Nothing else is instrumented.
-        for name in ("ILMAP_SHIM_TWINS", "ILMAP_SHIM_LATE", "ILMAP_SHIM_PROBE"):
+        for name in ("ILMAP_SHIM_TWINS", "ILMAP_SHIM_LATE", "ILMAP_SHIM_PROBE",
+                     "ILMAP_SHIM_OBSERVE"):
             del shim_env[name]
         shim_env["ILMAP_SHIM_METHODS"] = CORELIB
     shim, secs = run(["dotnet", dll], shim_env, timeout=180)
@@ -347,6 +387,8 @@ def main():
                 failures.append(f"ELT checks in a run without ILMAP_SHIM_ELT: {elt}")
         if unloads:
             check_unloads(checks, events, summary, plain.stdout, shim.stderr, failures)
+        if not args.elt_corelib:
+            check_sources(events, failures)
         for e in events:
             if e.get("event") in ("runtime", "initialized", "frames_done"):
                 say("  event", json.dumps(e))

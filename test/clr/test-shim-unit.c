@@ -168,6 +168,16 @@ static void selection(void)
         CHECK(s.items[5].late == 1 && strcmp(s.items[5].type_name, "L") == 0);
     }
     CHECK(s.probe.type_name && strcmp(s.probe.method_name, "Hit") == 0);
+    /* ILMAP_SHIM_OBSERVE: appended, plain, neither late nor a twin */
+    CHECK(shim_selection_add_observed(&s, "O.P::*; bad ;O.Q::R") == 0);
+    CHECK(s.count == 8);
+    if (s.count == 8) {
+        CHECK(s.items[6].observe == 1 && s.items[6].late == 0 &&
+              s.items[6].role == SHIM_ROLE_PLAIN && strcmp(s.items[6].type_name, "O.P") == 0);
+        CHECK(s.items[7].observe == 1 && strcmp(s.items[7].method_name, "R") == 0);
+        CHECK(s.items[5].observe == 0);
+    }
+    CHECK(shim_selection_add_observed(&s, NULL) == 0 && s.count == 8);
     shim_selection_free(&s);
     CHECK(shim_selection_parse(NULL, NULL, NULL, NULL, &s) == 0 && s.count == 0);
     shim_selection_free(&s);

@@ -6,7 +6,10 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <type_traits>
 #include <vector>
 
@@ -201,6 +204,10 @@ static void test_store()
         CHECK(loc && loc->function_id == fid && loc->native_offset == 15 &&
               loc->il_offset == 10 && loc->original_il_offset == 5);
         CHECK(!snap.lookup(0x20000));
+        // The whole journey: no PDB attached, so the location and no source.
+        const auto src = snap.lookup_source(0x10000 + 16, ILMAP_STORE_RETURN_ADDRESS);
+        CHECK(src.status == ILMAP_E_NOT_FOUND && src.location.native_offset == 15 &&
+              src.source.pdb == nullptr);
         const auto il_map = snap.il_map(fid, 0);
         CHECK(il_map && il_map->old_to_new(7) == 10);
         CHECK(snap.versions(fid) == std::vector<ilm::rejit_id>{ 0 });
@@ -252,6 +259,73 @@ static void test_sig()
     CHECK(thrown);
 }
 
+// The PDB classes over the test data's tiny.pdb and tiny-embedded.dll, in
+// the directory ILMAP_CONSUMER_DATA names (test/packaging-test.sh sets it;
+// without it this test fails: it never skips).
+static std::vector<std::uint8_t> read_bytes(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f),
+                                     std::istreambuf_iterator<char>());
+}
+
+static void test_pdb()
+{
+    const char *dir = std::getenv("ILMAP_CONSUMER_DATA");
+    CHECK(dir != nullptr);
+    if (!dir)
+        return;
+    const std::vector<std::uint8_t> bytes = read_bytes(std::string(dir) + "/tiny.pdb");
+    CHECK(!bytes.empty());
+    const ilm::pdb p(bytes); // zero-copy over bytes
+    CHECK(p.info().method_count >= 3);
+    // The answers `ilmap source` gives (test/cli-test.sh checks them too).
+    const std::optional<ilmap_pdb_sequence_point> at0 = p.find_source(0x06000001, 0);
+    CHECK(at0 && at0->start_line == 7 && at0->start_column == 13);
+    CHECK(at0 && p.document_name(at0->document) == "/src/Tiny.cs");
+    CHECK(!p.find_source(0x06000003, 1));
+    const ilm::pdb_lines lines = p.lines(0x06000002);
+    const std::optional<ilmap_pdb_sequence_point> at3 = lines.find_source(3);
+    CHECK(lines.size() > 0 && at3 && at3->start_line == 16 && at3->start_column == 18);
+    // Every visible point of a method, and the seed's map check: a map
+    // with no entry for any point lists them all.
+    const std::vector<ilmap_pdb_sequence_point> points = p.sequence_points(0x06000001);
+    std::size_t visible = 0;
+    for (const ilmap_pdb_sequence_point &sp : points)
+        visible += sp.start_line != ILMAP_PDB_HIDDEN_LINE;
+    const ilmap_entry none[] = { { 0xFFFFFF00u, 0, 1 } };
+    CHECK(!points.empty() && ilm::check_map(points, none).size() == visible);
+    // A defect throws with its byte offset.
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 16);
+    bool thrown = false;
+    try {
+        ilm::pdb bad(std::move(cut));
+    } catch (const ilm::error &e) {
+        thrown = e.code() == ILMAP_E_FORMAT && e.index() != ilm::no_index;
+    }
+    CHECK(thrown);
+    // An assembly's PDB found as the runtime finds it: embedded (from the
+    // bytes in hand), and beside the DLL (from the file), moved around.
+    const std::string embedded_dll = std::string(dir) + "/tiny-embedded.dll";
+    const std::vector<std::uint8_t> dll = read_bytes(embedded_dll);
+    CHECK(!dll.empty());
+    try {
+        ilmap_pdb_origin origin = ILMAP_PDB_ORIGIN_NONE;
+        ilm::pdb e = ilm::pdb::for_assembly(embedded_dll.c_str(), dll, &origin);
+        ilm::pdb moved;
+        moved = std::move(e);
+        const std::optional<ilmap_pdb_sequence_point> sp = moved.find_source(0x06000002, 3);
+        CHECK(!e && sp && sp->start_line == 16 && origin == ILMAP_PDB_ORIGIN_EMBEDDED);
+    } catch (const ilm::error &e) {
+        CHECK(e.code() == ILMAP_E_UNSUPPORTED); // a library built without zlib
+    }
+    ilmap_pdb_origin beside = ILMAP_PDB_ORIGIN_NONE;
+    const ilm::pdb b = ilm::pdb::for_assembly((std::string(dir) + "/tiny.dll").c_str(), {}, &beside);
+    const std::optional<ilmap_pdb_sequence_point> sb = b.find_source(0x06000001, 0);
+    CHECK(sb && sb->start_line == 7 && beside != ILMAP_PDB_ORIGIN_NONE &&
+          beside != ILMAP_PDB_ORIGIN_EMBEDDED);
+}
+
 int main()
 {
     try {
@@ -261,6 +335,7 @@ int main()
         test_store();
         test_fid_mapper();
         test_sig();
+        test_pdb();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;

@@ -12,188 +12,7 @@
 #include "ilmap-pdb.h"
 #include "test.h"
 
-/* ---- a PDB writer ---- */
-
-typedef struct out {
-    uint8_t d[8192];
-    size_t n;
-} out;
-
-static void put(out *o, const void *p, size_t n)
-{
-    memcpy(o->d + o->n, p, n);
-    o->n += n;
-}
-static void put8(out *o, unsigned v) { o->d[o->n++] = (uint8_t)v; }
-static void put16(out *o, unsigned v) { put8(o, v & 0xFF); put8(o, v >> 8 & 0xFF); }
-static void put32(out *o, uint32_t v) { put16(o, v & 0xFFFF); put16(o, v >> 16); }
-static void align4(out *o) { while (o->n % 4) put8(o, 0); }
-static void put_index(out *o, uint32_t v, int wide) { wide ? put32(o, v) : put16(o, v); }
-
-/* A compressed integer's payload in 1, 2 or 4 bytes (ECMA-335 II.23.2). */
-static void put_width(out *o, uint32_t raw, unsigned bytes)
-{
-    if (bytes == 1) {
-        put8(o, raw);
-    } else if (bytes == 2) {
-        put8(o, 0x80 | raw >> 8);
-        put8(o, raw & 0xFF);
-    } else {
-        put8(o, 0xC0 | raw >> 24);
-        put8(o, raw >> 16 & 0xFF);
-        put8(o, raw >> 8 & 0xFF);
-        put8(o, raw & 0xFF);
-    }
-}
-
-/* Unsigned: the shortest width. */
-static void cu(out *o, uint32_t v)
-{
-    put_width(o, v, v < 0x80 ? 1 : v < 0x4000 ? 2 : 4);
-}
-
-/* Signed: the two's complement in 7, 14 or 29 bits, rotated left by one
- * so the sign lands in bit 0, written in that width whatever its value. */
-static void cs(out *o, int32_t v)
-{
-    unsigned bits = v >= -0x40 && v <= 0x3F ? 7 : v >= -0x2000 && v <= 0x1FFF ? 14 : 29;
-    uint32_t mask = (1u << bits) - 1, t = (uint32_t)v & mask;
-    put_width(o, ((t << 1) | (t >> (bits - 1))) & mask, bits == 7 ? 1 : bits == 14 ? 2 : 4);
-}
-
-typedef struct spec {
-    unsigned heaps;             /* the #~ HeapSizes byte */
-    int ndocs;
-    out doc_names[4];           /* name blobs' contents */
-    int nmethods;
-    uint32_t method_doc[4];     /* MethodDebugInformation.Document */
-    out points[4];              /* sequence-point blobs' contents (n 0: nil) */
-    int type_system_table;      /* set a type-system table bit in #~ */
-} spec;
-
-typedef struct built {
-    out o;
-    size_t tables_at;           /* the #~ stream's offset */
-    size_t blob_at;             /* the #Blob heap's offset */
-    uint32_t point_blob[4];     /* each method's blob index */
-} built;
-
-static uint32_t add_blob(out *heap, const uint8_t *p, size_t n)
-{
-    uint32_t at = (uint32_t)heap->n;
-    cu(heap, (uint32_t)n);
-    put(heap, p, n);
-    return at;
-}
-
-/* A name blob: separator and parts (each added to the heap). */
-static void name_blob(out *name, out *heap, char sep, const char *const *parts, int n)
-{
-    name->n = 0;
-    put8(name, (unsigned char)sep);
-    for (int i = 0; i < n; i++)
-        cu(name, parts[i][0] ? add_blob(heap, (const uint8_t *)parts[i], strlen(parts[i])) : 0);
-}
-
-static void build(const spec *s, out *heap, built *b)
-{
-    int wide_blob = s->heaps & 4, wide_guid = s->heaps & 2;
-    uint32_t doc_name[4];
-    for (int i = 0; i < s->ndocs; i++)
-        doc_name[i] = add_blob(heap, s->doc_names[i].d, s->doc_names[i].n);
-    for (int i = 0; i < s->nmethods; i++)
-        b->point_blob[i] = s->points[i].n ? add_blob(heap, s->points[i].d, s->points[i].n) : 0;
-    align4(heap);
-
-    out pdb = { { 0 }, 0 }, tables = { { 0 }, 0 };
-    for (int i = 0; i < 20; i++)
-        put8(&pdb, 0xA0 + i);
-    put32(&pdb, 0x06000001);
-    put32(&pdb, 1u << 6); /* MethodDef rows referenced */
-    put32(&pdb, 0);
-    put32(&pdb, (uint32_t)s->nmethods);
-
-    put32(&tables, 0);
-    put8(&tables, 2);
-    put8(&tables, 0);
-    put8(&tables, s->heaps);
-    put8(&tables, 1);
-    uint64_t valid = (1ull << 0x30) | (1ull << 0x31) | (s->type_system_table ? 1ull << 6 : 0);
-    put32(&tables, (uint32_t)valid);
-    put32(&tables, (uint32_t)(valid >> 32));
-    put32(&tables, 0);
-    put32(&tables, 0);
-    if (s->type_system_table)
-        put32(&tables, 1);
-    put32(&tables, (uint32_t)s->ndocs);
-    put32(&tables, (uint32_t)s->nmethods);
-    if (s->heaps & 0x40)
-        put32(&tables, 0xDEADBEEF);
-    for (int i = 0; i < s->ndocs; i++) {
-        put_index(&tables, doc_name[i], wide_blob);
-        put_index(&tables, 1, wide_guid);
-        put_index(&tables, 0, wide_blob);
-        put_index(&tables, 1, wide_guid);
-    }
-    for (int i = 0; i < s->nmethods; i++) {
-        put16(&tables, s->method_doc[i]);
-        put_index(&tables, b->point_blob[i], wide_blob);
-    }
-    align4(&tables);
-
-    static const char *const names[] = { "#Pdb", "#~", "#Strings", "#US", "#GUID", "#Blob" };
-    uint8_t strings[4] = { 0 }, us[4] = { 0 }, guid[16] = { 1 };
-    const out *bodies[6];
-    out s_strings = { { 0 }, 0 }, s_us = { { 0 }, 0 }, s_guid = { { 0 }, 0 };
-    put(&s_strings, strings, 4);
-    put(&s_us, us, 4);
-    put(&s_guid, guid, 16);
-    bodies[0] = &pdb; bodies[1] = &tables; bodies[2] = &s_strings; bodies[3] = &s_us;
-    bodies[4] = &s_guid; bodies[5] = heap;
-
-    out *o = &b->o;
-    o->n = 0;
-    put32(o, 0x424A5342);
-    put16(o, 1);
-    put16(o, 1);
-    put32(o, 0);
-    put32(o, 12);
-    put(o, "PDB v1.0\0\0\0\0", 12);
-    put16(o, 0);
-    put16(o, 6);
-    size_t header_size = 0;
-    for (int i = 0; i < 6; i++)
-        header_size += 8 + ((strlen(names[i]) + 4) & ~(size_t)3);
-    size_t at = o->n + header_size;
-    for (int i = 0; i < 6; i++) {
-        put32(o, (uint32_t)at);
-        put32(o, (uint32_t)bodies[i]->n);
-        put(o, names[i], strlen(names[i]) + 1);
-        align4(o);
-        if (i == 1)
-            b->tables_at = at;
-        if (i == 5)
-            b->blob_at = at;
-        at += bodies[i]->n;
-    }
-    for (int i = 0; i < 6; i++)
-        put(o, bodies[i]->d, bodies[i]->n);
-}
-
-/* The spec every test starts from: two documents, one method. */
-static void base_spec(spec *s, out *heap)
-{
-    memset(s, 0, sizeof *s);
-    heap->n = 0;
-    put8(heap, 0); /* the empty blob */
-    static const char *const a[] = { "", "src", "a.cs" };
-    static const char *const bn[] = { "C:", "b.fs" };
-    name_blob(&s->doc_names[0], heap, '/', a, 3);
-    name_blob(&s->doc_names[1], heap, '\\', bn, 2);
-    s->ndocs = 2;
-    s->nmethods = 1;
-    s->method_doc[0] = 1;
-}
+#include "pdb/pdb-writer.h"
 
 static ilmap_pdb *open_built(const built *b)
 {
@@ -531,6 +350,44 @@ static void pe_files(void)
     ilmap_pdb_free(p);
 }
 
+/* ilmap_pdb_open_for_assembly on the corpus's Tiny program (CodeView
+ * entry naming Tiny.pdb; tiny.pdb beside it; a copy with the PDB
+ * embedded): found, owning its bytes, answering the CLI test's lines. */
+static void assemblies(void)
+{
+    ilmap_pdb *p = (ilmap_pdb *)(uintptr_t)1;
+    ilmap_pdb_origin origin = ILMAP_PDB_ORIGIN_BESIDE;
+    ilmap_pdb_error e;
+    CHECK(ilmap_pdb_open_for_assembly(NULL, NULL, 0, &p, &origin, &e) == ILMAP_E_INVALID_ARG &&
+          p == NULL && origin == ILMAP_PDB_ORIGIN_NONE);
+    CHECK(ilmap_pdb_open_for_assembly("x.dll", NULL, 1, &p, NULL, &e) == ILMAP_E_INVALID_ARG);
+    uint8_t junk[64] = { 'M', 'Z' };
+    CHECK(ilmap_pdb_open_for_assembly("x.dll", junk, sizeof junk, &p, NULL, &e) ==
+              ILMAP_E_FORMAT && p == NULL);
+    CHECK(ilmap_pdb_open_for_assembly("/nonexistent/dir/x.dll", NULL, 0, &p, &origin, &e) ==
+              ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_NONE);
+    const char *root = getenv("ILMAP_SOURCE_ROOT");
+    if (!root)
+        return;
+    char path[4096];
+    ilmap_pdb_sequence_point sp;
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.dll", root);
+    CHECK(ilmap_pdb_open_for_assembly(path, NULL, 0, &p, &origin, &e) == ILMAP_OK);
+    /* beside it as tiny.pdb; on a case-blind file system by the
+     * CodeView entry's name */
+    CHECK(origin == ILMAP_PDB_ORIGIN_BESIDE || origin == ILMAP_PDB_ORIGIN_CODEVIEW_NAME);
+    CHECK(ilmap_pdb_find_source(p, 0x06000001u, 3, &sp, &e) == ILMAP_OK && sp.start_line == 8 &&
+          sp.start_column == 31);
+    ilmap_pdb_free(p);
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny-embedded.dll", root);
+    ilmap_status st = ilmap_pdb_open_for_assembly(path, NULL, 0, &p, &origin, &e);
+    CHECK(st == ILMAP_OK || (st == ILMAP_E_UNSUPPORTED && p == NULL));
+    if (st == ILMAP_OK)
+        CHECK(ilmap_pdb_find_source(p, 0x06000001u, 0, &sp, &e) == ILMAP_OK &&
+              sp.start_line == 7 && origin != ILMAP_PDB_ORIGIN_NONE);
+    ilmap_pdb_free(p);
+}
+
 /* Seed 000's rule: visible points without an entry of their own. */
 static void map_check(void)
 {
@@ -712,6 +569,7 @@ int main(int argc, char **argv)
     table_stream();
     truncations();
     pe_files();
+    assemblies();
     lines_api();
     random_lines(seed);
     return test_finish("test-pdb-table");

@@ -43,6 +43,8 @@ namespace IlmapShimTest
                   .Append(Twins.TwinD("k" + round, round + 2)).Append('\n');
                 sb.Append("mixed ").Append(Shapes.Mixed(round * 4 + 1)).Append('\n');
                 sb.Append("late ").Append(Late.Compute(round + 6)).Append('\n');
+                sb.Append("plain ").Append(Plain.Count(round + 5)).Append(' ')
+                  .Append(Plain.Pick(round)).Append('\n');
             }
             sb.Append("hot ").Append(Hot.Run()).Append('\n');
             sb.Append("loop ").Append(Hot.Loop(4000000)).Append('\n');
@@ -51,6 +53,51 @@ namespace IlmapShimTest
             Frames.Write();
             Console.Error.WriteLine("probe hits: " + Probe.Count.ToString(CultureInfo.InvariantCulture));
             return 0;
+        }
+    }
+
+    /// <summary>
+    /// Never instrumented: the shim only records their native bodies
+    /// (ILMAP_SHIM_OBSERVE), so that their frames' source lines can be
+    /// checked against the runtime's own (check c_source).
+    /// </summary>
+    public static class Plain
+    {
+        public static int Count(int n)
+        {
+            int total = 0;
+            for (int i = 0; i < n; i++)
+            {
+                total += i;
+                if (i == 2)
+                    Frames.Record();
+            }
+            Frames.Record();
+            return total;
+        }
+
+        public static string Pick(int round)
+        {
+            string text;
+            switch (round)
+            {
+                case 0: text = "zero"; Frames.Record(); break;
+                case 1:
+                    text = "one";
+                    Frames.Record();
+                    break;
+                default: text = "many"; break;
+            }
+            try
+            {
+                if (round > 1)
+                    throw new InvalidOperationException(text);
+            }
+            catch (InvalidOperationException)
+            {
+                Frames.Record();
+            }
+            return text;
         }
     }
 
@@ -74,16 +121,29 @@ namespace IlmapShimTest
     {
         private static readonly List<string> Lines = new List<string>();
 
+        /// <summary>
+        /// One line per call: token, native offset, IL offset, method (as
+        /// check c reads them), then the source: the call site's line as
+        /// the compiler saw it ([CallerLineNumber], independent of the
+        /// runtime's stack traces), StackFrame's line and column (0 when it
+        /// has none), and, last because they may hold spaces, the file
+        /// names: StackFrame's, then [CallerFilePath], tab-separated.
+        /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void Record()
+        public static void Record([CallerLineNumber] int line = 0,
+                                  [CallerFilePath] string file = "")
         {
             var frame = new System.Diagnostics.StackFrame(1, false);
             var method = frame.GetMethod();
             if (method == null)
                 return;
-            Lines.Add(string.Format(CultureInfo.InvariantCulture, "{0:x8} {1} {2} {3}::{4}",
+            var source = new System.Diagnostics.StackFrame(1, true);
+            Lines.Add(string.Format(CultureInfo.InvariantCulture,
+                "{0:x8} {1} {2} {3}::{4} {5} {6} {7} {8}\t{9}",
                 method.MetadataToken, frame.GetNativeOffset(), frame.GetILOffset(),
-                method.DeclaringType == null ? "?" : method.DeclaringType.FullName, method.Name));
+                method.DeclaringType == null ? "?" : method.DeclaringType.FullName, method.Name,
+                line, source.GetFileLineNumber(), source.GetFileColumnNumber(),
+                source.GetFileName() ?? "", file));
         }
 
         public static void Write()

@@ -1,0 +1,75 @@
+/*
+ * The whole journey, reader side: an address -> its location in the
+ * store (snapshot.c) -> the source of its original IL offset through the
+ * module's PDB (ilmap_pdb_find_source()). Like every query on a snapshot:
+ * no lock, no allocation, no system call, so async-signal-safe
+ * (doc/source-lines.md#store).
+ */
+#include <string.h>
+
+#include "versions/store.h"
+
+/* The module's PDB record in the snapshot, or NULL. */
+static const struct store_pdbref *module_pdb(const ilmap_store_snapshot *v, ilmap_module_id module)
+{
+    const uint64_t key[1] = { module };
+    const uint64_t *r = vt_find(store_shapes[T_MODULES], v->tables[T_MODULES], key);
+    return r ? ptr_of_word(r[1]) : NULL;
+}
+
+static void clear(ilmap_store_location *location, ilmap_store_source *source)
+{
+    if (location) {
+        memset(location, 0, sizeof *location);
+        location->mapping = ILMAP_MAPPING_NO_INFO;
+    }
+    if (source)
+        memset(source, 0, sizeof *source);
+}
+
+ilmap_status ilmap_store_snapshot_lookup_source(const ilmap_store_snapshot *snapshot,
+                                                uintptr_t address, unsigned flags,
+                                                ilmap_store_location *location,
+                                                ilmap_store_source *source)
+{
+    clear(location, source);
+    if (!snapshot || !location || !source || (flags & ~ILMAP_STORE_RETURN_ADDRESS))
+        return ILMAP_E_INVALID_ARG;
+
+    /* A return address is one past the call: its last byte is address - 1
+     * (doc/source-lines.md#return-address). 0 wraps to UINTPTR_MAX, which
+     * no range holds (ranges end at UINTPTR_MAX at most, exclusive). */
+    if (flags & ILMAP_STORE_RETURN_ADDRESS)
+        address -= 1;
+    ilmap_status st = ilmap_store_snapshot_lookup(snapshot, address, location);
+    if (st != ILMAP_OK)
+        return st;
+
+    const struct store_pdbref *ref = module_pdb(snapshot, location->module_id);
+    if (!ref)
+        return ILMAP_E_NOT_FOUND;
+    source->pdb = ref->pdb;
+    /* No native map: no IL offset, so no line (doc/source-lines.md#store). */
+    if (location->mapping == ILMAP_MAPPING_NO_INFO)
+        return ILMAP_E_NOT_FOUND;
+    /* method_def is a MethodDef token already (the store checked it). */
+    return ilmap_pdb_find_source(ref->pdb, 0x06000000u | location->method_def,
+                                 location->original_il_offset, &source->point, NULL);
+}
+
+ilmap_status ilmap_store_lookup_source(ilmap_store_reader *reader, uintptr_t address,
+                                       unsigned flags, ilmap_store_location *location,
+                                       ilmap_store_source *source)
+{
+    const ilmap_store_snapshot *snapshot;
+
+    clear(location, source);
+    if (!reader || !location || !source)
+        return ILMAP_E_INVALID_ARG;
+    ilmap_status st = ilmap_store_reader_begin(reader, &snapshot);
+    if (st != ILMAP_OK)
+        return st;
+    st = ilmap_store_snapshot_lookup_source(snapshot, address, flags, location, source);
+    (void)ilmap_store_reader_end(reader);
+    return st;
+}
