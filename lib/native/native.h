@@ -63,8 +63,10 @@
  *     the IL column, the direct answers (uint32_t IL offsets, then the
  *     kind bytes), each entry's start and end as a uint8_t position in
  *     the keys, the source bits; the head's info word holds the counts.
- *     Lookups search the keys (SSE2) or the IL column (binary search):
- *     no bucket table.
+ *     Lookups count the keys, or the normal entries' IL offsets, 8 at a
+ *     time (SSE2, NATIVE_SMALL_WIDE; 4 at a time where the block would
+ *     not hold the reads; a binary search without SSE2), in one step for
+ *     maps of NATIVE_SMALL_ONE: no bucket table.
  *   - direct (indexed, direct answers): an index part after the head
  *     (native_index), the keys, the IL column, the direct answers, the
  *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
@@ -103,8 +105,11 @@
 #define NATIVE_COUNT_SHIFT 5u /* scan and small: the count, 6 bits */
 /* direct: the shapes the public lookups answer inline, decided when the
  * map is assembled so that a lookup tests one word it reads anyway.
- * TO_IL: narrow native table, the platform's window. IL: narrow IL
- * table, the platform's window, at most one entry of unknown end. */
+ * TO_IL: narrow native table, the platform's window, every bucket below
+ * the last ending by 2^31 (a signed compare without the bias). IL: the
+ * same for the IL table, at most one entry of unknown end, and the word
+ * before the first normal IL offset (a PROLOG's, or the last key)
+ * differing from it (the floor's group test needs no bound check). */
 #define NATIVE_FAST_TO_IL 0x20u
 #define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
 #define NATIVE_FAST_PAIRS 0x80u /* ... the former */
