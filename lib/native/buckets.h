@@ -164,17 +164,21 @@ NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, in
 
 /*
  * buckets_rank() for the lookups' inline paths: the count when x's
- * bucket holds at most NATIVE_WINDOW keys, else NATIVE_NONE, so that the
- * caller hands a full bucket (rare) to its general path by a tail call
- * and the inline path keeps no loop and few registers. Only for tables
- * whose buckets below nbuckets end by 2^31 (window_rank_small).
+ * bucket is in the table and holds at most NATIVE_WINDOW keys, else
+ * NATIVE_NONE, so that the caller hands the rare cases (x past the
+ * table, a full bucket) to its general path by a tail call and the
+ * inline path keeps no loop and few registers. Only for tables whose
+ * buckets below nbuckets end by 2^31 (window_rank_small).
  */
 NATIVE_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *first, int wide,
                                            uint32_t nbuckets, uint32_t shift, uint32_t x,
                                            int simd)
 {
     uint32_t b = x >> shift; /* shift < 32 */
-    b = b < nbuckets ? b : nbuckets;
+    /* past the table (rare) too: a branch, not a clamp, so that the
+     * bucket's loads need not wait for it */
+    if (!NATIVE_LIKELY(b < nbuckets))
+        return NATIVE_NONE;
     uint32_t lo = bucket_first(first, wide, b), len = bucket_first(first, wide, b + 1) - lo;
 
     if (len > NATIVE_WINDOW)

@@ -846,7 +846,11 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
      * (p == lo) go the general way. */
     const uint16_t *first = native_at(m, ix->il_first_off);
     uint32_t b = il_offset >> ix->il_shift;
-    b = b < ix->il_nb ? b : ix->il_nb;
+    /* past the table (rare: above the last IL offset's bucket), or a
+     * full bucket: the general way; a branch, so that the bucket's loads
+     * need not wait for a clamp */
+    if (!NATIVE_LIKELY(b < ix->il_nb))
+        return il_to_native_other(m, il_offset, entry, index, il_matched);
     uint32_t from = first[b], len = first[b + 1] - from;
     if (!NATIVE_LIKELY(len <= NATIVE_WINDOW))
         return il_to_native_other(m, il_offset, entry, index, il_matched);
