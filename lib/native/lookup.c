@@ -720,8 +720,8 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     /* the positions follow the answers (native.h) */
     const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
     uint32_t unknown = starts[2 * count]; /* 0xFF: none, never an entry's index */
-    if (!NATIVE_LIKELY(p > lo)) /* no floor */
-        return il_to_native_any(m, il_offset, entry, index, il_matched);
+    if (!NATIVE_LIKELY(p > lo)) /* no floor (x below the first IL offset) */
+        return floor_none(entry, index, il_matched);
     uint32_t k = p - 1;
     const uint32_t *row = il + k; /* row[-1]: a key or a PROLOG's IL for k == lo */
     uint32_t v = row[0];
