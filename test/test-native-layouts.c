@@ -113,6 +113,37 @@ static void check_il(const char *name, const ilmap_native *m, const ilmap_native
     }
 }
 
+/* IL -> native for the special IL offsets: the first entry of that
+ * class in the sorted table, matched, or none. */
+static void check_special(const char *name, const ilmap_native *m, const ilmap_native_record *t,
+                          size_t n, uint32_t code_size)
+{
+    static const uint32_t specials[] = { ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING };
+
+    for (size_t s = 0; s < 3; s++) {
+        ilmap_native_entry e;
+        size_t index = 0, want = (size_t)-1;
+        int matched = -1;
+        ilmap_status st = ilmap_il_to_native(m, specials[s], &e, &index, &matched);
+        for (size_t i = 0; i < n && want == (size_t)-1; i++)
+            if (t[i].il_offset == specials[s])
+                want = i;
+        test_checks++;
+        if (want == (size_t)-1 ? st != ILMAP_E_NOT_FOUND || index != ILMAP_NO_INDEX || matched
+                               : st != ILMAP_OK || index != want || !matched ||
+                                     e.il_offset != specials[s] ||
+                                     e.native_start != t[want].native_start ||
+                                     e.native_end != ((t[want].source &
+                                                       ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
+                                                          ? code_size
+                                                          : t[want].native_end)) {
+            test_failures++;
+            fprintf(stderr, "%s (n = %zu): IL 0x%X: got %s, index %zu\n", name, n, specials[s],
+                    ilmap_status_str(st), index);
+        }
+    }
+}
+
 /* Lookups both ways: every start and end and their neighbours, the
  * code's end and beyond, the top of the range, random offsets; every IL
  * offset of the table and its neighbours, random ones. */
@@ -144,6 +175,9 @@ static void check_map(const char *name, const ilmap_native *m, prng *rng)
         check_native(name, m, t, n, x);
     check_native(name, m, t, n, 0xFFFFFFFFu);
     check_il(name, m, t, n, 0xFFFFFFFCu, code_size);
+    for (uint32_t x = 65533; x < 65538; x++)
+        check_il(name, m, t, n, x, code_size);
+    check_special(name, m, t, n, code_size);
     for (int q = 0; q < 2000; q++) {
         check_native(name, m, t, n, prng_below(rng, code_size + 8));
         check_il(name, m, t, n, prng_below(rng, max_il + 8), code_size);
@@ -230,6 +264,25 @@ static ilmap_native *spread_map(size_t n, uint32_t code_size, int prolog, uint32
     return m;
 }
 
+/* JIT boundaries: a PROLOG (else a NO_MAPPING) at 0, then one per IL
+ * offset of il[0, k)
+ * (the last, in native order, of unknown end: the code size), starts
+ * spread up to last_start. */
+static ilmap_native *edge_map(const uint32_t *il, size_t k, uint32_t last_start,
+                              uint32_t code_size, int prolog)
+{
+    ilmap_boundary jit[16];
+    ilmap_native *m = NULL;
+
+    jit[0] = (ilmap_boundary){ 0, prolog ? ILMAP_PROLOG : ILMAP_NO_MAPPING,
+                               ILMAP_SOURCE_SEQUENCE_POINT };
+    for (size_t i = 0; i < k; i++)
+        jit[i + 1] = (ilmap_boundary){ (uint32_t)((uint64_t)last_start * (i + 1) / k), il[i],
+                                       ILMAP_SOURCE_SEQUENCE_POINT };
+    CHECK(ilmap_native_build(jit, k + 1, NULL, code_size, 0, &m) == ILMAP_OK);
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     prng rng = prng_init(test_seed(argc, argv, 0x4C41594F55545321ull));
@@ -267,6 +320,64 @@ int main(int argc, char **argv)
         if (m)
             check_map("small, no prolog", m, &rng);
         ilmap_native_free(m);
+    }
+    /* Tiny maps (native.h: up to 8 normal entries, no two with the same
+     * IL offset, IL below 65535 and code up to 65535; else the small
+     * form's general copy): built ones with entries of unknown end, and
+     * IL offsets and code at the edges of 16 bits (65534 to 65536), with
+     * and without a group of two (i % 7 == 6 in spread_map). */
+    for (int r = 0; r < 300; r++) {
+        ilmap_native *m = jit_map(3 + (size_t)prng_below(&rng, 8), (unsigned)prng_below(&rng, 3),
+                                  &rng);
+        if (m)
+            check_map("tiny", m, &rng);
+        ilmap_native_free(m);
+    }
+    static const struct {
+        size_t n;
+        uint32_t code_size, first_il, last_il;
+        int prolog;
+    } tiny[] = {
+        { 6, 65535, 0, 65534, 1 },  { 6, 65535, 0, 65535, 1 },  { 6, 65536, 0, 65534, 1 },
+        { 6, 40, 60000, 65536, 1 }, { 5, 65535, 3, 65534, 0 }, { 8, 65535, 0, 65534, 1 },
+        { 8, 65535, 0, 65534, 0 },  { 4, 20, 65530, 65534, 1 }, { 4, 20, 65533, 65535, 0 },
+        { 3, 12, 1, 2, 1 },
+    };
+    for (size_t s = 0; s < sizeof tiny / sizeof tiny[0]; s++) {
+        ilmap_native *m = spread_map(tiny[s].n, tiny[s].code_size, tiny[s].prolog,
+                                     tiny[s].first_il, tiny[s].last_il);
+        if (m)
+            check_map("tiny, 16-bit edges", m, &rng);
+        ilmap_native_free(m);
+    }
+    /* Tiny maps whose last entry in native order (of unknown end) is a
+     * normal one: its end, the code size, at 65535 (tiny) and 65536
+     * (not); IL offsets up to 65534 (tiny), 65535 and 65536 (not); an IL
+     * group of two (not tiny), in order and not; EPILOGs and NO_MAPPINGs
+     * placed between (the bound leaves room for the table of 5 normal
+     * entries of 8, not of 7). */
+    static const struct {
+        uint32_t il[7];
+        uint32_t last_start, code_size;
+    } edges[] = {
+        { { 0, ILMAP_EPILOG, 20, 30, ILMAP_EPILOG, 50, 65534 }, 65000, 65535 },
+        { { 0, ILMAP_EPILOG, 20, 30, ILMAP_NO_MAPPING, 50, 65534 }, 65534, 65535 },
+        { { 0, ILMAP_EPILOG, 20, 30, ILMAP_EPILOG, 50, 65534 }, 65000, 65536 },
+        { { 0, ILMAP_EPILOG, 20, 30, ILMAP_EPILOG, 50, 65535 }, 65000, 65535 },
+        { { 0, ILMAP_EPILOG, 20, 30, ILMAP_EPILOG, 50, 65536 }, 65000, 65535 },
+        { { 65534, 3, ILMAP_EPILOG, 7, 40, ILMAP_NO_MAPPING, 1 }, 700, 800 },
+        { { 5, 10, ILMAP_EPILOG, 10, 40, ILMAP_EPILOG, 60 }, 700, 800 },
+        { { 60, 10, ILMAP_EPILOG, 30, 10, ILMAP_EPILOG, 5 }, 700, 800 },
+        { { 60, 10, 30, 40, 10, 70, 5 }, 700, 800 },
+    };
+    for (size_t s = 0; s < sizeof edges / sizeof edges[0]; s++) {
+        for (int prolog = 0; prolog < 2; prolog++) {
+            ilmap_native *m =
+                edge_map(edges[s].il, 7, edges[s].last_start, edges[s].code_size, prolog);
+            if (m)
+                check_map("tiny, unknown end, 16-bit edges", m, &rng);
+            ilmap_native_free(m);
+        }
     }
     /* The word before the first normal IL offset (no PROLOG: the last
      * key, the code size) equal to it and not; code and IL offsets at

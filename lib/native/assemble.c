@@ -277,24 +277,20 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
     if (mode == NATIVE_SRC_UNIFORM && common > 0xFFu)
         mode = NATIVE_SRC_U32;
 
-    native_small_layout l = native_small_layout_of(t->count, a->nkeys, mode);
-    unsigned char *base = malloc(l.size);
-
-    if (!base)
-        return ILMAP_E_NOMEM;
-    ilmap_native *m = (ilmap_native *)(void *)base;
-    m->info = NATIVE_FORM_SMALL | (t->dac ? NATIVE_DAC : 0u) | (uint32_t)mode << NATIVE_SRC_SHIFT |
-              t->count << NATIVE_COUNT_SHIFT | a->nkeys << NATIVE_SMALL_KEYS_SHIFT |
-              a->prolog_end << NATIVE_SMALL_PROLOG_SHIFT |
-              a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
+    native_small_layout l = native_small_layout_of(t->count, a->nkeys, mode, 0);
+    uint32_t info = NATIVE_FORM_SMALL | (t->dac ? NATIVE_DAC : 0u) |
+                    (uint32_t)mode << NATIVE_SRC_SHIFT | t->count << NATIVE_COUNT_SHIFT |
+                    a->nkeys << NATIVE_SMALL_KEYS_SHIFT |
+                    a->prolog_end << NATIVE_SMALL_PROLOG_SHIFT |
+                    a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
+    uint32_t normal = a->normal_end - a->prolog_end;
     {
         /* The last 8-key step of each array the lookups count. */
-        size_t keys_end = sizeof *m + 4 * (8 * (size_t)((a->nkeys - 1) / 8) + 8);
-        uint32_t normal = a->normal_end - a->prolog_end;
+        size_t keys_end = sizeof(ilmap_native) + 4 * (8 * (size_t)((a->nkeys - 1) / 8) + 8);
         size_t il_end = l.il + 4 * ((size_t)a->prolog_end +
                                     (normal ? 8 * (size_t)((normal - 1) / 8) : 0) + 8);
         if (keys_end <= l.size && il_end <= l.size) {
-            m->info |= NATIVE_SMALL_WIDE;
+            info |= NATIVE_SMALL_WIDE;
             /* ... and, for IL -> native's copy: not several entries of
              * unknown end, and the word before the first normal IL
              * offset (a PROLOG's, or the last key) not equal to it */
@@ -303,9 +299,35 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
                 a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
                 (a->prolog_end > 0 || normal == 0 ||
                  a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
-                m->info |= NATIVE_SMALL_ONE;
+                info |= NATIVE_SMALL_ONE;
         }
     }
+    /* A tiny map (native.h): NATIVE_SMALL_ONE without NATIVE_SMALL_WIDE
+     * (whose reads its table only extends), where the table fits the
+     * bound. */
+    uint32_t tiny = 0;
+    if (info & NATIVE_SMALL_ONE) {
+        int fits = normal >= 1;
+        for (uint32_t k = a->prolog_end; fits && k < a->normal_end; k++) {
+            const ilmap_native_record *r = &t->records[k];
+            uint32_t end = (r->source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? t->code_size
+                                                                                  : r->native_end;
+            fits = r->il_offset < 0xFFFFu && r->native_start <= 0xFFFFu && end <= 0xFFFFu &&
+                   (k == a->prolog_end || t->records[k - 1].il_offset != r->il_offset);
+        }
+        if (fits && ilmap_malloc_estimate(native_small_layout_of(t->count, a->nkeys, mode, normal)
+                                              .size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count) {
+            tiny = normal;
+            info &= ~NATIVE_SMALL_WIDE;
+            l = native_small_layout_of(t->count, a->nkeys, mode, tiny);
+        }
+    }
+    unsigned char *base = malloc(l.size);
+
+    if (!base)
+        return ILMAP_E_NOMEM;
+    ilmap_native *m = (ilmap_native *)(void *)base;
+    m->info = info;
     m->code_size = t->code_size;
     m->last_il = t->last_il;
     memcpy(base + sizeof *m, a->breakpoints, (size_t)a->nkeys * sizeof(uint32_t));
@@ -317,6 +339,19 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
     fill_positions(t, a, 1, 0, base + l.starts, base + l.ends);
     uint32_t unknown = unknown_end(t);
     base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown == NATIVE_SEVERAL ? 0xFEu : unknown);
+    if (tiny) {
+        /* uint16_t IL offsets, then uint32_t start | end << 16 */
+        memset(base + l.tiny, 0, native_tiny_bytes(tiny));
+        for (uint32_t j = 0; j < tiny; j++) {
+            const ilmap_native_record *r = &t->records[a->prolog_end + j];
+            uint16_t il16 = (uint16_t)r->il_offset;
+            uint32_t end = (r->source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? t->code_size
+                                                                                  : r->native_end;
+            uint32_t pair = r->native_start | end << 16;
+            memcpy(base + l.tiny + 2 * (size_t)j, &il16, sizeof il16);
+            memcpy(base + l.tiny + 2 * (size_t)tiny + 4 * (size_t)j, &pair, sizeof pair);
+        }
+    }
     *out = m;
     return ILMAP_OK;
 }
@@ -575,7 +610,7 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
          * (3 entries, with a 4-byte malloc header). */
         unsigned small_mode =
             mode == NATIVE_SRC_UNIFORM && common > 0xFFu ? NATIVE_SRC_U32 : mode;
-        size_t size = native_small_layout_of(t->count, a.nkeys, small_mode).size;
+        size_t size = native_small_layout_of(t->count, a.nkeys, small_mode, 0).size;
         status = ilmap_malloc_estimate(size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count
                      ? assemble_small(t, mode, common, &a, out)
                      : assemble_scan(t, mode, common, out);
@@ -605,7 +640,9 @@ size_t ilmap_native_get_memory_bytes(const ilmap_native *m)
     case NATIVE_FORM_INDEXED:
     case NATIVE_FORM_DIRECT: requested = native_index_of(m)->size; break;
     case NATIVE_FORM_SMALL:
-        requested = native_small_layout_of((uint32_t)count, native_small_keys(m->info), mode).size;
+        requested = native_small_layout_of((uint32_t)count, native_small_keys(m->info), mode,
+                                           native_small_tiny(m->info))
+                        .size;
         break;
     default: requested = sizeof *m + 12 * count + count * native_source_bytes(mode); break;
     }

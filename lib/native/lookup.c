@@ -176,7 +176,7 @@ NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
     const uint32_t *il_answers = keys + nkeys + count;
-    uint32_t r = one || (info & NATIVE_SMALL_WIDE) ? small_rank8(keys, nkeys, x, one)
+    uint32_t r = one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE)) ? small_rank8(keys, nkeys, x, one)
                                                    : small_rank(keys, nkeys, x);
     return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
                          il_offset);
@@ -714,7 +714,7 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     const uint32_t *il = keys + nkeys;
     /* The normal entries' IL offsets ascend: counted as the keys are
      * (a last group may read past them, into the block). */
-    uint32_t p = lo + (one || (info & NATIVE_SMALL_WIDE)
+    uint32_t p = lo + (one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE))
                            ? small_rank8(il + lo, hi - lo, il_offset, one)
                            : small_rank(il + lo, hi - lo, il_offset));
     /* the positions follow the answers (native.h) */
@@ -757,6 +757,71 @@ NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_one(const ilmap_na
                                                     int *il_matched)
 {
     return small_il_to_native_of(m, il_offset, entry, index, il_matched, 1);
+}
+
+/* How many of a tiny map's `normal` uint16_t IL offsets (ascending,
+ * below 65535) are <= x (at most 65535): SSE2 reads 8 lanes (the table
+ * has 16 bytes at least), compares them biased, signed, and ignores
+ * those past the column. */
+NATIVE_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t normal, uint32_t x)
+{
+#if defined(RANK_HAVE_X86)
+    const __m128i bias = _mm_set1_epi16((short)0x8000);
+    __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)col), bias);
+    __m128i xb = _mm_set1_epi16((short)(uint16_t)(x ^ 0x8000u));
+    return NODE_CTZ((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << (2 * normal))) >>
+           1;
+#else
+    uint32_t p = 0;
+    for (uint32_t j = 0; j < normal; j++) {
+        uint16_t v;
+        memcpy(&v, col + 2 * (size_t)j, sizeof v);
+        p += v <= x;
+    }
+    return p;
+#endif
+}
+
+/* floor_none() out of line, so that the tiny map's path keeps its
+ * values where the arguments arrive. */
+NATIVE_NOINLINE ilmap_status tiny_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
+{
+    return floor_none(entry, index, il_matched);
+}
+
+/* ilmap_il_to_native on a tiny map (native.h) for a normal IL offset:
+ * the floor among the normal entries' uint16_t IL offsets (no two equal:
+ * the floor is its group's first), its start | end pair. */
+NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_tiny(const ilmap_native *m,
+                                                                   uint32_t il_offset,
+                                                                   ilmap_native_entry *entry,
+                                                                   size_t *index, int *il_matched)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t normal = ((info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu) - lo;
+    /* native_small_layout_of(...).tiny */
+    const unsigned char *col =
+        (const unsigned char *)m + sizeof *m + 9 * (size_t)nkeys + 6 * (size_t)count + 6;
+    const unsigned char *pairs = col + 2 * (size_t)normal - 4; /* by p */
+    size_t p = tiny_rank(col, normal, il_offset < 0xFFFFu ? il_offset : 0xFFFFu);
+    if (!NATIVE_LIKELY(p != 0))
+        return tiny_none(entry, index, il_matched);
+    uint16_t v;
+    uint32_t pair;
+    memcpy(&v, col + 2 * p - 2, sizeof v);
+    memcpy(&pair, pairs + 4 * p, sizeof pair);
+    if (entry) {
+        entry->il_offset = v;
+        entry->native_start = pair & 0xFFFFu;
+        entry->native_end = pair >> 16;
+    }
+    if (index)
+        *index = (size_t)lo + p - 1;
+    if (il_matched)
+        *il_matched = v == il_offset;
+    return ILMAP_OK;
 }
 
 /* The results of a direct map's floor entry k (not of unknown end when
@@ -927,6 +992,9 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
             return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
         if (shape == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
             return fast_il_to_native_positions(m, il_offset, entry, index, il_matched);
+        if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) ==
+            (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
+            return small_il_to_native_tiny(m, il_offset, entry, index, il_matched);
         if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
             return small_il_to_native_one(m, il_offset, entry, index, il_matched);
         if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)

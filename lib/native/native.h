@@ -127,6 +127,29 @@
  * entry of unknown end, and the word before the first normal IL offset
  * differs from it (IL -> native steps back without a test). */
 #define NATIVE_SMALL_ONE 0x80000000u
+/* small: NATIVE_SMALL_ONE without NATIVE_SMALL_WIDE (whose conditions
+ * hold too) marks a "tiny" map: 1 to 8 normal entries, no two with the
+ * same IL offset, IL offsets below 65535 and exported starts and ends
+ * (the code size for the entry of unknown end) below 65536, and room in
+ * the bound for an IL -> native table after the byte naming the entry of
+ * unknown end: the normal entries' IL offsets as uint16_t, then per
+ * normal entry its exported start | end << 16 (uint32_t values; the
+ * table is stored and read with memcpy, unaligned), at least 16 bytes in
+ * all, so that one 128-bit read of the IL offsets (8 lanes, those past
+ * the normal entries ignored) stays inside the block. */
+static inline uint32_t native_small_tiny(uint32_t info)
+{
+    return (info & (NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) == NATIVE_SMALL_ONE
+               ? ((info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu) -
+                     ((info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu)
+               : 0;
+}
+
+/* The bytes of a tiny map's table for its `normal` entries. */
+static inline size_t native_tiny_bytes(uint32_t normal)
+{
+    return 6 * (size_t)normal < 16 ? 16 : 6 * (size_t)normal;
+}
 
 /* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
  * the code size as its end; a built map has one, the last in native
@@ -251,14 +274,14 @@ static inline size_t native_source_bytes(unsigned mode)
 
 /* A small map's byte offsets: the IL column, the direct answers (IL
  * offsets, kinds), the starts' and ends' positions, the byte naming the
- * entry of unknown end, the source bits (a column, or the common byte),
- * the end. */
+ * entry of unknown end, a tiny map's table (tiny: its normal entries,
+ * else 0), the source bits (a column, or the common byte), the end. */
 typedef struct native_small_layout {
-    size_t il, answers, kinds, starts, ends, unknown, sources, size;
+    size_t il, answers, kinds, starts, ends, unknown, tiny, sources, size;
 } native_small_layout;
 
 static inline native_small_layout native_small_layout_of(uint32_t count, uint32_t nkeys,
-                                                         unsigned mode)
+                                                         unsigned mode, uint32_t tiny)
 {
     native_small_layout l;
 
@@ -268,7 +291,8 @@ static inline native_small_layout native_small_layout_of(uint32_t count, uint32_
     l.starts = l.kinds + nkeys + 1;
     l.ends = l.starts + count;
     l.unknown = l.ends + count;
-    l.sources = l.unknown + 1;
+    l.tiny = l.unknown + 1;
+    l.sources = l.tiny + (tiny ? native_tiny_bytes(tiny) : 0);
     if (mode == NATIVE_SRC_U32)
         l.sources = (l.sources + 3u) & ~(size_t)3u;
     l.size = l.sources + (mode == NATIVE_SRC_UNIFORM ? 1 : count * native_source_bytes(mode));
@@ -299,7 +323,8 @@ static inline const void *native_sources(const ilmap_native *m, unsigned mode)
     switch (native_form(m)) {
     case NATIVE_FORM_SMALL:
         return (const unsigned char *)m +
-               native_small_layout_of(count, native_small_keys(m->info), mode).sources;
+               native_small_layout_of(count, native_small_keys(m->info), mode,
+                                      native_small_tiny(m->info)).sources;
     case NATIVE_FORM_SCAN: return native_columns(m) + 3 * (size_t)count;
     default: return native_at(m, native_index_of(m)->sources_off);
     }
@@ -347,7 +372,7 @@ static inline uint32_t native_bound(const ilmap_native *m, uint32_t k, int end)
 
     switch (native_form(m)) {
     case NATIVE_FORM_SMALL: {
-        native_small_layout l = native_small_layout_of(count, native_small_keys(m->info), 0);
+        native_small_layout l = native_small_layout_of(count, native_small_keys(m->info), 0, 0);
         const uint8_t *pos = native_at(m, (uint32_t)(end ? l.ends : l.starts));
         return native_keys(m)[pos[k]];
     }
