@@ -66,7 +66,9 @@
  *     Lookups count the keys, or the normal entries' IL offsets, 8 at a
  *     time (SSE2, NATIVE_SMALL_WIDE; 4 at a time where the block would
  *     not hold the reads; a binary search without SSE2), in one step for
- *     maps of NATIVE_SMALL_ONE: no bucket table.
+ *     maps of NATIVE_SMALL_ONE: no bucket table. A "tiny" one (up to 8
+ *     normal entries, 16-bit values, native_small_tiny()) adds an IL ->
+ *     native table after the byte naming the entry of unknown end.
  *   - direct (indexed, direct answers): an index part after the head
  *     (native_index), the keys, the IL column, the direct answers, the
  *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
