@@ -340,16 +340,19 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
     uint32_t unknown = unknown_end(t);
     base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown == NATIVE_SEVERAL ? 0xFEu : unknown);
     if (tiny) {
-        /* uint16_t IL offsets, then uint32_t start | end << 16 */
+        /* 2 * normal, prolog_end, uint16_t IL offsets, then uint32_t
+         * start | end << 16 */
         memset(base + l.tiny, 0, native_tiny_bytes(tiny));
+        base[l.tiny] = (uint8_t)(2 * tiny);
+        base[l.tiny + 1] = (uint8_t)a->prolog_end;
         for (uint32_t j = 0; j < tiny; j++) {
             const ilmap_native_record *r = &t->records[a->prolog_end + j];
             uint16_t il16 = (uint16_t)r->il_offset;
             uint32_t end = (r->source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? t->code_size
                                                                                   : r->native_end;
             uint32_t pair = r->native_start | end << 16;
-            memcpy(base + l.tiny + 2 * (size_t)j, &il16, sizeof il16);
-            memcpy(base + l.tiny + 2 * (size_t)tiny + 4 * (size_t)j, &pair, sizeof pair);
+            memcpy(base + l.tiny + 2 + 2 * (size_t)j, &il16, sizeof il16);
+            memcpy(base + l.tiny + 2 + 2 * (size_t)tiny + 4 * (size_t)j, &pair, sizeof pair);
         }
     }
     *out = m;

@@ -759,21 +759,20 @@ NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_one(const ilmap_na
     return small_il_to_native_of(m, il_offset, entry, index, il_matched, 1);
 }
 
-/* How many of a tiny map's `normal` uint16_t IL offsets (ascending,
- * below 65535) are <= x (at most 65535): SSE2 reads 8 lanes (the table
- * has 16 bytes at least), compares them biased, signed, and ignores
- * those past the column. */
-NATIVE_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t normal, uint32_t x)
+/* How many of a tiny map's uint16_t IL offsets (ascending, below 65535;
+ * lanes is twice their count) are <= x (at most 65535): SSE2 reads 8
+ * lanes (the table has 16 bytes from col on), compares them biased,
+ * signed, and ignores those past the column. */
+NATIVE_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t lanes, uint32_t x)
 {
 #if defined(RANK_HAVE_X86)
     const __m128i bias = _mm_set1_epi16((short)0x8000);
     __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)col), bias);
     __m128i xb = _mm_set1_epi16((short)(uint16_t)(x ^ 0x8000u));
-    return NODE_CTZ((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << (2 * normal))) >>
-           1;
+    return NODE_CTZ((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << lanes)) >> 1;
 #else
     uint32_t p = 0;
-    for (uint32_t j = 0; j < normal; j++) {
+    for (uint32_t j = 0; 2 * j < lanes; j++) {
         uint16_t v;
         memcpy(&v, col + 2 * (size_t)j, sizeof v);
         p += v <= x;
@@ -799,13 +798,13 @@ NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_tiny(const ilmap_n
 {
     uint32_t info = m->info;
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
-    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
-    uint32_t normal = ((info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu) - lo;
     /* native_small_layout_of(...).tiny */
-    const unsigned char *col =
+    const unsigned char *tiny =
         (const unsigned char *)m + sizeof *m + 9 * (size_t)nkeys + 6 * (size_t)count + 6;
-    const unsigned char *pairs = col + 2 * (size_t)normal - 4; /* by p */
-    size_t p = tiny_rank(col, normal, il_offset < 0xFFFFu ? il_offset : 0xFFFFu);
+    uint32_t lanes = tiny[0], lo = tiny[1];
+    const unsigned char *col = tiny + 2;
+    const unsigned char *pairs = col + lanes - 4; /* by p */
+    size_t p = tiny_rank(col, lanes, il_offset < 0xFFFFu ? il_offset : 0xFFFFu);
     if (!NATIVE_LIKELY(p != 0))
         return tiny_none(entry, index, il_matched);
     uint16_t v;

@@ -134,11 +134,13 @@
  * same IL offset, IL offsets below 65535 and exported starts and ends
  * (the code size for the entry of unknown end) below 65536, and room in
  * the bound for an IL -> native table after the byte naming the entry of
- * unknown end: the normal entries' IL offsets as uint16_t, then per
- * normal entry its exported start | end << 16 (uint32_t values; the
- * table is stored and read with memcpy, unaligned), at least 16 bytes in
- * all, so that one 128-bit read of the IL offsets (8 lanes, those past
- * the normal entries ignored) stays inside the block. */
+ * unknown end: a byte holding twice the normal entries' count, a byte
+ * holding the first one's index (prolog_end), the normal entries' IL
+ * offsets as uint16_t, then per normal entry its exported start | end
+ * << 16 (uint32_t values; the table is stored and read with memcpy,
+ * unaligned), with at least 16 bytes from the IL offsets on, so that one
+ * 128-bit read of them (8 lanes, those past the normal entries ignored)
+ * stays inside the block. */
 static inline uint32_t native_small_tiny(uint32_t info)
 {
     return (info & (NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) == NATIVE_SMALL_ONE
@@ -150,7 +152,7 @@ static inline uint32_t native_small_tiny(uint32_t info)
 /* The bytes of a tiny map's table for its `normal` entries. */
 static inline size_t native_tiny_bytes(uint32_t normal)
 {
-    return 6 * (size_t)normal < 16 ? 16 : 6 * (size_t)normal;
+    return 2 + (6 * (size_t)normal < 16 ? 16 : 6 * (size_t)normal);
 }
 
 /* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
