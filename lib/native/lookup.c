@@ -326,9 +326,13 @@ NATIVE_NOINLINE unsigned scan_to_il(const ilmap_native *m, uint32_t x, uint32_t 
     return answer_of(m, il, count, scan_answer(il, count, x), x, il_offset);
 }
 
-unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
-                                   uint32_t *il_offset, size_t *entry, uint32_t *which)
+/* ilmap_native_to_il_detail for what the public function leaves: no
+ * map, neither entry nor which asked, the forms without an entry per
+ * interval (the entry by the runtime's scan). */
+NATIVE_NOINLINE unsigned detail_other(const ilmap_native *m, uint32_t native_offset,
+                                      uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
+
     if (!m) {
         if (il_offset)
             *il_offset = 0;
@@ -340,30 +344,6 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
     }
     if (!entry && !which)
         return ilmap_native_to_il(m, native_offset, il_offset);
-    if (native_form(m) == NATIVE_FORM_DIRECT && (native_index_of(m)->flags & NATIVE_ENTRIES)) {
-        /* One rank: the direct answer and the interval's entry. */
-        const native_index *ix = native_index_of(m);
-        unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
-        uint32_t r = NATIVE_NONE;
-        if (m->info & NATIVE_FAST_TO_IL) /* the inline path's window */
-            r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                    native_at(m, ix->native_first_off), 0, ix->native_nb,
-                                    ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
-        if (!NATIVE_LIKELY(r != NATIVE_NONE))
-            r = direct_rank(m, ix, flags, native_offset);
-        uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
-        if (entry)
-            *entry = a ? a - 1 : ILMAP_NO_INDEX;
-        if (which) {
-            uint32_t upto = a ? a : ix->count;
-            *which = upto <= ix->prolog_end  ? upto
-                     : upto <= ix->normal_end ? ix->prolog_end
-                                              : ix->prolog_end + (upto - ix->normal_end);
-        }
-        return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
-                             native_at(m, ix->kinds_off), r, native_offset, il_offset);
-    }
-
     const uint32_t *il;
     uint32_t count, a = answer_at(m, native_offset, &il, &count);
 
@@ -383,6 +363,107 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
     case NATIVE_FORM_SMALL: return small_direct_to_il(m, native_offset, il_offset);
     default: return answer_of(m, il, count, a, native_offset, il_offset);
     }
+}
+
+
+/* ilmap_native_to_il_detail on a direct map with an entry column. */
+NATIVE_NOINLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_offset,
+                                        uint32_t *il_offset, size_t *entry, uint32_t *which)
+{
+    /* One rank: the direct answer and the interval's entry. */
+    const native_index *ix = native_index_of(m);
+    unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
+    uint32_t r = NATIVE_NONE;
+    if (m->info & NATIVE_FAST_TO_IL) /* the inline path's window */
+        r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                native_at(m, ix->native_first_off), 0, ix->native_nb,
+                                ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
+    if (!NATIVE_LIKELY(r != NATIVE_NONE))
+        r = direct_rank(m, ix, flags, native_offset);
+    uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
+    if (entry)
+        *entry = a ? a - 1 : ILMAP_NO_INDEX;
+    if (which) {
+        uint32_t upto = a ? a : ix->count;
+        *which = upto <= ix->prolog_end  ? upto
+                 : upto <= ix->normal_end ? ix->prolog_end
+                                          : ix->prolog_end + (upto - ix->normal_end);
+    }
+    return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
+                         native_at(m, ix->kinds_off), r, native_offset, il_offset);
+}
+
+/* ilmap_native_to_il_detail on a small map: the direct answer (IL
+ * offset, kind) from the keys, then the matched entry among those of the
+ * IL value the kind says (the runtime's first hit has it, so it is the
+ * first of them whose range holds x): a normal entry alone with its IL
+ * offset directly (most), else the entries of that value tested in
+ * table order with the runtime's condition (doc/native-to-il.md#scan). */
+NATIVE_NOINLINE unsigned detail_small(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
+                                      size_t *entry, uint32_t *which)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il = keys + nkeys;
+    /* native_small_layout_of(): the answers, the kinds, the positions */
+    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
+    const uint8_t *ends = starts + count;
+    uint32_t v, k = NATIVE_NONE, b = 0, e = 0, want = 0;
+    unsigned kind = (info & NATIVE_SMALL_ONE) ? small_direct_to_il_of(m, x, &v, 1)
+                                              : small_direct_to_il(m, x, &v);
+
+    if (NATIVE_LIKELY((kind == ILMAP_MAPPING_EXACT) | (kind == ILMAP_MAPPING_APPROXIMATE))) {
+        uint32_t p = lo + ((info & NATIVE_SMALL_ONE)    ? small_rank8(il + lo, hi - lo, v, 1)
+                           : (info & NATIVE_SMALL_WIDE) ? small_rank8(il + lo, hi - lo, v, 0)
+                                                        : small_rank(il + lo, hi - lo, v));
+        /* v a normal entry's IL offset: p - 1 the last of its group
+         * (anything else the general way) */
+        if (!NATIVE_LIKELY(p > lo && il[p - 1] == v))
+            return detail_other(m, x, il_offset, entry, which);
+        const uint32_t *row = il + (p - 1); /* row[-1]: a key or a PROLOG's IL at lo */
+        if (NATIVE_LIKELY(((p - 1 == lo) | (row[-1] != v)) & ((p == hi) || (row[1] != v))))
+            k = p - 1;
+        else
+            b = lo, e = p, want = v;
+    } else if (kind == ILMAP_MAPPING_PROLOG) {
+        b = 0, e = lo, want = ILMAP_PROLOG;
+    } else if (kind != ILMAP_MAPPING_NO_INFO) {
+        b = hi, e = count, want = kind == ILMAP_MAPPING_EPILOG ? ILMAP_EPILOG : ILMAP_NO_MAPPING;
+    }
+    for (uint32_t j = b; j < e; j++) {
+        uint32_t end = keys[ends[j]];
+        if (il[j] == want && x >= keys[starts[j]] &&
+            (x < end || (end == 0 && want != ILMAP_PROLOG))) {
+            k = j;
+            break;
+        }
+    }
+    if (il_offset)
+        *il_offset = v;
+    if (entry)
+        *entry = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
+    if (which) {
+        /* the specials the scan visited (detail_other) */
+        uint32_t upto = k == NATIVE_NONE ? count : k + 1;
+        *which = upto <= lo ? upto : upto <= hi ? lo : lo + (upto - hi);
+    }
+    return kind;
+}
+
+unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
+                                   uint32_t *il_offset, size_t *entry, uint32_t *which)
+{
+    if (NATIVE_LIKELY(m != NULL) && (entry || which)) {
+        uint32_t form = m->info & NATIVE_FORM_MASK;
+        if (form == NATIVE_FORM_DIRECT && (native_index_of(m)->flags & NATIVE_ENTRIES))
+            return detail_entries(m, native_offset, il_offset, entry, which);
+        if (form == NATIVE_FORM_SMALL)
+            return detail_small(m, native_offset, il_offset, entry, which);
+    }
+    return detail_other(m, native_offset, il_offset, entry, which);
 }
 
 /* ilmap_native_to_il for the maps the public function leaves: none,
@@ -1002,6 +1083,32 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
     return il_to_native_shapes(m, il_offset, entry, index, il_matched);
 }
 
+/* The IL column of any map (native_columns() without its switch). */
+NATIVE_INLINE const uint32_t *il_column(const ilmap_native *m)
+{
+    uint32_t info = m->info, form = info & NATIVE_FORM_MASK;
+    size_t off = form == NATIVE_FORM_SCAN    ? sizeof *m
+                 : form == NATIVE_FORM_SMALL ? sizeof *m + 4 * (size_t)native_small_keys(info)
+                                             : NATIVE_INDEXED_KEYS_OFF +
+                                                   4 * (size_t)native_index_of(m)->nkeys;
+    return (const uint32_t *)native_at(m, (uint32_t)off);
+}
+
+/* ilmap_il_to_native_ranges for the group of normal IL offset x whose
+ * first entry is k: forward while the IL offset is x. */
+NATIVE_NOINLINE ilmap_status ranges_group(const ilmap_native *m, uint32_t x, uint32_t k,
+                                          size_t cap, size_t *total, ilmap_native_entry *out)
+{
+    const uint32_t *il = native_columns(m);
+    uint32_t count = native_count(m), end = k + 1;
+    while (end < count && il[end] == x)
+        end++;
+    size_t n = copy_out_fit(cap, end - k);
+    for (size_t i = 0; i < n; i++)
+        out[i] = native_exported(m, k + (uint32_t)i);
+    return copy_out_done(cap, end - k, total);
+}
+
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
                                        size_t *total, ilmap_native_entry *out)
 {
@@ -1012,6 +1119,24 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
         return ILMAP_E_INVALID_ARG;
 
     uint32_t begin, end;
+    if (NATIVE_LIKELY(!native_is_special(il_offset))) {
+        /* The group's first entry by ilmap_il_to_native's fast path (its
+         * floor is the first of its IL group); a group of one (nearly
+         * all) answered here. The word after it in the IL column is
+         * inside the block in every form (native.h): when it equals
+         * il_offset (a second entry, or a value past the column) the
+         * group is walked apart. */
+        ilmap_native_entry e;
+        size_t k;
+        int matched;
+        if (ilmap_il_to_native(m, il_offset, &e, &k, &matched) != ILMAP_OK || !matched)
+            return copy_out_done(cap, 0, total);
+        if (!NATIVE_LIKELY(il_column(m)[k + 1] != il_offset))
+            return ranges_group(m, il_offset, (uint32_t)k, cap, total, out);
+        if (cap)
+            out[0] = e;
+        return copy_out_done(cap, 1, total);
+    }
     entries_of(m, il_offset, &begin, &end);
     size_t n = copy_out_fit(cap, end - begin);
     for (size_t i = 0; i < n; i++)
