@@ -372,14 +372,14 @@ NATIVE_NOINLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_o
 {
     /* One rank: the direct answer and the interval's entry. */
     const native_index *ix = native_index_of(m);
-    unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
-    uint32_t r = NATIVE_NONE;
-    if (m->info & NATIVE_FAST_TO_IL) /* the inline path's window */
-        r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                native_at(m, ix->native_first_off), 0, ix->native_nb,
-                                ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
+    /* the inline path's window (NATIVE_FAST_TO_IL); a full bucket, the
+     * other shapes the general way (answer_at() reads the entry column
+     * too) */
+    uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                     native_at(m, ix->native_first_off), 0, ix->native_nb,
+                                     ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
     if (!NATIVE_LIKELY(r != NATIVE_NONE))
-        r = direct_rank(m, ix, flags, native_offset);
+        return detail_other(m, native_offset, il_offset, entry, which);
     uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
     if (entry)
         *entry = a ? a - 1 : ILMAP_NO_INDEX;
@@ -393,12 +393,60 @@ NATIVE_NOINLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_o
                          native_at(m, ix->kinds_off), r, native_offset, il_offset);
 }
 
+/* detail_small()'s results for entry k (NATIVE_NONE: none). */
+NATIVE_INLINE unsigned small_detail_done(uint32_t info, uint32_t k, uint32_t v, unsigned kind,
+                                         uint32_t *il_offset, size_t *entry, uint32_t *which)
+{
+    uint32_t count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
+    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+
+    if (il_offset)
+        *il_offset = v;
+    if (entry)
+        *entry = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
+    if (which) {
+        /* the specials the scan visited (detail_other) */
+        uint32_t upto = k == NATIVE_NONE ? count : k + 1;
+        *which = upto <= lo ? upto : upto <= hi ? lo : lo + (upto - hi);
+    }
+    return kind;
+}
+
+/* detail_small() when the matched entry shares its IL value (a special,
+ * or a normal IL offset of several entries; [b, e) holds them), or
+ * there is none: the entries of that value in table order, the runtime's
+ * condition. */
+NATIVE_NOINLINE unsigned small_detail_scan(const ilmap_native *m, uint32_t x, uint32_t v,
+                                           unsigned kind, uint32_t b, uint32_t e,
+                                           uint32_t want, uint32_t *il_offset, size_t *entry,
+                                           uint32_t *which)
+{
+    uint32_t info = m->info;
+    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+    const uint32_t *keys = native_at(m, sizeof *m);
+    const uint32_t *il = keys + nkeys;
+    /* native_small_layout_of(): the answers, the kinds, the positions */
+    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
+    const uint8_t *ends = starts + count;
+    uint32_t k = NATIVE_NONE;
+
+    for (uint32_t j = b; j < e; j++) {
+        uint32_t end = keys[ends[j]];
+        if (il[j] == want && x >= keys[starts[j]] &&
+            (x < end || (end == 0 && want != ILMAP_PROLOG))) {
+            k = j;
+            break;
+        }
+    }
+    return small_detail_done(info, k, v, kind, il_offset, entry, which);
+}
+
 /* ilmap_native_to_il_detail on a small map: the direct answer (IL
  * offset, kind) from the keys, then the matched entry among those of the
  * IL value the kind says (the runtime's first hit has it, so it is the
  * first of them whose range holds x): a normal entry alone with its IL
- * offset directly (most), else the entries of that value tested in
- * table order with the runtime's condition (doc/native-to-il.md#scan). */
+ * offset here (most), the rest by small_detail_scan(). */
 NATIVE_NOINLINE unsigned detail_small(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
                                       size_t *entry, uint32_t *which)
 {
@@ -406,12 +454,8 @@ NATIVE_NOINLINE unsigned detail_small(const ilmap_native *m, uint32_t x, uint32_
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
     uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
-    const uint32_t *keys = native_at(m, sizeof *m);
-    const uint32_t *il = keys + nkeys;
-    /* native_small_layout_of(): the answers, the kinds, the positions */
-    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
-    const uint8_t *ends = starts + count;
-    uint32_t v, k = NATIVE_NONE, b = 0, e = 0, want = 0;
+    const uint32_t *il = (const uint32_t *)native_at(m, sizeof *m) + nkeys;
+    uint32_t v;
     unsigned kind = (info & NATIVE_SMALL_ONE) ? small_direct_to_il_of(m, x, &v, 1)
                                               : small_direct_to_il(m, x, &v);
 
@@ -425,32 +469,16 @@ NATIVE_NOINLINE unsigned detail_small(const ilmap_native *m, uint32_t x, uint32_
             return detail_other(m, x, il_offset, entry, which);
         const uint32_t *row = il + (p - 1); /* row[-1]: a key or a PROLOG's IL at lo */
         if (NATIVE_LIKELY(((p - 1 == lo) | (row[-1] != v)) & ((p == hi) || (row[1] != v))))
-            k = p - 1;
-        else
-            b = lo, e = p, want = v;
-    } else if (kind == ILMAP_MAPPING_PROLOG) {
-        b = 0, e = lo, want = ILMAP_PROLOG;
-    } else if (kind != ILMAP_MAPPING_NO_INFO) {
-        b = hi, e = count, want = kind == ILMAP_MAPPING_EPILOG ? ILMAP_EPILOG : ILMAP_NO_MAPPING;
+            return small_detail_done(info, p - 1, v, kind, il_offset, entry, which);
+        return small_detail_scan(m, x, v, kind, lo, p, v, il_offset, entry, which);
     }
-    for (uint32_t j = b; j < e; j++) {
-        uint32_t end = keys[ends[j]];
-        if (il[j] == want && x >= keys[starts[j]] &&
-            (x < end || (end == 0 && want != ILMAP_PROLOG))) {
-            k = j;
-            break;
-        }
-    }
-    if (il_offset)
-        *il_offset = v;
-    if (entry)
-        *entry = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
-    if (which) {
-        /* the specials the scan visited (detail_other) */
-        uint32_t upto = k == NATIVE_NONE ? count : k + 1;
-        *which = upto <= lo ? upto : upto <= hi ? lo : lo + (upto - hi);
-    }
-    return kind;
+    if (kind == ILMAP_MAPPING_PROLOG)
+        return small_detail_scan(m, x, v, kind, 0, lo, ILMAP_PROLOG, il_offset, entry, which);
+    if (kind == ILMAP_MAPPING_NO_INFO)
+        return small_detail_done(info, NATIVE_NONE, v, kind, il_offset, entry, which);
+    return small_detail_scan(m, x, v, kind, hi, count,
+                             kind == ILMAP_MAPPING_EPILOG ? ILMAP_EPILOG : ILMAP_NO_MAPPING,
+                             il_offset, entry, which);
 }
 
 unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
@@ -458,7 +486,9 @@ unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset
 {
     if (NATIVE_LIKELY(m != NULL) && (entry || which)) {
         uint32_t form = m->info & NATIVE_FORM_MASK;
-        if (form == NATIVE_FORM_DIRECT && (native_index_of(m)->flags & NATIVE_ENTRIES))
+        if ((m->info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL)) ==
+                (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL) &&
+            (native_index_of(m)->flags & NATIVE_ENTRIES))
             return detail_entries(m, native_offset, il_offset, entry, which);
         if (form == NATIVE_FORM_SMALL)
             return detail_small(m, native_offset, il_offset, entry, which);
