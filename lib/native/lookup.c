@@ -1124,19 +1124,33 @@ NATIVE_INLINE const uint32_t *il_column(const ilmap_native *m)
     return (const uint32_t *)native_at(m, (uint32_t)off);
 }
 
-/* ilmap_il_to_native_ranges for the group of normal IL offset x whose
- * first entry is k: forward while the IL offset is x. */
+/* ilmap_il_to_native_ranges for the entries [k, end) (end NATIVE_NONE:
+ * the group of normal IL offset x whose first entry is k, forward while
+ * the IL offset is x). */
 NATIVE_NOINLINE ilmap_status ranges_group(const ilmap_native *m, uint32_t x, uint32_t k,
-                                          size_t cap, size_t *total, ilmap_native_entry *out)
+                                          uint32_t end, size_t cap, size_t *total,
+                                          ilmap_native_entry *out)
 {
-    const uint32_t *il = native_columns(m);
-    uint32_t count = native_count(m), end = k + 1;
-    while (end < count && il[end] == x)
-        end++;
+    if (end == NATIVE_NONE) {
+        const uint32_t *il = native_columns(m);
+        uint32_t count = native_count(m);
+        end = k + 1;
+        while (end < count && il[end] == x)
+            end++;
+    }
     size_t n = copy_out_fit(cap, end - k);
     for (size_t i = 0; i < n; i++)
         out[i] = native_exported(m, k + (uint32_t)i);
     return copy_out_done(cap, end - k, total);
+}
+
+/* ilmap_il_to_native_ranges for a special IL offset (its class). */
+NATIVE_NOINLINE ilmap_status ranges_special(const ilmap_native *m, uint32_t il_offset,
+                                            size_t cap, size_t *total, ilmap_native_entry *out)
+{
+    uint32_t begin, end;
+    entries_of(m, il_offset, &begin, &end);
+    return ranges_group(m, il_offset, begin, end, cap, total, out);
 }
 
 ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset, size_t cap,
@@ -1148,7 +1162,6 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
     if (!m)
         return ILMAP_E_INVALID_ARG;
 
-    uint32_t begin, end;
     if (NATIVE_LIKELY(!native_is_special(il_offset))) {
         /* The group's first entry by ilmap_il_to_native's fast path (its
          * floor is the first of its IL group); a group of one (nearly
@@ -1162,16 +1175,12 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
         if (ilmap_il_to_native(m, il_offset, &e, &k, &matched) != ILMAP_OK || !matched)
             return copy_out_done(cap, 0, total);
         if (!NATIVE_LIKELY(il_column(m)[k + 1] != il_offset))
-            return ranges_group(m, il_offset, (uint32_t)k, cap, total, out);
+            return ranges_group(m, il_offset, (uint32_t)k, NATIVE_NONE, cap, total, out);
         if (cap)
             out[0] = e;
         return copy_out_done(cap, 1, total);
     }
-    entries_of(m, il_offset, &begin, &end);
-    size_t n = copy_out_fit(cap, end - begin);
-    for (size_t i = 0; i < n; i++)
-        out[i] = native_exported(m, begin + (uint32_t)i);
-    return copy_out_done(cap, end - begin, total);
+    return ranges_special(m, il_offset, cap, total, out);
 }
 
 /* Call site calls_by_start[i] starts before native_offset. */
