@@ -73,9 +73,15 @@ static void check_native(const char *name, const ilmap_native *m, const ilmap_na
     unsigned got = ilmap_native_to_il(m, x, &got_il);
     size_t entry = 0, want_entry = model_entry(t, n, x);
     unsigned detail = ilmap_native_to_il_detail(m, x, &detail_il, &entry, &which);
+    /* which: the special entries the scan visited, those up to the
+     * matched one (all of them without one) */
+    uint32_t want_which = 0;
+    for (size_t i = 0; i < (want_entry == (size_t)-1 ? n : want_entry + 1); i++)
+        want_which += t[i].il_offset >= ILMAP_EPILOG;
 
     test_checks++;
     if (got != want || got_il != want_il || detail != want || detail_il != want_il ||
+        which != want_which ||
         entry != (want_entry == (size_t)-1 ? ILMAP_NO_INDEX : want_entry)) {
         test_failures++;
         fprintf(stderr, "%s (n = %zu): native %u: got (0x%X, %u), detail (0x%X, %u, entry %zu), "
@@ -84,9 +90,49 @@ static void check_native(const char *name, const ilmap_native *m, const ilmap_na
     }
 }
 
+/* ilmap_il_to_native_ranges(x): every entry of IL offset x in table
+ * order, exported (the code size as the end of unknown), a normal IL
+ * offset or a special one; with room for all, for one, and for none. */
+static void check_ranges(const char *name, const ilmap_native *m, const ilmap_native_record *t,
+                         size_t n, uint32_t x, uint32_t code_size)
+{
+    static ilmap_native_entry got[70000];
+    size_t total = 0, want = 0, cap = n + 1 < 70000 ? n + 1 : 70000;
+    ilmap_status st = ilmap_il_to_native_ranges(m, x, cap, &total, got);
+    int bad = st != ILMAP_OK;
+
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].il_offset != x)
+            continue;
+        uint32_t end = (t[i].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) ? code_size
+                                                                               : t[i].native_end;
+        if (want < total && (got[want].il_offset != x ||
+                             got[want].native_start != t[i].native_start ||
+                             got[want].native_end != end))
+            bad = 1;
+        want++;
+    }
+    bad |= total != want;
+    ilmap_native_entry one;
+    size_t total1 = 7;
+    st = ilmap_il_to_native_ranges(m, x, 1, &total1, &one);
+    bad |= total1 != want || st != (want > 1 ? ILMAP_E_TRUNCATED : ILMAP_OK);
+    if (want && !bad)
+        bad |= one.native_start != got[0].native_start || one.native_end != got[0].native_end;
+    size_t total0 = 7;
+    bad |= ilmap_il_to_native_ranges(m, x, 0, &total0, NULL) != ILMAP_OK || total0 != want;
+    test_checks++;
+    if (bad) {
+        test_failures++;
+        fprintf(stderr, "%s (n = %zu): ranges of IL %u: got %zu, model %zu\n", name, n, x, total,
+                want);
+    }
+}
+
 static void check_il(const char *name, const ilmap_native *m, const ilmap_native_record *t,
                      size_t n, uint32_t x, uint32_t code_size)
 {
+    check_ranges(name, m, t, n, x, code_size);
     ilmap_native_entry e;
     size_t index = 0, want = model_floor(t, n, x);
     int matched = -1;
@@ -121,6 +167,7 @@ static void check_special(const char *name, const ilmap_native *m, const ilmap_n
     static const uint32_t specials[] = { ILMAP_PROLOG, ILMAP_EPILOG, ILMAP_NO_MAPPING };
 
     for (size_t s = 0; s < 3; s++) {
+        check_ranges(name, m, t, n, specials[s], code_size);
         ilmap_native_entry e;
         size_t index = 0, want = (size_t)-1;
         int matched = -1;
