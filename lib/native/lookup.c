@@ -1162,6 +1162,74 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
     if (!m)
         return ILMAP_E_INVALID_ARG;
 
+    uint32_t info = m->info;
+    if ((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL)) == (NATIVE_FORM_DIRECT | NATIVE_FAST_IL) &&
+        !native_is_special(il_offset)) {
+        /* fast_il_to_native()'s path: the IL column's bucket, the floor;
+         * an IL group of one (the words on both sides differ: the one
+         * before the first normal entry does in this shape, the one
+         * after the column is inside the block) handed out here, the
+         * rest below. */
+        const native_index *ix = native_index_of(m);
+        const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+        const uint32_t *il = keys + ix->nkeys;
+        const uint16_t *first = native_at(m, ix->il_first_off);
+        uint32_t b = il_offset >> ix->il_shift;
+        if (NATIVE_LIKELY(b < ix->il_nb)) {
+            uint32_t from = first[b], len = first[b + 1] - from;
+            if (NATIVE_LIKELY(len <= NATIVE_WINDOW)) {
+                uint32_t p = from + window_rank_small(il + from, len, il_offset,
+                                                      NATIVE_COMMON_FLAGS != 0);
+                const uint32_t *row = il + p - 1;
+                if (NATIVE_LIKELY(p > ix->prolog_end)) {
+                    if (row[0] != il_offset)
+                        return copy_out_done(cap, 0, total);
+                    if (NATIVE_LIKELY((row[-1] != il_offset) & (row[1] != il_offset))) {
+                        if (cap) {
+                            uint32_t k = p - 1, start, end;
+                            if (info & NATIVE_FAST_PAIRS) {
+                                uint32_t pair = ((const uint32_t *)native_at(m, ix->starts_off))[k];
+                                start = pair & 0xFFFFu;
+                                end = pair >> 16;
+                            } else {
+                                start = keys[((const uint8_t *)native_at(m, ix->starts_off))[k]];
+                                end = keys[((const uint8_t *)native_at(m, ix->ends_off))[k]];
+                            }
+                            out[0].il_offset = il_offset;
+                            out[0].native_start = start;
+                            out[0].native_end = k == ix->unknown_end ? m->code_size : end;
+                        }
+                        return copy_out_done(cap, 1, total);
+                    }
+                }
+            }
+        }
+    }
+    if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) ==
+            (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE) &&
+        !native_is_special(il_offset)) {
+        /* a tiny map (small_il_to_native_tiny()): no two normal entries
+         * share an IL offset */
+        uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
+        const unsigned char *tiny =
+            (const unsigned char *)m + sizeof *m + 9 * (size_t)nkeys + 6 * (size_t)count + 6;
+        uint32_t lanes = tiny[0];
+        const unsigned char *col = tiny + 2;
+        size_t p = tiny_rank(col, lanes, il_offset < 0xFFFFu ? il_offset : 0xFFFFu);
+        uint16_t v = 0;
+        if (p)
+            memcpy(&v, col + 2 * p - 2, sizeof v);
+        if (!p || v != il_offset)
+            return copy_out_done(cap, 0, total);
+        if (cap) {
+            uint32_t pair;
+            memcpy(&pair, col + lanes - 4 + 4 * p, sizeof pair);
+            out[0].il_offset = il_offset;
+            out[0].native_start = pair & 0xFFFFu;
+            out[0].native_end = pair >> 16;
+        }
+        return copy_out_done(cap, 1, total);
+    }
     if (NATIVE_LIKELY(!native_is_special(il_offset))) {
         /* The group's first entry by ilmap_il_to_native's fast path (its
          * floor is the first of its IL group); a group of one (nearly
