@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 {
     bench_options opt;
     const char *baseline = NULL;
-    lookup_api base_api;
+    lookup_api base_api = { 0 };
     int nargs = 0;
 
     /* --baseline LIB is this bench's own option; the rest are bench.h's. */
