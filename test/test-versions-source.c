@@ -33,17 +33,6 @@
 #define MD(n) (0x06000000u + (n))
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define CHECK_ST(expr, want)                                                                 \
-    do {                                                                                     \
-        ilmap_status st_ = (expr);                                                           \
-        test_checks++;                                                                       \
-        if (st_ != (want)) {                                                                 \
-            test_failures++;                                                                 \
-            fprintf(stderr, "%s:%d: %s = %s, want %s\n", __FILE__, __LINE__, #expr,         \
-                    ilmap_status_str(st_), ilmap_status_str(want));                          \
-        }                                                                                    \
-    } while (0)
-
 /* ---- PDBs: built in memory, their bytes in a heap block the release
  * frees (a late read of the PDB is then a use after free under ASan) ---- */
 

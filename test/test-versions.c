@@ -30,17 +30,6 @@
 #define FID3 ((ilmap_function_id)0x7F0000A00030u)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define CHECK_ST(expr, want)                                                                 \
-    do {                                                                                     \
-        ilmap_status st_ = (expr);                                                           \
-        test_checks++;                                                                       \
-        if (st_ != (want)) {                                                                 \
-            test_failures++;                                                                 \
-            fprintf(stderr, "%s:%d: %s = %s, want %s\n", __FILE__, __LINE__, #expr,         \
-                    ilmap_status_str(st_), ilmap_status_str(want));                          \
-        }                                                                                    \
-    } while (0)
-
 static ilmap *il_map(const ilmap_entry *entries, size_t count)
 {
     ilmap *m = NULL;

@@ -51,6 +51,19 @@ static long test_checks;
         }                                                                              \
     } while (0)
 
+/* A call's status against the one wanted (for the tests that include
+ * ilmap.h first). */
+#define CHECK_ST(expr, want)                                                                 \
+    do {                                                                                     \
+        ilmap_status st_ = (expr);                                                           \
+        test_checks++;                                                                       \
+        if (st_ != (want)) {                                                                 \
+            test_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: %s = %s, want %s\n", __FILE__, __LINE__, #expr,         \
+                    ilmap_status_str(st_), ilmap_status_str(want));                          \
+        }                                                                                    \
+    } while (0)
+
 /* Ends the test: prints a summary line and returns the exit code. */
 static inline int test_finish(const char *name)
 {
