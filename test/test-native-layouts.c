@@ -330,6 +330,36 @@ static ilmap_native *edge_map(const uint32_t *il, size_t k, uint32_t last_start,
     return m;
 }
 
+/* n JIT boundaries of which about `specials` in 8 are EPILOGs or
+ * NO_MAPPINGs (a few PROLOGs first), the normal IL offsets rising to
+ * top: the answer word's `which` and entry at their widest (small maps:
+ * up to 32 each; direct maps: hundreds of specials), and top at 65535 /
+ * 65536 (the answer words' 16-bit IL offsets: doc/performance.md). */
+static ilmap_native *specials_map(size_t n, uint32_t specials, uint32_t top, prng *rng)
+{
+    ilmap_boundary *jit = malloc(n * sizeof *jit);
+    uint32_t native = 0;
+    ilmap_native *m = NULL;
+
+    if (!jit)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = prng_below(rng, 8);
+        jit[i].il_offset = i < 2 ? ILMAP_PROLOG
+                           : r < specials ? (r & 1 ? ILMAP_EPILOG : ILMAP_NO_MAPPING)
+                                          : (uint32_t)((uint64_t)top * i / n);
+        if (i > 0 && jit[i].il_offset == jit[i - 1].il_offset && i >= 2)
+            jit[i].il_offset = (uint32_t)((uint64_t)top * i / n); /* keep every boundary */
+        jit[i].native_offset = native;
+        jit[i].source = ILMAP_SOURCE_SEQUENCE_POINT;
+        native += 1 + prng_below(rng, 9);
+    }
+    jit[n - 1].il_offset = top;
+    CHECK(ilmap_native_build(jit, n, NULL, native + 2, 0, &m) == ILMAP_OK);
+    free(jit);
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     prng rng = prng_init(test_seed(argc, argv, 0x4C41594F55545321ull));
@@ -465,6 +495,18 @@ int main(int argc, char **argv)
         if (m)
             check_map(spread[s].name, m, &rng);
         ilmap_native_free(m);
+    }
+    /* Special-heavy maps: small ones of every size and direct ones, IL
+     * offsets up to 65535 (narrow answer words) and 65536 (not). */
+    for (size_t n = 3; n <= 600; n += n < 40 ? 1 : 97) {
+        for (uint32_t specials = 3; specials <= 7; specials += 4) {
+            for (uint32_t top = 65535; top <= 65536; top++) {
+                ilmap_native *m = specials_map(n, specials, top, &rng);
+                if (m)
+                    check_map("special-heavy", m, &rng);
+                ilmap_native_free(m);
+            }
+        }
     }
     return test_finish("native-layouts");
 }

@@ -118,7 +118,25 @@ typedef struct answers {
     uint32_t nkeys;        /* breakpoints */
     uint32_t nintervals;   /* nkeys + 1 */
     uint32_t prolog_end, normal_end, epilog_end;
+    uint32_t count;        /* entries */
+    int narrow;            /* every il[] below 65536, at most 65535 entries */
 } answers;
+
+/* Interval i's answer word: the IL offset alone (wide), or narrow (native.h:
+ * NATIVE_NARROW, NATIVE_SMALL_ENTRY_SHIFT) with the runtime's `which` in
+ * bits 16-31, and for a small map the matched entry's index + 1 in bits
+ * 24-31 (which and the index + 1 are then at most 32). */
+static uint32_t answer_word(const answers *a, uint32_t i, int small)
+{
+    uint32_t c = a->claim[i];
+    if (!a->narrow)
+        return a->il[i];
+    uint32_t upto = c == NATIVE_NONE ? a->count : c + 1;
+    uint32_t word = a->il[i] | native_specials_visited(upto, a->prolog_end, a->normal_end) << 16;
+    if (small)
+        word |= (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
+    return word;
+}
 
 static void answers_free(answers *a)
 {
@@ -139,6 +157,7 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
     const ilmap_native_record *r = t->records;
 
     memset(a, 0, sizeof *a);
+    a->count = count;
     /* The table's class boundaries: PROLOGs, normal, EPILOG, NO_MAPPING. */
     while (a->prolog_end < count && r[a->prolog_end].il_offset == ILMAP_PROLOG)
         a->prolog_end++;
@@ -191,6 +210,9 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
         a->il[i] = il;
         a->kind[i] = (uint8_t)kind;
     }
+    a->narrow = count <= 0xFFFFu;
+    for (uint32_t i = 0; i < a->nintervals; i++)
+        a->narrow &= a->il[i] <= 0xFFFFu;
     return ILMAP_OK;
 }
 
@@ -334,7 +356,8 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
     fill_il(t, (uint32_t *)(void *)(base + l.il), mode, base + l.sources);
     if (mode == NATIVE_SRC_UNIFORM)
         base[l.sources] = (uint8_t)common;
-    memcpy(base + l.answers, a->il, (size_t)a->nintervals * sizeof(uint32_t));
+    for (uint32_t i = 0; i < a->nintervals; i++)
+        ((uint32_t *)(void *)(base + l.answers))[i] = answer_word(a, i, 1);
     memcpy(base + l.kinds, a->kind, a->nintervals);
     fill_positions(t, a, 1, 0, base + l.starts, base + l.ends);
     uint32_t unknown = unknown_end(t);
@@ -532,9 +555,14 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     m->last_il = t->last_il;
     /* The inline paths compare keys and x as signed (window_rank_small):
      * every bucket below the last must end by 2^31. */
-    if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
+    if (direct && a->narrow)
+        m->info |= NATIVE_NARROW;
+    if (direct && a->narrow && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         ((uint64_t)x.native_nb << x.native_shift) <= 0x80000000u)
         m->info |= NATIVE_FAST_TO_IL;
+    /* ... and ilmap_native_to_il_detail's: the same with an entry column */
+    if ((m->info & NATIVE_FAST_TO_IL) && (x.flags & NATIVE_ENTRIES))
+        m->info |= NATIVE_FAST_DETAIL;
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         (bounds == (NATIVE_VALUES | NATIVE_POS16) || bounds == 0) &&
@@ -549,7 +577,8 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     memcpy(keys, a->breakpoints, (size_t)x.nkeys * sizeof *keys);
     if (direct) {
         fill_il(t, column, mode, base + x.sources_off);
-        memcpy(base + x.answers_off, a->il, (size_t)a->nintervals * sizeof(uint32_t));
+        for (uint32_t i = 0; i < a->nintervals; i++)
+            ((uint32_t *)(void *)(base + x.answers_off))[i] = answer_word(a, i, 0);
         memcpy(base + x.kinds_off, a->kind, a->nintervals);
         fill_positions(t, a, native_position_width(x.flags), (x.flags & NATIVE_VALUES) != 0,
                        base + x.starts_off, base + x.ends_off);
@@ -610,11 +639,13 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
     }
     if (t->ncalls == 0 && t->count <= NATIVE_SMALL_MAX) {
         /* Scanned instead where the breakpoints would not fit the bound
-         * (3 entries, with a 4-byte malloc header). */
+         * (3 entries, with a 4-byte malloc header), or an IL offset does
+         * not fit the small form's narrow answer words. */
         unsigned small_mode =
             mode == NATIVE_SRC_UNIFORM && common > 0xFFu ? NATIVE_SRC_U32 : mode;
         size_t size = native_small_layout_of(t->count, a.nkeys, small_mode, 0).size;
-        status = ilmap_malloc_estimate(size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count
+        status = a.narrow &&
+                         ilmap_malloc_estimate(size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count
                      ? assemble_small(t, mode, common, &a, out)
                      : assemble_scan(t, mode, common, out);
     } else {

@@ -132,18 +132,19 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
 #endif
 }
 
-/* The direct answer of interval r (r >= 1) at x: its IL offset and kind,
- * EXACT where x is the interval's left key and the interval begins at
- * the entry's start. */
+/* The direct answer of interval r (r >= 1) at x: its IL offset (the
+ * answer word's low 16 bits where the map is narrow: il_mask 0xFFFF) and
+ * kind, EXACT where x is the interval's left key and the interval begins
+ * at the entry's start. */
 NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
                                      const uint8_t *kinds, uint32_t r, uint32_t x,
-                                     uint32_t *il_offset)
+                                     uint32_t *il_offset, uint32_t il_mask)
 {
     uint32_t kind = kinds[r];
     uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
 
     if (il_offset)
-        *il_offset = il_answers[r];
+        *il_offset = il_answers[r] & il_mask;
     return (kind & 0x7Fu) >> exact;
 }
 
@@ -165,7 +166,8 @@ NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t 
     uint32_t r = flags == NATIVE_COMMON_FLAGS ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, x)
                                               : direct_rank(m, ix, flags, x);
     return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
-                         native_at(m, ix->kinds_off), r, x, il_offset);
+                         native_at(m, ix->kinds_off), r, x, il_offset,
+                         (m->info & NATIVE_NARROW) ? 0xFFFFu : 0xFFFFFFFFu);
 }
 
 /* native -> IL on a small map. */
@@ -179,7 +181,7 @@ NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
     uint32_t r = one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE)) ? small_rank8(keys, nkeys, x, one)
                                                    : small_rank(keys, nkeys, x);
     return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
-                         il_offset);
+                         il_offset, 0xFFFFu);
 }
 
 NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
@@ -353,10 +355,7 @@ NATIVE_NOINLINE unsigned detail_other(const ilmap_native *m, uint32_t native_off
         /* The specials the scan visited: PROLOGs lead the table, EPILOGs
          * and NO_MAPPINGs end it. */
         classes c = classes_of(m, il, count);
-        uint32_t upto = a ? a : count;
-        *which = upto <= c.prolog_end  ? upto
-                 : upto <= c.normal_end ? c.prolog_end
-                                        : c.prolog_end + (upto - c.normal_end);
+        *which = native_specials_visited(a ? a : count, c.prolog_end, c.normal_end);
     }
     switch (native_form(m)) {
     case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
@@ -367,8 +366,8 @@ NATIVE_NOINLINE unsigned detail_other(const ilmap_native *m, uint32_t native_off
 
 
 /* ilmap_native_to_il_detail on a direct map with an entry column. */
-NATIVE_NOINLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_offset,
-                                        uint32_t *il_offset, size_t *entry, uint32_t *which)
+NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_offset,
+                                      uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
     /* One rank: the direct answer and the interval's entry. */
     const native_index *ix = native_index_of(m);
@@ -378,119 +377,81 @@ NATIVE_NOINLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_o
     uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
                                      native_at(m, ix->native_first_off), 0, ix->native_nb,
                                      ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
-    if (!NATIVE_LIKELY(r != NATIVE_NONE))
-        return detail_other(m, native_offset, il_offset, entry, which);
-    uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
-    if (entry)
-        *entry = a ? a - 1 : ILMAP_NO_INDEX;
-    if (which) {
-        uint32_t upto = a ? a : ix->count;
-        *which = upto <= ix->prolog_end  ? upto
-                 : upto <= ix->normal_end ? ix->prolog_end
-                                          : ix->prolog_end + (upto - ix->normal_end);
+    if (!NATIVE_LIKELY(r != NATIVE_NONE)) {
+        /* past the table: every key is <= x; a full bucket: the general
+         * way */
+        if ((native_offset >> ix->native_shift) < ix->native_nb)
+            return detail_other(m, native_offset, il_offset, entry, which);
+        r = ix->nkeys;
     }
-    return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
-                         native_at(m, ix->kinds_off), r, native_offset, il_offset);
-}
-
-/* detail_small()'s results for entry k (NATIVE_NONE: none). */
-NATIVE_INLINE unsigned small_detail_done(uint32_t info, uint32_t k, uint32_t v, unsigned kind,
-                                         uint32_t *il_offset, size_t *entry, uint32_t *which)
-{
-    uint32_t count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
-    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
-    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
+    /* the entry column, and `which` in the high half of the answer word
+     * (NATIVE_NARROW) */
+    uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
+    uint32_t word = ((const uint32_t *)native_at(m, ix->answers_off))[r];
+    const uint8_t *kinds = native_at(m, ix->kinds_off);
+    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
+    uint32_t kind = kinds[r];
+    uint32_t exact = (native_offset == keys[r - 1]) & (kind >> 7);
 
     if (il_offset)
-        *il_offset = v;
+        *il_offset = word & 0xFFFFu;
     if (entry)
-        *entry = k == NATIVE_NONE ? ILMAP_NO_INDEX : k;
-    if (which) {
-        /* the specials the scan visited (detail_other) */
-        uint32_t upto = k == NATIVE_NONE ? count : k + 1;
-        *which = upto <= lo ? upto : upto <= hi ? lo : lo + (upto - hi);
-    }
-    return kind;
+        *entry = (size_t)a - 1; /* 0: ILMAP_NO_INDEX */
+    if (which)
+        *which = word >> 16;
+    return (kind & 0x7Fu) >> exact;
 }
 
-/* detail_small() when the matched entry shares its IL value (a special,
- * or a normal IL offset of several entries; [b, e) holds them), or
- * there is none: the entries of that value in table order, the runtime's
- * condition. */
-NATIVE_NOINLINE unsigned small_detail_scan(const ilmap_native *m, uint32_t x, uint32_t v,
-                                           unsigned kind, uint32_t b, uint32_t e,
-                                           uint32_t want, uint32_t *il_offset, size_t *entry,
-                                           uint32_t *which)
+/* ilmap_native_to_il_detail on a small map: the interval's answer word
+ * holds the IL offset, `which` and the entry (native.h). */
+NATIVE_INLINE unsigned detail_small_of(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
+                                       size_t *entry, uint32_t *which, int one)
 {
     uint32_t info = m->info;
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
-    const uint32_t *il = keys + nkeys;
-    /* native_small_layout_of(): the answers, the kinds, the positions */
-    const uint8_t *starts = (const uint8_t *)(il + count + nkeys + 1) + nkeys + 1;
-    const uint8_t *ends = starts + count;
-    uint32_t k = NATIVE_NONE;
+    uint32_t r = one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE))
+                     ? small_rank8(keys, nkeys, x, one)
+                     : small_rank(keys, nkeys, x);
+    /* native_small_layout_of(): the IL column, the answers, the kinds */
+    const uint32_t *words = keys + nkeys + count;
+    uint32_t word = words[r];
+    uint32_t kind = ((const uint8_t *)(words + nkeys + 1))[r];
+    uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
+    uint32_t a = word >> NATIVE_SMALL_ENTRY_SHIFT;
 
-    for (uint32_t j = b; j < e; j++) {
-        uint32_t end = keys[ends[j]];
-        if (il[j] == want && x >= keys[starts[j]] &&
-            (x < end || (end == 0 && want != ILMAP_PROLOG))) {
-            k = j;
-            break;
-        }
-    }
-    return small_detail_done(info, k, v, kind, il_offset, entry, which);
+    if (il_offset)
+        *il_offset = word & 0xFFFFu;
+    if (entry)
+        *entry = a ? a - 1 : ILMAP_NO_INDEX;
+    if (which)
+        *which = (word >> 16) & 0xFFu;
+    return (kind & 0x7Fu) >> exact;
 }
 
-/* ilmap_native_to_il_detail on a small map: the direct answer (IL
- * offset, kind) from the keys, then the matched entry among those of the
- * IL value the kind says (the runtime's first hit has it, so it is the
- * first of them whose range holds x): a normal entry alone with its IL
- * offset here (most), the rest by small_detail_scan(). */
+NATIVE_NOINLINE unsigned detail_small_one(const ilmap_native *m, uint32_t x,
+                                          uint32_t *il_offset, size_t *entry, uint32_t *which)
+{
+    return detail_small_of(m, x, il_offset, entry, which, 1);
+}
+
 NATIVE_NOINLINE unsigned detail_small(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
                                       size_t *entry, uint32_t *which)
 {
-    uint32_t info = m->info;
-    uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
-    uint32_t lo = (info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu;
-    uint32_t hi = (info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu;
-    const uint32_t *il = (const uint32_t *)native_at(m, sizeof *m) + nkeys;
-    uint32_t v;
-    unsigned kind = (info & NATIVE_SMALL_ONE) ? small_direct_to_il_of(m, x, &v, 1)
-                                              : small_direct_to_il(m, x, &v);
-
-    if (NATIVE_LIKELY((kind == ILMAP_MAPPING_EXACT) | (kind == ILMAP_MAPPING_APPROXIMATE))) {
-        uint32_t p = lo + ((info & NATIVE_SMALL_ONE)    ? small_rank8(il + lo, hi - lo, v, 1)
-                           : (info & NATIVE_SMALL_WIDE) ? small_rank8(il + lo, hi - lo, v, 0)
-                                                        : small_rank(il + lo, hi - lo, v));
-        /* v a normal entry's IL offset: p - 1 the last of its group
-         * (anything else the general way) */
-        if (!NATIVE_LIKELY(p > lo && il[p - 1] == v))
-            return detail_other(m, x, il_offset, entry, which);
-        const uint32_t *row = il + (p - 1); /* row[-1]: a key or a PROLOG's IL at lo */
-        if (NATIVE_LIKELY(((p - 1 == lo) | (row[-1] != v)) & ((p == hi) || (row[1] != v))))
-            return small_detail_done(info, p - 1, v, kind, il_offset, entry, which);
-        return small_detail_scan(m, x, v, kind, lo, p, v, il_offset, entry, which);
-    }
-    if (kind == ILMAP_MAPPING_PROLOG)
-        return small_detail_scan(m, x, v, kind, 0, lo, ILMAP_PROLOG, il_offset, entry, which);
-    if (kind == ILMAP_MAPPING_NO_INFO)
-        return small_detail_done(info, NATIVE_NONE, v, kind, il_offset, entry, which);
-    return small_detail_scan(m, x, v, kind, hi, count,
-                             kind == ILMAP_MAPPING_EPILOG ? ILMAP_EPILOG : ILMAP_NO_MAPPING,
-                             il_offset, entry, which);
+    return detail_small_of(m, x, il_offset, entry, which, 0);
 }
 
 unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
                                    uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
-    if (NATIVE_LIKELY(m != NULL) && (entry || which)) {
-        uint32_t form = m->info & NATIVE_FORM_MASK;
-        if ((m->info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL)) ==
-                (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL) &&
-            (native_index_of(m)->flags & NATIVE_ENTRIES))
+    if (NATIVE_LIKELY(m != NULL)) {
+        uint32_t info = m->info;
+        if ((info & (NATIVE_FORM_MASK | NATIVE_FAST_DETAIL)) ==
+            (NATIVE_FORM_DIRECT | NATIVE_FAST_DETAIL))
             return detail_entries(m, native_offset, il_offset, entry, which);
-        if (form == NATIVE_FORM_SMALL)
+        if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
+            return detail_small_one(m, native_offset, il_offset, entry, which);
+        if ((info & NATIVE_FORM_MASK) == NATIVE_FORM_SMALL)
             return detail_small(m, native_offset, il_offset, entry, which);
     }
     return detail_other(m, native_offset, il_offset, entry, which);
@@ -534,11 +495,16 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
                                              native_at(m, ix->native_first_off), 0, ix->native_nb,
                                              ix->native_shift, native_offset,
                                              NATIVE_COMMON_FLAGS != 0);
-            if (r == NATIVE_NONE) /* a full bucket */
-                return native_to_il_other(m, native_offset, il_offset);
+            if (r == NATIVE_NONE) {
+                /* past the table: every key is <= x; a full bucket: the
+                 * general way */
+                if ((native_offset >> ix->native_shift) < ix->native_nb)
+                    return native_to_il_other(m, native_offset, il_offset);
+                r = ix->nkeys;
+            }
             return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
                                  native_at(m, ix->answers_off), native_at(m, ix->kinds_off), r,
-                                 native_offset, il_offset);
+                                 native_offset, il_offset, 0xFFFFu);
         }
         if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
             return small_to_il_one(m, native_offset, il_offset);

@@ -50,17 +50,23 @@
  * The native -> IL answers are precomputed (intervals.c) over the
  * breakpoints of the native axis (0, the starts and the non-zero ends,
  * ascending, the "keys"): per elementary interval, either the answer
- * itself ("direct": the IL offset handed back, and a byte holding the
- * mapping kind plus whether the interval begins at the matched entry's
- * start, which makes an offset equal to its left key EXACT), or the
- * exported index + 1 of the matched entry (0: none). A lookup counts the
- * keys <= x (at least 1: the key 0) and reads that interval's answer.
+ * itself ("direct": a uint32_t answer word holding the IL offset handed
+ * back, and a byte holding the mapping kind plus whether the interval
+ * begins at the matched entry's start, which makes an offset equal to
+ * its left key EXACT), or the exported index + 1 of the matched entry
+ * (0: none). A lookup counts the keys <= x (at least 1: the key 0) and
+ * reads that interval's answer. Where the IL offsets handed back fit 16
+ * bits (NATIVE_NARROW, and every small map), the answer word's high half
+ * also holds what ilmap_native_to_il_detail adds: the runtime's `which`
+ * and, in a small map, the matched entry.
  *
  *   - scan (at most NATIVE_SCAN_MAX entries, no call sites, or a small
- *     map whose keys would not fit the memory bound): starts and ends
+ *     map whose keys would not fit the memory bound or whose IL offsets
+ *     do not fit 16 bits): starts and ends
  *     as uint32_t columns after the IL column; lookups test every entry.
- *   - small (up to NATIVE_SMALL_MAX entries, no call sites): the keys,
- *     the IL column, the direct answers (uint32_t IL offsets, then the
+ *   - small (up to NATIVE_SMALL_MAX entries, no call sites, every IL
+ *     offset handed back below 65536): the keys, the IL column, the
+ *     direct answers (answer words, NATIVE_SMALL_ENTRY_SHIFT, then the
  *     kind bytes), each entry's start and end as a uint8_t position in
  *     the keys, the source bits; the head's info word holds the counts.
  *     Lookups count the keys, or the normal entries' IL offsets, 8 at a
@@ -108,13 +114,22 @@
 /* direct: the shapes the public lookups answer inline, decided when the
  * map is assembled so that a lookup tests one word it reads anyway.
  * TO_IL: narrow native table, the platform's window, every bucket below
- * the last ending by 2^31 (a signed compare without the bias). IL: the
+ * the last ending by 2^31 (a signed compare without the bias), narrow
+ * answer words (NATIVE_NARROW). IL: the
  * same for the IL table, at most one entry of unknown end, and the word
  * before the first normal IL offset (a PROLOG's, or the last key)
  * differing from it (the floor's group test needs no bound check). */
 #define NATIVE_FAST_TO_IL 0x20u
 #define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
 #define NATIVE_FAST_PAIRS 0x80u /* ... the former */
+/* NATIVE_FAST_TO_IL with an entry column (NATIVE_ENTRIES): the shape
+ * ilmap_native_to_il_detail answers by one rank. */
+#define NATIVE_FAST_DETAIL 0x100u
+/* direct: narrow answer words (every direct answer's IL offset below
+ * 65536, at most 65535 entries): IL offset | which << 16, `which` being
+ * the runtime's count of special entries its scan visited for that
+ * interval (native_specials_visited). NATIVE_FAST_TO_IL implies it. */
+#define NATIVE_NARROW 0x200u
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
@@ -162,6 +177,20 @@ static inline size_t native_tiny_bytes(uint32_t normal)
  * (the source bits say which then). A small map keeps it in a byte,
  * 0xFF and 0xFE for these two. */
 #define NATIVE_SEVERAL 0xFFFFFFFEu
+
+/* A small map's answer word (always narrow): IL offset | which << 16 |
+ * (exported index + 1 of the matched entry, 0: none) << 24. */
+#define NATIVE_SMALL_ENTRY_SHIFT 24u
+
+/* The runtime's `which` for an interval (doc/native-to-il.md#scan): the
+ * special entries among the first upto of the table, upto being the
+ * matched entry's index + 1, or the count when none matched; PROLOGs are
+ * [0, prolog_end), EPILOGs and NO_MAPPINGs from normal_end on. */
+static inline uint32_t native_specials_visited(uint32_t upto, uint32_t prolog_end,
+                                               uint32_t normal_end)
+{
+    return (upto < prolog_end ? upto : prolog_end) + (upto > normal_end ? upto - normal_end : 0);
+}
 
 /* A direct answer's kind byte: the ILMAP_MAPPING_* result, with
  * NATIVE_KIND_AT_START when the interval begins at the matched (normal)
