@@ -119,23 +119,24 @@ typedef struct answers {
     uint32_t nintervals;   /* nkeys + 1 */
     uint32_t prolog_end, normal_end, epilog_end;
     uint32_t count;        /* entries */
-    int narrow;            /* every il[] below 65536, at most 65535 entries */
+    int narrow;            /* every il[] below 65536 */
+    int packed;            /* narrow, at most 255 special entries */
 } answers;
 
-/* Interval i's answer word: the IL offset alone (wide), or narrow (native.h:
- * NATIVE_NARROW, NATIVE_SMALL_ENTRY_SHIFT) with the runtime's `which` in
- * bits 16-31, and for a small map the matched entry's index + 1 in bits
- * 24-31 (which and the index + 1 are then at most 32). */
+/* Interval i's answer word (native.h): for a small map (always narrow)
+ * the IL offset | which << 16 | the matched entry's index + 1 << 24
+ * (which and the index + 1 are then at most 32); for a direct one, packed,
+ * the IL offset | which << 16 | kind << 24, else the IL offset alone. */
 static uint32_t answer_word(const answers *a, uint32_t i, int small)
 {
     uint32_t c = a->claim[i];
-    if (!a->narrow)
+    if (!small && !a->packed)
         return a->il[i];
     uint32_t upto = c == NATIVE_NONE ? a->count : c + 1;
     uint32_t word = a->il[i] | native_specials_visited(upto, a->prolog_end, a->normal_end) << 16;
     if (small)
-        word |= (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
-    return word;
+        return word | (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
+    return word | (uint32_t)a->kind[i] << 24;
 }
 
 static void answers_free(answers *a)
@@ -210,9 +211,10 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
         a->il[i] = il;
         a->kind[i] = (uint8_t)kind;
     }
-    a->narrow = count <= 0xFFFFu;
+    a->narrow = 1;
     for (uint32_t i = 0; i < a->nintervals; i++)
         a->narrow &= a->il[i] <= 0xFFFFu;
+    a->packed = a->narrow && a->prolog_end + (count - a->normal_end) <= 0xFFu;
     return ILMAP_OK;
 }
 
@@ -393,7 +395,7 @@ static void indexed_layout(native_index *x, unsigned mode, int direct)
         size_t width = native_position_width(x->flags);
         (void)layout_add(&l, x->count, sizeof(uint32_t)); /* the IL column */
         x->answers_off = layout_add(&l, (size_t)x->nkeys + 1, sizeof(uint32_t));
-        x->kinds_off = layout_add(&l, (size_t)x->nkeys + 1, 1);
+        x->kinds_off = x->packed ? 0 : layout_add(&l, (size_t)x->nkeys + 1, 1);
         if ((x->flags & (NATIVE_VALUES | NATIVE_POS16)) == (NATIVE_VALUES | NATIVE_POS16)) {
             x->starts_off = x->ends_off = layout_add(&l, x->count, 2 * width);
         } else {
@@ -428,12 +430,13 @@ typedef struct plan {
     uint32_t last, shift, widest, nb;
 } plan;
 
-static plan plan_start(const uint32_t *keys, uint32_t n)
+static plan plan_start(const uint32_t *keys, uint32_t n, uint32_t floor_last)
 {
     plan p;
     uint32_t nb;
 
     p.last = n ? keys[n - 1] : 0;
+    p.last = p.last > floor_last ? p.last : floor_last;
     p.shift = buckets_plan(p.last, n, &p.nb);
     p.widest = buckets_plan(p.last, n / 4, &nb);
     return p;
@@ -453,10 +456,13 @@ static void plan_widen(plan *p)
  * with gaps between all its ranges, gets those). Returns whether the map
  * fits the bound. */
 static int plan_buckets(native_index *x, unsigned mode, int direct, const uint32_t *keys,
-                        const uint32_t *il_keys)
+                        const uint32_t *il_keys, uint32_t code_size)
 {
-    plan pn = plan_start(keys, x->nkeys);
-    plan pi = plan_start(il_keys, x->normal_end - x->prolog_end);
+    /* the native table covers the code (the entry of unknown end's range
+     * past the last key included), so that an offset in it is not past
+     * the table */
+    plan pn = plan_start(keys, x->nkeys, code_size ? code_size - 1 : 0);
+    plan pi = plan_start(il_keys, x->normal_end - x->prolog_end, 0);
     uint64_t limit = (uint64_t)NATIVE_MEMORY_FACTOR * 12u * x->count;
 
     for (;;) {
@@ -505,6 +511,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     x.ncalls = t->ncalls;
     x.source = common;
     x.unknown_end = unknown_end(t);
+    x.packed = (uint8_t)a->packed;
     /* uint16_t answers hold up to 0xFFFF (entry 0xFFFE); bucket entries
      * are positions up to the keys' end. */
     x.flags = (uint8_t)((count > 0xFFFFu ? NATIVE_WIDE_ANSWERS : 0u) |
@@ -514,10 +521,11 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
                         (x.nkeys > 0x10000u ? NATIVE_POS32
                          : x.nkeys > 0x100u ? NATIVE_POS16
                                             : 0u));
-    if (!plan_buckets(&x, mode, 1, a->breakpoints, il_keys)) {
+    if (!plan_buckets(&x, mode, 1, a->breakpoints, il_keys, t->code_size)) {
         direct = 0;
+        x.packed = 0;
         x.flags &= (uint8_t)~(NATIVE_POS16 | NATIVE_POS32);
-        (void)plan_buckets(&x, mode, 0, a->breakpoints, il_keys);
+        (void)plan_buckets(&x, mode, 0, a->breakpoints, il_keys, t->code_size);
     } else {
         /* Each interval's entry, so that ilmap_native_to_il_detail need
          * not scan (uint16_t: up to 0xFFFE entries), where that fits the
@@ -555,9 +563,9 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     m->last_il = t->last_il;
     /* The inline paths compare keys and x as signed (window_rank_small):
      * every bucket below the last must end by 2^31. */
-    if (direct && a->narrow)
-        m->info |= NATIVE_NARROW;
-    if (direct && a->narrow && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
+    if (direct && x.packed)
+        m->info |= NATIVE_PACKED;
+    if (direct && x.packed && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         ((uint64_t)x.native_nb << x.native_shift) <= 0x80000000u)
         m->info |= NATIVE_FAST_TO_IL;
     /* ... and ilmap_native_to_il_detail's: the same with an entry column */
@@ -579,7 +587,8 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         fill_il(t, column, mode, base + x.sources_off);
         for (uint32_t i = 0; i < a->nintervals; i++)
             ((uint32_t *)(void *)(base + x.answers_off))[i] = answer_word(a, i, 0);
-        memcpy(base + x.kinds_off, a->kind, a->nintervals);
+        if (!x.packed)
+            memcpy(base + x.kinds_off, a->kind, a->nintervals);
         fill_positions(t, a, native_position_width(x.flags), (x.flags & NATIVE_VALUES) != 0,
                        base + x.starts_off, base + x.ends_off);
         if (x.flags & NATIVE_ENTRIES) {

@@ -133,9 +133,9 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
 }
 
 /* The direct answer of interval r (r >= 1) at x: its IL offset (the
- * answer word's low 16 bits where the map is narrow: il_mask 0xFFFF) and
- * kind, EXACT where x is the interval's left key and the interval begins
- * at the entry's start. */
+ * answer word's low 16 bits in a small map: il_mask 0xFFFF) and kind,
+ * EXACT where x is the interval's left key and the interval begins at
+ * the entry's start. */
 NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
                                      const uint8_t *kinds, uint32_t r, uint32_t x,
                                      uint32_t *il_offset, uint32_t il_mask)
@@ -145,6 +145,19 @@ NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_an
 
     if (il_offset)
         *il_offset = il_answers[r] & il_mask;
+    return (kind & 0x7Fu) >> exact;
+}
+
+/* The same from a packed answer word (NATIVE_PACKED): the IL offset and
+ * the kind in one load. */
+NATIVE_INLINE unsigned packed_result(const uint32_t *keys, uint32_t word, uint32_t r, uint32_t x,
+                                     uint32_t *il_offset)
+{
+    uint32_t kind = word >> 24;
+    uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
+
+    if (il_offset)
+        *il_offset = word & 0xFFFFu;
     return (kind & 0x7Fu) >> exact;
 }
 
@@ -165,9 +178,11 @@ NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t 
     unsigned flags = ix->flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD);
     uint32_t r = flags == NATIVE_COMMON_FLAGS ? direct_rank(m, ix, NATIVE_COMMON_FLAGS, x)
                                               : direct_rank(m, ix, flags, x);
+    if (m->info & NATIVE_PACKED)
+        return packed_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                             ((const uint32_t *)native_at(m, ix->answers_off))[r], r, x, il_offset);
     return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->answers_off),
-                         native_at(m, ix->kinds_off), r, x, il_offset,
-                         (m->info & NATIVE_NARROW) ? 0xFFFFu : 0xFFFFFFFFu);
+                         native_at(m, ix->kinds_off), r, x, il_offset, 0xFFFFFFFFu);
 }
 
 /* native -> IL on a small map. */
@@ -384,22 +399,16 @@ NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_off
             return detail_other(m, native_offset, il_offset, entry, which);
         r = ix->nkeys;
     }
-    /* the entry column, and `which` in the high half of the answer word
-     * (NATIVE_NARROW) */
+    /* the entry column, and the packed answer word (NATIVE_PACKED: the
+     * shape's condition): IL offset, `which`, kind */
     uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
     uint32_t word = ((const uint32_t *)native_at(m, ix->answers_off))[r];
-    const uint8_t *kinds = native_at(m, ix->kinds_off);
-    const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
-    uint32_t kind = kinds[r];
-    uint32_t exact = (native_offset == keys[r - 1]) & (kind >> 7);
 
-    if (il_offset)
-        *il_offset = word & 0xFFFFu;
     if (entry)
         *entry = (size_t)a - 1; /* 0: ILMAP_NO_INDEX */
     if (which)
-        *which = word >> 16;
-    return (kind & 0x7Fu) >> exact;
+        *which = (word >> 16) & 0xFFu;
+    return packed_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), word, r, native_offset, il_offset);
 }
 
 /* ilmap_native_to_il_detail on a small map: the interval's answer word
@@ -423,7 +432,7 @@ NATIVE_INLINE unsigned detail_small_of(const ilmap_native *m, uint32_t x, uint32
     if (il_offset)
         *il_offset = word & 0xFFFFu;
     if (entry)
-        *entry = a ? a - 1 : ILMAP_NO_INDEX;
+        *entry = (size_t)a - 1; /* 0: ILMAP_NO_INDEX */
     if (which)
         *which = (word >> 16) & 0xFFu;
     return (kind & 0x7Fu) >> exact;
@@ -502,9 +511,9 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
                     return native_to_il_other(m, native_offset, il_offset);
                 r = ix->nkeys;
             }
-            return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                 native_at(m, ix->answers_off), native_at(m, ix->kinds_off), r,
-                                 native_offset, il_offset, 0xFFFFu);
+            return packed_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                 ((const uint32_t *)native_at(m, ix->answers_off))[r], r,
+                                 native_offset, il_offset);
         }
         if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
             return small_to_il_one(m, native_offset, il_offset);
@@ -987,15 +996,18 @@ NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_
      * (p == lo) go the general way. */
     const uint16_t *first = native_at(m, ix->il_first_off);
     uint32_t b = il_offset >> ix->il_shift;
-    /* past the table (rare: above the last IL offset's bucket), or a
-     * full bucket: the general way; a branch, so that the bucket's loads
-     * need not wait for a clamp */
-    if (!NATIVE_LIKELY(b < ix->il_nb))
-        return il_to_native_other(m, il_offset, entry, index, il_matched);
-    uint32_t from = first[b], len = first[b + 1] - from;
-    if (!NATIVE_LIKELY(len <= NATIVE_WINDOW))
-        return il_to_native_other(m, il_offset, entry, index, il_matched);
-    uint32_t p = from + window_rank_small(il + from, len, il_offset, NATIVE_COMMON_FLAGS != 0);
+    /* past the table (rare: above the last IL offset's bucket): every
+     * normal IL offset is <= x; a branch, so that the bucket's loads need
+     * not wait for a clamp. A full bucket: the general way. */
+    uint32_t p;
+    if (NATIVE_LIKELY(b < ix->il_nb)) {
+        uint32_t from = first[b], len = first[b + 1] - from;
+        if (!NATIVE_LIKELY(len <= NATIVE_WINDOW))
+            return il_to_native_other(m, il_offset, entry, index, il_matched);
+        p = from + window_rank_small(il + from, len, il_offset, NATIVE_COMMON_FLAGS != 0);
+    } else {
+        p = ix->normal_end;
+    }
     if (!NATIVE_LIKELY(p > lo))
         return il_to_native_other(m, il_offset, entry, index, il_matched);
     /* The floor's IL group: a step back over a group of two, a longer
@@ -1141,7 +1153,10 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
         const uint32_t *il = keys + ix->nkeys;
         const uint16_t *first = native_at(m, ix->il_first_off);
         uint32_t b = il_offset >> ix->il_shift;
-        if (NATIVE_LIKELY(b < ix->il_nb)) {
+        /* past the table: above every normal IL offset */
+        if (!NATIVE_LIKELY(b < ix->il_nb))
+            return copy_out_done(cap, 0, total);
+        {
             uint32_t from = first[b], len = first[b + 1] - from;
             if (NATIVE_LIKELY(len <= NATIVE_WINDOW)) {
                 uint32_t p = from + window_rank_small(il + from, len, il_offset,

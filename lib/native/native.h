@@ -56,9 +56,10 @@
  * its left key EXACT), or the exported index + 1 of the matched entry
  * (0: none). A lookup counts the keys <= x (at least 1: the key 0) and
  * reads that interval's answer. Where the IL offsets handed back fit 16
- * bits (NATIVE_NARROW, and every small map), the answer word's high half
- * also holds what ilmap_native_to_il_detail adds: the runtime's `which`
- * and, in a small map, the matched entry.
+ * bits (every small map; a direct one with NATIVE_PACKED), the answer
+ * word's high half also holds what ilmap_native_to_il_detail adds, the
+ * runtime's `which`, and the kind byte (direct) or the matched entry
+ * (small).
  *
  *   - scan (at most NATIVE_SCAN_MAX entries, no call sites, or a small
  *     map whose keys would not fit the memory bound or whose IL offsets
@@ -114,8 +115,8 @@
 /* direct: the shapes the public lookups answer inline, decided when the
  * map is assembled so that a lookup tests one word it reads anyway.
  * TO_IL: narrow native table, the platform's window, every bucket below
- * the last ending by 2^31 (a signed compare without the bias), narrow
- * answer words (NATIVE_NARROW). IL: the
+ * the last ending by 2^31 (a signed compare without the bias), packed
+ * answer words (NATIVE_PACKED). IL: the
  * same for the IL table, at most one entry of unknown end, and the word
  * before the first normal IL offset (a PROLOG's, or the last key)
  * differing from it (the floor's group test needs no bound check). */
@@ -125,11 +126,12 @@
 /* NATIVE_FAST_TO_IL with an entry column (NATIVE_ENTRIES): the shape
  * ilmap_native_to_il_detail answers by one rank. */
 #define NATIVE_FAST_DETAIL 0x100u
-/* direct: narrow answer words (every direct answer's IL offset below
- * 65536, at most 65535 entries): IL offset | which << 16, `which` being
- * the runtime's count of special entries its scan visited for that
- * interval (native_specials_visited). NATIVE_FAST_TO_IL implies it. */
-#define NATIVE_NARROW 0x200u
+/* direct: packed answer words, and no kind column (every direct answer's
+ * IL offset below 65536, at most 255 special entries): IL offset |
+ * which << 16 | kind byte << 24, `which` being the runtime's count of
+ * special entries its scan visited for that interval
+ * (native_specials_visited). NATIVE_FAST_TO_IL implies it. */
+#define NATIVE_PACKED 0x200u
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
@@ -235,11 +237,12 @@ struct ilmap_native {
 typedef struct native_index {
     uint32_t count;  /* exported entries */
     uint32_t nkeys;  /* native breakpoints */
-    uint8_t native_shift, il_shift, flags, reserved;
+    uint8_t native_shift, il_shift, flags;
+    uint8_t packed; /* direct: NATIVE_PACKED's answer words, no kinds_off */
     uint32_t native_nb, il_nb; /* buckets */
     uint32_t native_first_off, il_first_off;
     uint32_t answers_off; /* entry answers, or the direct IL offsets */
-    uint32_t kinds_off;   /* direct: the kind bytes */
+    uint32_t kinds_off;   /* direct, not packed: the kind bytes */
     uint32_t starts_off, ends_off; /* direct: the key positions (or values) */
     uint32_t entries_off;          /* direct with NATIVE_ENTRIES */
     uint32_t unknown_end; /* the entry of unknown end (see above) */
