@@ -120,20 +120,23 @@ typedef struct answers {
     uint32_t prolog_end, normal_end, epilog_end;
     uint32_t count;        /* entries */
     int narrow;            /* every il[] below 65536 */
-    int packed;            /* narrow, at most 255 special entries */
+    int which8;            /* at most 255 special entries: `which` fits a byte */
 } answers;
 
 /* Interval i's answer word (native.h): for a small map (always narrow)
  * the IL offset | which << 16 | the matched entry's index + 1 << 24
- * (which and the index + 1 are then at most 32); for a direct one, packed,
- * the IL offset | which << 16 | kind << 24, else the IL offset alone. */
+ * (which and the index + 1 are then at most 32); for a direct one, packed
+ * (narrow), the IL offset | which << 16 (where it fits a byte, else 0) |
+ * kind << 24, else the IL offset alone. */
 static uint32_t answer_word(const answers *a, uint32_t i, int small)
 {
     uint32_t c = a->claim[i];
-    if (!small && !a->packed)
+    if (!small && !a->narrow)
         return a->il[i];
     uint32_t upto = c == NATIVE_NONE ? a->count : c + 1;
-    uint32_t word = a->il[i] | native_specials_visited(upto, a->prolog_end, a->normal_end) << 16;
+    uint32_t which = small || a->which8 ? native_specials_visited(upto, a->prolog_end, a->normal_end)
+                                        : 0;
+    uint32_t word = a->il[i] | which << 16;
     if (small)
         return word | (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
     return word | (uint32_t)a->kind[i] << 24;
@@ -214,7 +217,7 @@ static ilmap_status answers_compute(const native_table *t, answers *a)
     a->narrow = 1;
     for (uint32_t i = 0; i < a->nintervals; i++)
         a->narrow &= a->il[i] <= 0xFFFFu;
-    a->packed = a->narrow && a->prolog_end + (count - a->normal_end) <= 0xFFu;
+    a->which8 = a->prolog_end + (count - a->normal_end) <= 0xFFu;
     return ILMAP_OK;
 }
 
@@ -511,7 +514,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     x.ncalls = t->ncalls;
     x.source = common;
     x.unknown_end = unknown_end(t);
-    x.packed = (uint8_t)a->packed;
+    x.packed = (uint8_t)a->narrow;
     /* uint16_t answers hold up to 0xFFFF (entry 0xFFFE); bucket entries
      * are positions up to the keys' end. */
     x.flags = (uint8_t)((count > 0xFFFFu ? NATIVE_WIDE_ANSWERS : 0u) |
@@ -569,7 +572,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         ((uint64_t)x.native_nb << x.native_shift) <= 0x80000000u)
         m->info |= NATIVE_FAST_TO_IL;
     /* ... and ilmap_native_to_il_detail's: the same with an entry column */
-    if ((m->info & NATIVE_FAST_TO_IL) && (x.flags & NATIVE_ENTRIES))
+    if ((m->info & NATIVE_FAST_TO_IL) && (x.flags & NATIVE_ENTRIES) && a->which8)
         m->info |= NATIVE_FAST_DETAIL;
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&

@@ -123,14 +123,15 @@
 #define NATIVE_FAST_TO_IL 0x20u
 #define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
 #define NATIVE_FAST_PAIRS 0x80u /* ... the former */
-/* NATIVE_FAST_TO_IL with an entry column (NATIVE_ENTRIES): the shape
+/* NATIVE_FAST_TO_IL with an entry column (NATIVE_ENTRIES), at most 255
+ * special entries (`which` in the answer word): the shape
  * ilmap_native_to_il_detail answers by one rank. */
 #define NATIVE_FAST_DETAIL 0x100u
 /* direct: packed answer words, and no kind column (every direct answer's
- * IL offset below 65536, at most 255 special entries): IL offset |
- * which << 16 | kind byte << 24, `which` being the runtime's count of
- * special entries its scan visited for that interval
- * (native_specials_visited). NATIVE_FAST_TO_IL implies it. */
+ * IL offset below 65536): IL offset | which << 16 | kind byte << 24,
+ * `which` being the runtime's count of special entries its scan visited
+ * for that interval (native_specials_visited) where the map has at most
+ * 255 special entries (else 0, unused). NATIVE_FAST_TO_IL implies it. */
 #define NATIVE_PACKED 0x200u
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
