@@ -735,9 +735,9 @@ ILMAP_EXPORT unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_
  * Same guarantees as ilmap_native_to_il(), but O(n) when entry or which is
  * asked for of a map of 65,535 entries or more, or of one whose entry
  * column would not fit its memory bound: those keep the answer per
- * interval, not the entry, which is then found by the runtime's scan. A
- * small map (up to 32 entries) finds it among the entries that share the
- * answer's IL offset (doc/performance.md#native-memory).
+ * interval, not the entry, which is then found by the runtime's scan.
+ * Small maps (up to 32 entries) keep both with each interval's answer
+ * (doc/performance.md#native-memory).
  */
 ILMAP_EXPORT unsigned ilmap_native_to_il_detail(const ilmap_native *m, uint32_t native_offset,
                                                 uint32_t *il_offset, size_t *entry,

@@ -568,11 +568,11 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
      * every bucket below the last must end by 2^31. */
     if (direct && x.packed)
         m->info |= NATIVE_PACKED;
-    if (direct && x.packed && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
+    if (direct && (x.flags & (NATIVE_WIDE_NATIVE | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         ((uint64_t)x.native_nb << x.native_shift) <= 0x80000000u)
         m->info |= NATIVE_FAST_TO_IL;
     /* ... and ilmap_native_to_il_detail's: the same with an entry column */
-    if ((m->info & NATIVE_FAST_TO_IL) && (x.flags & NATIVE_ENTRIES) && a->which8)
+    if ((m->info & NATIVE_FAST_TO_IL) && x.packed && (x.flags & NATIVE_ENTRIES) && a->which8)
         m->info |= NATIVE_FAST_DETAIL;
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&

@@ -185,6 +185,19 @@ NATIVE_INLINE unsigned direct_to_il(const ilmap_native *m, uint32_t x, uint32_t 
                          native_at(m, ix->kinds_off), r, x, il_offset, 0xFFFFFFFFu);
 }
 
+/* The interval of x on a map of the inline shape (NATIVE_FAST_TO_IL):
+ * the bucket's window, every key when x is past the table; NATIVE_NONE
+ * for a full bucket, which the caller hands to its general path. */
+NATIVE_INLINE uint32_t fast_rank(const ilmap_native *m, const native_index *ix, uint32_t x)
+{
+    uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                     native_at(m, ix->native_first_off), 0, ix->native_nb,
+                                     ix->native_shift, x, NATIVE_COMMON_FLAGS != 0);
+    if (!NATIVE_LIKELY(r != NATIVE_NONE) && (x >> ix->native_shift) >= ix->native_nb)
+        r = ix->nkeys; /* past the table: every key is <= x */
+    return r;
+}
+
 /* native -> IL on a small map. */
 NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
                                              uint32_t *il_offset, int one)
@@ -389,18 +402,11 @@ NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_off
     /* the inline path's window (NATIVE_FAST_TO_IL); a full bucket, the
      * other shapes the general way (answer_at() reads the entry column
      * too) */
-    uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                     native_at(m, ix->native_first_off), 0, ix->native_nb,
-                                     ix->native_shift, native_offset, NATIVE_COMMON_FLAGS != 0);
-    if (!NATIVE_LIKELY(r != NATIVE_NONE)) {
-        /* past the table: every key is <= x; a full bucket: the general
-         * way */
-        if ((native_offset >> ix->native_shift) < ix->native_nb)
-            return detail_other(m, native_offset, il_offset, entry, which);
-        r = ix->nkeys;
-    }
-    /* the entry column, and the packed answer word (NATIVE_PACKED: the
-     * shape's condition): IL offset, `which`, kind */
+    uint32_t r = fast_rank(m, ix, native_offset);
+    if (!NATIVE_LIKELY(r != NATIVE_NONE))
+        return detail_other(m, native_offset, il_offset, entry, which);
+    /* the entry column, and the packed answer word (NATIVE_FAST_DETAIL
+     * implies NATIVE_PACKED): IL offset, `which`, kind */
     uint32_t a = ((const uint16_t *)native_at(m, ix->entries_off))[r];
     uint32_t word = ((const uint32_t *)native_at(m, ix->answers_off))[r];
 
@@ -478,7 +484,18 @@ NATIVE_NOINLINE unsigned native_to_il_other(const ilmap_native *m, uint32_t nati
     }
 
     switch (native_form(m)) {
-    case NATIVE_FORM_DIRECT: return direct_to_il(m, native_offset, il_offset);
+    case NATIVE_FORM_DIRECT:
+        if (m->info & NATIVE_FAST_TO_IL) {
+            /* the inline shape with IL offsets of 64 KiB and more (not
+             * packed: a kind column) */
+            const native_index *ix = native_index_of(m);
+            uint32_t r = fast_rank(m, ix, native_offset);
+            if (NATIVE_LIKELY(r != NATIVE_NONE))
+                return direct_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
+                                     native_at(m, ix->answers_off), native_at(m, ix->kinds_off),
+                                     r, native_offset, il_offset, 0xFFFFFFFFu);
+        }
+        return direct_to_il(m, native_offset, il_offset);
     case NATIVE_FORM_INDEXED: {
         const native_index *ix = native_index_of(m);
         const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
@@ -497,20 +514,12 @@ unsigned ilmap_native_to_il(const ilmap_native *m, uint32_t native_offset, uint3
 {
     if (NATIVE_LIKELY(m != NULL)) {
         uint32_t info = m->info;
-        if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL)) ==
-                          (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL))) {
+        if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_TO_IL | NATIVE_PACKED)) ==
+                          (NATIVE_FORM_DIRECT | NATIVE_FAST_TO_IL | NATIVE_PACKED))) {
             const native_index *ix = native_index_of(m);
-            uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
-                                             native_at(m, ix->native_first_off), 0, ix->native_nb,
-                                             ix->native_shift, native_offset,
-                                             NATIVE_COMMON_FLAGS != 0);
-            if (r == NATIVE_NONE) {
-                /* past the table: every key is <= x; a full bucket: the
-                 * general way */
-                if ((native_offset >> ix->native_shift) < ix->native_nb)
-                    return native_to_il_other(m, native_offset, il_offset);
-                r = ix->nkeys;
-            }
+            uint32_t r = fast_rank(m, ix, native_offset);
+            if (r == NATIVE_NONE)
+                return native_to_il_other(m, native_offset, il_offset);
             return packed_result(native_at(m, NATIVE_INDEXED_KEYS_OFF),
                                  ((const uint32_t *)native_at(m, ix->answers_off))[r], r,
                                  native_offset, il_offset);

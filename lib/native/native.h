@@ -115,23 +115,24 @@
 /* direct: the shapes the public lookups answer inline, decided when the
  * map is assembled so that a lookup tests one word it reads anyway.
  * TO_IL: narrow native table, the platform's window, every bucket below
- * the last ending by 2^31 (a signed compare without the bias), packed
- * answer words (NATIVE_PACKED). IL: the
+ * the last ending by 2^31 (a signed compare without the bias); inline
+ * with packed answer words (NATIVE_PACKED), one call away without. IL: the
  * same for the IL table, at most one entry of unknown end, and the word
  * before the first normal IL offset (a PROLOG's, or the last key)
  * differing from it (the floor's group test needs no bound check). */
 #define NATIVE_FAST_TO_IL 0x20u
 #define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
 #define NATIVE_FAST_PAIRS 0x80u /* ... the former */
-/* NATIVE_FAST_TO_IL with an entry column (NATIVE_ENTRIES), at most 255
- * special entries (`which` in the answer word): the shape
- * ilmap_native_to_il_detail answers by one rank. */
+/* NATIVE_FAST_TO_IL with packed answer words, an entry column
+ * (NATIVE_ENTRIES) and at most 255 special entries (`which` in the
+ * answer word): the shape ilmap_native_to_il_detail answers by one
+ * rank. */
 #define NATIVE_FAST_DETAIL 0x100u
 /* direct: packed answer words, and no kind column (every direct answer's
  * IL offset below 65536): IL offset | which << 16 | kind byte << 24,
  * `which` being the runtime's count of special entries its scan visited
  * for that interval (native_specials_visited) where the map has at most
- * 255 special entries (else 0, unused). NATIVE_FAST_TO_IL implies it. */
+ * 255 special entries (else 0, unused). */
 #define NATIVE_PACKED 0x200u
 #define NATIVE_SCAN_SOURCE_SHIFT 16u /* scan: the common source, 16 bits */
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
