@@ -198,6 +198,15 @@ NATIVE_INLINE uint32_t fast_rank(const ilmap_native *m, const native_index *ix, 
     return r;
 }
 
+/* A small map's interval of x: its keys counted 8 at a time where the
+ * block allows (one step: NATIVE_SMALL_ONE, or one set), else 4. */
+NATIVE_INLINE uint32_t small_interval(uint32_t info, const uint32_t *keys, uint32_t x, int one)
+{
+    uint32_t nkeys = native_small_keys(info);
+    return one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE)) ? small_rank8(keys, nkeys, x, one)
+                                                                  : small_rank(keys, nkeys, x);
+}
+
 /* native -> IL on a small map. */
 NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
                                              uint32_t *il_offset, int one)
@@ -206,10 +215,8 @@ NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
     const uint32_t *il_answers = keys + nkeys + count;
-    uint32_t r = one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE)) ? small_rank8(keys, nkeys, x, one)
-                                                   : small_rank(keys, nkeys, x);
-    return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1), r, x,
-                         il_offset, 0xFFFFu);
+    return direct_result(keys, il_answers, (const uint8_t *)(il_answers + nkeys + 1),
+                         small_interval(info, keys, x, one), x, il_offset, 0xFFFFu);
 }
 
 NATIVE_INLINE unsigned small_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)
@@ -425,9 +432,7 @@ NATIVE_INLINE unsigned detail_small_of(const ilmap_native *m, uint32_t x, uint32
     uint32_t info = m->info;
     uint32_t nkeys = native_small_keys(info), count = (info >> NATIVE_COUNT_SHIFT) & 0x3Fu;
     const uint32_t *keys = native_at(m, sizeof *m);
-    uint32_t r = one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE))
-                     ? small_rank8(keys, nkeys, x, one)
-                     : small_rank(keys, nkeys, x);
+    uint32_t r = small_interval(info, keys, x, one);
     /* native_small_layout_of(): the IL column, the answers, the kinds */
     const uint32_t *words = keys + nkeys + count;
     uint32_t word = words[r];
