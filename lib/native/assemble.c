@@ -126,8 +126,8 @@ typedef struct answers {
 /* Interval i's answer word (native.h): for a small map (always narrow)
  * the IL offset | which << 16 | the matched entry's index + 1 << 24
  * (which and the index + 1 are then at most 32); for a direct one, packed
- * (narrow), the IL offset | which << 16 (where it fits a byte, else 0) |
- * kind << 24, else the IL offset alone. */
+ * (narrow), the IL offset | kind << 16 | which << 24 (where it fits a
+ * byte, else 0), else the IL offset alone. */
 static uint32_t answer_word(const answers *a, uint32_t i, int small)
 {
     uint32_t c = a->claim[i];
@@ -136,10 +136,9 @@ static uint32_t answer_word(const answers *a, uint32_t i, int small)
     uint32_t upto = c == NATIVE_NONE ? a->count : c + 1;
     uint32_t which = small || a->which8 ? native_specials_visited(upto, a->prolog_end, a->normal_end)
                                         : 0;
-    uint32_t word = a->il[i] | which << 16;
     if (small)
-        return word | (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
-    return word | (uint32_t)a->kind[i] << 24;
+        return a->il[i] | which << 16 | (c == NATIVE_NONE ? 0u : c + 1) << NATIVE_SMALL_ENTRY_SHIFT;
+    return a->il[i] | (uint32_t)a->kind[i] << 16 | which << 24;
 }
 
 static void answers_free(answers *a)

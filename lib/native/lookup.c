@@ -153,7 +153,7 @@ NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_an
 NATIVE_INLINE unsigned packed_result(const uint32_t *keys, uint32_t word, uint32_t r, uint32_t x,
                                      uint32_t *il_offset)
 {
-    uint32_t kind = word >> 24;
+    uint32_t kind = (word >> 16) & 0xFFu;
     uint32_t exact = (x == keys[r - 1]) & (kind >> 7);
 
     if (il_offset)
@@ -420,7 +420,7 @@ NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_off
     if (entry)
         *entry = (size_t)a - 1; /* 0: ILMAP_NO_INDEX */
     if (which)
-        *which = (word >> 16) & 0xFFu;
+        *which = word >> 24;
     return packed_result(native_at(m, NATIVE_INDEXED_KEYS_OFF), word, r, native_offset, il_offset);
 }
 

@@ -129,7 +129,7 @@
  * rank. */
 #define NATIVE_FAST_DETAIL 0x100u
 /* direct: packed answer words, and no kind column (every direct answer's
- * IL offset below 65536): IL offset | which << 16 | kind byte << 24,
+ * IL offset below 65536): IL offset | kind byte << 16 | which << 24,
  * `which` being the runtime's count of special entries its scan visited
  * for that interval (native_specials_visited) where the map has at most
  * 255 special entries (else 0, unused). */
