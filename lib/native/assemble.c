@@ -460,10 +460,11 @@ static void plan_widen(plan *p)
 static int plan_buckets(native_index *x, unsigned mode, int direct, const uint32_t *keys,
                         const uint32_t *il_keys, uint32_t code_size)
 {
-    /* the native table covers the code (the entry of unknown end's range
-     * past the last key included), so that an offset in it is not past
+    /* the native table covers the code up to its size itself (the
+     * entry of unknown end's range past the last key, and a return
+     * address just past a last call), so that such an offset is not past
      * the table */
-    plan pn = plan_start(keys, x->nkeys, code_size ? code_size - 1 : 0);
+    plan pn = plan_start(keys, x->nkeys, code_size);
     plan pi = plan_start(il_keys, x->normal_end - x->prolog_end, 0);
     uint64_t limit = (uint64_t)NATIVE_MEMORY_FACTOR * 12u * x->count;
 
