@@ -12,26 +12,8 @@
 
 #include "ilmap-serial.h"
 #include "ilmap.h"
+#include "platform/memory.h" /* ilmap_malloc_size: the allocator's rounding */
 #include "test.h"
-#if defined(_WIN32) || defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
-/* The bytes a malloc'd block of `requested` bytes really holds, as
- * ilmap_native_get_memory_bytes counts them (glibc, Windows). */
-static size_t block_bytes(void *p, size_t requested)
-{
-#if defined(_WIN32)
-    (void)requested;
-    return _msize(p);
-#elif defined(__GLIBC__)
-    (void)requested;
-    return malloc_usable_size(p);
-#else
-    (void)p;
-    return requested;
-#endif
-}
 
 #define P ILMAP_PROLOG
 #define E ILMAP_EPILOG
@@ -1213,7 +1195,7 @@ static void test_memory_bound(void)
             void *smallest = malloc(n * 12 + 1);
             if (!smallest)
                 exit(TEST_EXIT_SETUP_FAILURE);
-            size_t floor_bytes = block_bytes(smallest, n * 12 + 1);
+            size_t floor_bytes = ilmap_malloc_size(smallest, n * 12 + 1);
             free(smallest);
             limit = floor_bytes > limit ? floor_bytes : limit;
             CHECK(bytes >= n * 12 + 12 && bytes <= limit);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/read_file.h"
 #include "ilmap-algebra.h"
 #include "ilmap-pdb.h"
 #include "ilmap-serial.h"
@@ -78,37 +79,10 @@ static int fail(int code, const char *fmt, const char *a, const char *b)
     return code;
 }
 
-/* The whole file; NULL with errno on failure. */
+/* The whole file; NULL with errno on failure (ENOMEM: out of memory). */
 static uint8_t *read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    /* We read into our own buffer: stdio needs none of its own. */
-    setvbuf(f, NULL, _IONBF, 0);
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = n;
-    return buf;
+    return common_read_file(path, size, NULL);
 }
 
 static int parse_number(const char *s, uint32_t *out)

@@ -8,43 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/read_file.h"
 #include "pdb/pdb.h"
-
-/* A whole file into a new buffer (one byte at least, so that an empty
- * file is not mistaken for a failure); NULL when it cannot be read,
- * *nomem set when memory ran out. */
-static uint8_t *read_whole(const char *path, size_t *size, int *nomem)
-{
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    setvbuf(f, NULL, _IONBF, 0);
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (!buf)
-        *nomem = 1;
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = n;
-    return buf;
-}
 
 typedef struct search {
     const ilmap_pdb_pe_info *pe;
@@ -71,7 +36,7 @@ static int try_file(search *s, const char *dir, size_t dir_len, const char *name
     memcpy(p + dir_len, name, n);
     memcpy(p + dir_len + n, suffix, suffix_len + 1);
     size_t size = 0;
-    uint8_t *b = read_whole(p, &size, &s->nomem);
+    uint8_t *b = common_read_file(p, &size, &s->nomem);
     free(p);
     if (!b)
         return 0;
@@ -114,7 +79,7 @@ ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe, size_
     if (!pe) {
         int nomem = 0;
         size_t size = 0;
-        uint8_t *file = read_whole(path, &size, &nomem);
+        uint8_t *file = common_read_file(path, &size, &nomem);
         if (!file)
             return nomem ? ILMAP_E_NOMEM : ILMAP_E_NOT_FOUND;
         ilmap_status st = ilmap_pdb_open_for_assembly(path, file, size, out, origin, err);

@@ -118,6 +118,16 @@ int shim_classes_vector_slot(IMetaDataImport *md, const ilmap_sig_slot *s)
 
 /* The underlying integer's element of an enum TypeDef of md (the type of
  * its instance field value__); 0 when td is no such enum. */
+/* shim_classes_enum_element's walk: value__'s primitive element. */
+static void enum_value_field(void *context, mdFieldDef field, const ilmap_sig_slot *slot)
+{
+    uint32_t *found = context;
+    (void)field;
+    if (!*found && slot->repr == ILMAP_SIG_REPR_PRIMITIVE &&
+        shim_values_primitive_size(slot->element))
+        *found = slot->element;
+}
+
 uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td)
 {
     if ((td & CLR_MD_TOKEN_TYPE_MASK) != 0x02000000u)
@@ -133,40 +143,8 @@ uint32_t shim_classes_enum_element(IMetaDataImport *md, mdToken td)
     shim_values_type_name(md, extends, base, sizeof base);
     if (strcmp(base, "System.Enum") != 0)
         return 0;
-    HCORENUM e = NULL;
-    mdFieldDef fields[16];
-    ULONG count = 0;
     uint32_t found = 0;
-    while (!found && md->lpVtbl->EnumFields(md, &e, td, fields, 16, &count) == S_OK && count) {
-        for (ULONG i = 0; i < count && !found; i++) {
-            WCHAR fname[16];
-            ULONG flen = 0, sig_size = 0, value_len = 0;
-            DWORD attr = 0, elem_type = 0;
-            PCCOR_SIGNATURE sig = NULL;
-            const void *value = NULL;
-            mdTypeDef owner = 0;
-            if (FAILED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen, &attr,
-                                                 &sig, &sig_size, &elem_type, &value,
-                                                 &value_len)) ||
-                !sig || (attr & ILMAP_SIG_FIELD_STATIC))
-                continue;
-            char fn[64];
-            shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, fn, sizeof fn);
-            if (strcmp(fn, "value__") != 0)
-                continue;
-            ilmap_sig *fs = NULL;
-            ilmap_sig_slot slot;
-            if (ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
-                ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
-                ilmap_sig_classify(fs, NULL, 0, 1, &(size_t){0}, &slot) == ILMAP_OK &&
-                slot.repr == ILMAP_SIG_REPR_PRIMITIVE &&
-                shim_values_primitive_size(slot.element))
-                found = slot.element;
-            ilmap_sig_free(fs);
-        }
-    }
-    if (e)
-        md->lpVtbl->CloseEnum(md, e);
+    shim_classes_instance_fields(md, td, "value__", enum_value_field, &found);
     return found;
 }
 
@@ -476,10 +454,16 @@ void shim_classes_learn_body(shim_args *a, IMetaDataImport *md, const shim_args_
     }
 }
 
-/* Learns the ClassID of a struct type of md (a TypeDef of module) and,
- * for structs and classes, of the struct types of their instance fields,
- * to SHIM_VALUES_MAX_DEPTH levels. */
-void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td,
+/* Is a field whose GetFieldProps name is fname (flen characters asked for,
+ * at most 16 kept) called name? */
+static int field_named(const WCHAR *fname, ULONG flen, const char *name)
+{
+    char utf8[64];
+    shim_utf16_to_utf8(fname, flen < 16 ? flen : 16, utf8, sizeof utf8);
+    return strcmp(utf8, name) == 0;
+}
+
+void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td, const char *name,
                                   shim_classes_field_fn fn, void *context)
 {
     if (!md || !fn)
@@ -489,7 +473,7 @@ void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td,
     ULONG count = 0;
     while (md->lpVtbl->EnumFields(md, &e, td, fields, 32, &count) == S_OK && count) {
         for (ULONG i = 0; i < count; i++) {
-            WCHAR fname[8];
+            WCHAR fname[16];
             ULONG flen = 0, sig_size = 0, value_len = 0;
             DWORD attr = 0, elem_type = 0;
             PCCOR_SIGNATURE sig = NULL;
@@ -497,9 +481,10 @@ void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td,
             mdTypeDef owner = 0;
             ilmap_sig *fs = NULL;
             ilmap_sig_slot slot;
-            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 8, &flen,
+            if (SUCCEEDED(md->lpVtbl->GetFieldProps(md, fields[i], &owner, fname, 16, &flen,
                                                     &attr, &sig, &sig_size, &elem_type, &value,
                                                     &value_len)) &&
+                (!name || field_named(fname, flen, name)) &&
                 sig && !(attr & ILMAP_SIG_FIELD_STATIC) &&
                 ilmap_sig_decode(sig, sig_size, 0, &fs, NULL, NULL) == ILMAP_OK &&
                 ilmap_sig_get_kind(fs) == ILMAP_SIG_KIND_FIELD &&
@@ -547,6 +532,9 @@ static void learn_type_field(void *context, mdFieldDef field, const ilmap_sig_sl
     shim_classes_learn_value(w->a, w->md, &fv, w->depth + 1, 0);
 }
 
+/* Learns the ClassID of a struct type of md (a TypeDef of module) and,
+ * for structs and classes, of the struct types of their instance fields,
+ * to SHIM_VALUES_MAX_DEPTH levels (classes.h). */
 void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module, mdToken token,
                              int value_type, int depth)
 {
@@ -582,7 +570,7 @@ void shim_classes_learn_type(shim_args *a, IMetaDataImport *md, ModuleID module,
         }
     }
     shim_classes_type_walk walk = {a, md, module, depth};
-    shim_classes_instance_fields(md, token, learn_type_field, &walk);
+    shim_classes_instance_fields(md, token, NULL, learn_type_field, &walk);
 }
 
 ClassID shim_classes_field_in(shim_args *a, ClassID owner, mdFieldDef field)
@@ -665,6 +653,6 @@ void shim_classes_learn_instantiation(shim_args *a, ClassID cls)
     if (!md)
         return;
     shim_classes_inst_walk walk = {a, md, module, cls, args, n};
-    shim_classes_instance_fields(md, td, learn_inst_field, &walk);
+    shim_classes_instance_fields(md, td, NULL, learn_inst_field, &walk);
     md->lpVtbl->Release(md);
 }

@@ -113,12 +113,13 @@ int shim_classes_is_open(shim_args *a, const ClassID *args, uint32_t n);
  * (shim_classes_field_in). */
 void shim_classes_learn_instantiation(shim_args *a, ClassID cls);
 
-/* Calls fn(context, field, slot) for each instance field of td whose
- * signature decodes as a field signature and classifies; the slot lives
- * only during the call. Failures of the metadata calls end the walk early. */
+/* Calls fn(context, field, slot) for each instance field of td (named
+ * name, when name is not NULL) whose signature decodes as a field
+ * signature and classifies; the slot lives only during the call. Failures
+ * of the metadata calls end the walk early. */
 typedef void (*shim_classes_field_fn)(void *context, mdFieldDef field, const ilmap_sig_slot *slot);
-void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td, shim_classes_field_fn fn,
-                                  void *context);
+void shim_classes_instance_fields(IMetaDataImport *md, mdTypeDef td, const char *name,
+                                  shim_classes_field_fn fn, void *context);
 
 /* GetClassIDInfo2 of cls with its checks: 0 with the module, the TypeDef
  * and the type arguments (*n of them into args, which has room for
