@@ -490,9 +490,11 @@ NATIVE_NOINLINE unsigned native_to_il_other(const ilmap_native *m, uint32_t nati
 
     switch (native_form(m)) {
     case NATIVE_FORM_DIRECT:
-        if (m->info & NATIVE_FAST_TO_IL) {
+        if ((m->info & (NATIVE_FAST_TO_IL | NATIVE_PACKED)) == NATIVE_FAST_TO_IL) {
             /* the inline shape with IL offsets of 64 KiB and more (not
-             * packed: a kind column) */
+             * packed: a kind column); a packed one comes here only from
+             * the inline path's full bucket, which a second rank would
+             * not change */
             const native_index *ix = native_index_of(m);
             uint32_t r = fast_rank(m, ix, native_offset);
             if (NATIVE_LIKELY(r != NATIVE_NONE))
