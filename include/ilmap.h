@@ -465,17 +465,25 @@ typedef struct ilmap_native_record {
 
 /**
  * Checks JIT boundaries the way ilmap_native_build() does: native offsets
- * must be non-decreasing (equal ones are fine, doc/decisions.md#decision-7) and
- * none may exceed code_size (an offset equal to code_size is accepted). At each
- * index the order is checked before the code size; the lowest offending
+ * must be non-decreasing (equal ones are fine, doc/decisions.md#decision-7),
+ * none may exceed code_size (an offset equal to code_size is accepted), and
+ * no boundary may carry ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN: that bit is
+ * the runtime's own, set by the build on the last entry in native order; a
+ * JIT never reports it, and an input entry carrying it would be exported
+ * with the code size as its end, over every later range
+ * (doc/native-maps.md#boundaries). At each index the order is checked
+ * first, then the code size, then the source bits; the lowest offending
  * index is reported.
  *
  * @param bad_index optional; receives the offending index, or
- *                  ILMAP_NO_INDEX when there is none or an argument is bad.
+ *                  ILMAP_NO_INDEX when there is none or the arguments
+ *                  themselves are bad (jit NULL, count too large).
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (jit NULL with count > 0, count >
- *         ILMAP_NATIVE_MAX_ENTRIES); ILMAP_E_NATIVE_ORDER
- *         (jit[i].native_offset < jit[i-1].native_offset);
- *         ILMAP_E_CODE_SIZE (jit[i].native_offset > code_size).
+ *         ILMAP_NATIVE_MAX_ENTRIES: bad_index ILMAP_NO_INDEX; a boundary
+ *         carrying NATIVE_END_OFFSET_UNKNOWN: bad_index is its index);
+ *         ILMAP_E_NATIVE_ORDER (jit[i].native_offset <
+ *         jit[i-1].native_offset); ILMAP_E_CODE_SIZE (jit[i].native_offset
+ *         > code_size).
  * Pure function, thread-safe.
  */
 ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary *jit, size_t count,
@@ -511,7 +519,9 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
  *  3. End offsets: each kept entry ends where the next kept
  *     non-CALL_INSTRUCTION entry starts (the skip stops at the final
  *     entry); the last entry in native order ends at 0 and gains
- *     NATIVE_END_OFFSET_UNKNOWN (export: code_size).
+ *     NATIVE_END_OFFSET_UNKNOWN (export: code_size). A CALL_INSTRUCTION
+ *     entry's range therefore lies inside its predecessor's and ends
+ *     where that one ends.
  *  4. lastIL (the EPILOG answer of ilmap_native_to_il()) = the signed
  *     maximum of the raw, untranslated JIT IL offsets (so in instrumented
  *     coordinates when a map is applied), 0 when none is >= 0.
@@ -522,7 +532,11 @@ ILMAP_EXPORT ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary 
  *     start), libilmap keeps native order (doc/decisions.md#sort-ties).
  *  6. Trailing CALL_INSTRUCTION entries are split off into the call-site
  *     list (ilmap_native_export_records(), ilmap_native_find_call_site()): they
- *     are not exported and no lookup sees them.
+ *     are not exported and no lookup sees them. A CALL_INSTRUCTION entry
+ *     whose IL offset is (or translates to) PROLOG sorts first and stays:
+ *     the export then holds a PROLOG range nested in another range with
+ *     the same end, which ilmap_native_validate() accepts
+ *     (doc/native-maps.md#call-sites).
  * ILMAP_DAC differs: with a map, step 1 translates by
  * ilmap_new_to_old_dac() and its tracker starts at MAX_ILNUM
  * (0xFFFFFFFC); dropped entries are marked with that value and compacted
@@ -558,11 +572,17 @@ ILMAP_EXPORT ilmap_status ilmap_native_build(const ilmap_boundary *jit, size_t c
  *     native_start > native_end with native_end != 0 ->
  *     ILMAP_E_BAD_RANGE;
  *  2. then overlaps among the ranges with a non-zero end that are not
- *     empty (start == end overlaps nothing; end-0 entries are left out):
- *     the overlap with the lowest native offset is reported, bad_index =
- *     the entry starting later (the higher index when both start
- *     together), other_index = the earlier-starting entry it overlaps
- *     (the one reaching furthest) -> ILMAP_E_OVERLAP.
+ *     empty (start == end overlaps nothing; end-0 entries are left out).
+ *     Two such ranges may share native offsets only as the runtime
+ *     exports them: both end at the same offset, and the one starting
+ *     later is a PROLOG entry (when they start together, at least one
+ *     is). That is a CALL_INSTRUCTION boundary translated to PROLOG, e.g.
+ *     a call in code a profiler injected before the first COR_IL_MAP
+ *     entry (doc/native-to-il.md#accepts). Any other overlap is refused:
+ *     sweeping the ranges by start (then by index), the first one that
+ *     overlaps an earlier one in another way is bad_index, other_index
+ *     the earlier-starting entry that reached furthest (the first of
+ *     those) -> ILMAP_E_OVERLAP.
  * Entries may be in any order; IL offsets (specials included) are not
  * checked.
  *

@@ -529,14 +529,83 @@ static void test_build_quirks(void)
         const lookup_row rows[] = { { 2, 0, ILMAP_MAPPING_PROLOG } };
         check_case("PROLOG call", jit, 2, NULL, 5, 0, want, 2, 1, rows, 1);
     }
-    /* An input entry already carrying NATIVE_END_OFFSET_UNKNOWN is
-     * exported with the code size as its end, as the runtime's export
-     * does, while lookups use its stored end. */
+    /* A call in IL injected before the map's first new offset
+     * (doc/native-maps.md#call-sites): its boundary translates to PROLOG,
+     * sorts first and is exported, nested in IL 4's range with the same
+     * end. from_entries accepts that export and answers as the build does
+     * (doc/native-to-il.md, 6.6). The DAC has no PROLOG rule: there the
+     * call translates to 0 and is split off. */
     {
-        const ilmap_boundary jit[] = { { 0, 1, UNKNOWN }, { 3, 2, 0 } };
-        const ilmap_native_entry want[] = { { 1, 0, 5 }, { 2, 3, 5 } };
-        const lookup_row rows[] = { { 3, 2, X }, { 2, 1, A } };
-        check_case("input flag", jit, 2, NULL, 5, 0, want, 2, 2, rows, 2);
+        const ilmap_entry probe[] = { { 0, 5, 1 }, { 4, 10, 1 }, { 6, 12, 1 } };
+        ilmap *map = make_map(probe, 3);
+        const ilmap_boundary jit[] = { { 0, 10, 0 }, { 3, 0, CALL }, { 8, 12, 0 } };
+        const ilmap_native_entry want[] = { { P, 3, 8 }, { 4, 0, 8 }, { 6, 8, 12 } };
+        const ilmap_native_entry dac[] = { { 4, 0, 8 }, { 6, 8, 12 } };
+        const lookup_row rows[] = {
+            { 0, 4, X }, { 2, 4, A }, { 3, 0, ILMAP_MAPPING_PROLOG },
+            { 7, 0, ILMAP_MAPPING_PROLOG }, { 8, 6, X }, { 11, 6, A },
+        };
+        /* At and past the code size the built map reads the last entry's
+         * stored end (0: open), the array its exported one (12). */
+        const lookup_row built_top[] = { { 12, 6, A } };
+        const lookup_row read_top[] = { { 12, 0, ILMAP_MAPPING_NO_INFO } };
+        const lookup_row dac_rows[] = { { 3, 4, A }, { 8, 6, X } };
+        check_case("probe call before the first map entry", jit, 3, map, 12, 0, want, 3, 12,
+                   rows, COUNT(rows));
+        check_case("probe call before the first map entry, DAC", jit, 3, map, 12, ILMAP_DAC, dac,
+                   2, 6, dac_rows, COUNT(dac_rows));
+        size_t bad = 12345, other = 12345;
+        ilmap_native *m = NULL;
+        CHECK(ilmap_native_validate(want, 3, 12, &bad, &other) == ILMAP_OK);
+        CHECK(bad == ILMAP_NO_INDEX && other == ILMAP_NO_INDEX);
+        m = build(jit, 3, map, 12, 0);
+        if (m)
+            check_lookups("probe call, built, at the code size", m, built_top, 1);
+        ilmap_native_free(m);
+        m = NULL;
+        CHECK(ilmap_native_from_entries(want, 3, 12, &m) == ILMAP_OK);
+        if (m) {
+            check_export("probe call, read back", m, want, 3);
+            check_lookups("probe call, read back", m, rows, COUNT(rows));
+            check_lookups("probe call, read back, at the code size", m, read_top, 1);
+            ilmap_native_free(m);
+        }
+        ilmap_free(map);
+    }
+    /* Several calls in a row, PROLOG or not: each PROLOG one nests in the
+     * range before it (all end at 9); the others are split off. */
+    {
+        const ilmap_boundary jit[] = {
+            { 0, 2, 0 }, { 2, P, CALL }, { 4, 7, CALL }, { 5, P, CALL }, { 9, 3, 0 },
+        };
+        const ilmap_native_entry want[] = { { P, 2, 9 }, { P, 5, 9 }, { 2, 0, 9 }, { 3, 9, 11 } };
+        const lookup_row rows[] = {
+            { 1, 2, A }, { 2, 0, ILMAP_MAPPING_PROLOG }, { 8, 0, ILMAP_MAPPING_PROLOG },
+            { 9, 3, X },
+        };
+        ilmap_native *m = NULL;
+        check_case("PROLOG calls in a row", jit, 5, NULL, 11, 0, want, 4, 7, rows, COUNT(rows));
+        CHECK(ilmap_native_from_entries(want, 4, 11, &m) == ILMAP_OK);
+        if (m)
+            check_lookups("PROLOG calls in a row, read back", m, rows, COUNT(rows));
+        ilmap_native_free(m);
+    }
+    /* A JIT never sets NATIVE_END_OFFSET_UNKNOWN: the runtime does, on the
+     * last entry. An input carrying it is refused with its index (its
+     * export would stretch over every later range). */
+    {
+        const ilmap_boundary jit[] = { { 0, 1, 0 }, { 3, 2, UNKNOWN | CALL }, { 4, 3, 0 } };
+        ilmap_native *m = (ilmap_native *)(uintptr_t)1;
+        size_t bad = 12345;
+        CHECK(ilmap_native_validate_boundaries(jit, 3, 5, &bad) == ILMAP_E_INVALID_ARG);
+        CHECK(bad == 1);
+        CHECK(ilmap_native_build(jit, 3, NULL, 5, 0, &m) == ILMAP_E_INVALID_ARG);
+        CHECK(m == NULL);
+        CHECK(ilmap_native_build(jit, 3, NULL, 5, ILMAP_DAC, &m) == ILMAP_E_INVALID_ARG);
+        /* Order and code size are checked first at each index. */
+        const ilmap_boundary late[] = { { 0, 1, 0 }, { 6, 2, UNKNOWN } };
+        CHECK(ilmap_native_validate_boundaries(late, 2, 5, &bad) == ILMAP_E_CODE_SIZE);
+        CHECK(bad == 1);
     }
 }
 
@@ -670,6 +739,27 @@ static void test_validate(void)
         { "lowest overlap reported", { { 1, 6, 9 }, { 2, 7, 8 }, { 3, 0, 3 }, { 4, 2, 4 } }, 4,
           9, ILMAP_E_OVERLAP, 3, 2 },
         { "duplicates", { { 1, 0, 4 }, { 1, 0, 4 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
+        /* The one overlap the runtime exports: a PROLOG range (a call
+         * instruction translated to PROLOG) nested in another with the
+         * same end (doc/native-to-il.md#accepts). */
+        { "PROLOG nested, same end", { { P, 3, 8 }, { 4, 0, 8 }, { 6, 8, 9 } }, 3, 9, ILMAP_OK,
+          NO, NO },
+        { "PROLOG nested, same start and end", { { P, 0, 8 }, { 4, 0, 8 } }, 2, 9, ILMAP_OK, NO,
+          NO },
+        { "PROLOG nested, same start, normal first", { { 4, 0, 8 }, { P, 0, 8 } }, 2, 9, ILMAP_OK,
+          NO, NO },
+        { "PROLOGs nested twice", { { P, 5, 8 }, { P, 3, 8 }, { 4, 0, 8 } }, 3, 9, ILMAP_OK, NO,
+          NO },
+        { "PROLOGs alone, nested", { { P, 0, 8 }, { P, 2, 8 } }, 2, 9, ILMAP_OK, NO, NO },
+        { "PROLOG nested, ends differ", { { 1, 0, 8 }, { P, 3, 7 } }, 2, 9, ILMAP_E_OVERLAP, 1,
+          0 },
+        { "PROLOG nested past the end", { { 1, 0, 8 }, { P, 3, 9 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
+        { "normal nested in a PROLOG", { { P, 0, 8 }, { 1, 3, 8 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
+        { "two normals with a PROLOG, same range", { { P, 0, 8 }, { 1, 0, 8 }, { 2, 0, 8 } }, 3, 9,
+          ILMAP_E_OVERLAP, 2, 0 },
+        { "EPILOG nested", { { 1, 0, 8 }, { E, 3, 8 } }, 2, 9, ILMAP_E_OVERLAP, 1, 0 },
+        { "nested group, then an overlap", { { 1, 0, 4 }, { P, 2, 4 }, { 2, 3, 6 } }, 3, 9,
+          ILMAP_E_OVERLAP, 2, 0 },
         { "empty", { { 0, 0, 0 } }, 0, 0, ILMAP_OK, NO, NO },
     };
 

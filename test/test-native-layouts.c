@@ -2,7 +2,8 @@
  * Every storage form of an ilmap_native (doc/performance.md#native-memory)
  * answers as the runtime's scans do: maps shaped to land in each one
  * (small; direct with 8-, 16- and 32-bit key positions; the entry-answer
- * form a gapped array falls back to; several entries of unknown end),
+ * form a gapped array falls back to; PROLOG call instructions nested in
+ * the ranges before them),
  * each lookup checked against a model written from doc/native-to-il.md
  * (MapNativeOffsetToIL's first match in sorted order, the IL floor's
  * first entry of the greatest IL offset <= x) over the exported table,
@@ -194,6 +195,59 @@ static void check_special(const char *name, const ilmap_native *m, const ilmap_n
 /* Lookups both ways: every start and end and their neighbours, the
  * code's end and beyond, the top of the range, random offsets; every IL
  * offset of the table and its neighbours, random ones. */
+/* The map's export reads back (ilmap_native_from_entries accepts every
+ * array the build exports, doc/native-to-il.md#accepts), and the two
+ * answer alike below the code size. At and above it the built map reads
+ * the end-unknown entry's stored end, 0, and the array its exported one,
+ * the code size; when that entry is a PROLOG, its stored end 0 matches
+ * nothing while the exported range does, so there they differ from its
+ * start on. */
+static void check_read_back(const char *name, const ilmap_native *m, const ilmap_native_record *t,
+                            size_t n, prng *rng)
+{
+    static int printed;
+    uint32_t code_size = ilmap_native_get_code_size(m), limit = code_size;
+    for (size_t i = 0; i < n; i++)
+        if ((t[i].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) &&
+            t[i].il_offset == ILMAP_PROLOG)
+            limit = t[i].native_start;
+    ilmap_native_entry *e = malloc((n ? n : 1) * sizeof *e);
+    ilmap_native *back = NULL;
+    size_t total = 0;
+
+    if (!e)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    CHECK(ilmap_native_export(m, n, &total, e) == ILMAP_OK);
+    ilmap_status st = ilmap_native_from_entries(e, total, code_size, &back);
+    test_checks++;
+    if (st != ILMAP_OK) {
+        test_failures++;
+        fprintf(stderr, "%s: the export of %zu entries does not read back: %s\n", name, total,
+                ilmap_status_str(st));
+    }
+    /* Large maps: a sample (the detail is O(n) from 65,535 entries on). */
+    size_t step = n > 4096 ? n / 256 : 1, queries = n > 4096 ? 256 : 2000;
+    for (size_t i = 0; back && i < n + queries; i += i < n ? step : 1) {
+        uint32_t x = i < n ? t[i].native_start : code_size ? prng_below(rng, code_size) : 0;
+        uint32_t il1 = 0, il2 = 0, w1 = 0, w2 = 0;
+        size_t k1 = 0, k2 = 0;
+        if (x >= limit)
+            continue;
+        unsigned r1 = ilmap_native_to_il_detail(m, x, &il1, &k1, &w1);
+        unsigned r2 = ilmap_native_to_il_detail(back, x, &il2, &k2, &w2);
+        test_checks++;
+        if (r1 != r2 || (r1 != ILMAP_MAPPING_EPILOG && il1 != il2) || k1 != k2 || w1 != w2) {
+            test_failures++;
+            if (printed++ < 20)
+                fprintf(stderr, "%s: native %u: built (0x%X, IL %u, #%zu, %u), read back "
+                                "(0x%X, IL %u, #%zu, %u)\n",
+                        name, x, r1, il1, k1, w1, r2, il2, k2, w2);
+        }
+    }
+    ilmap_native_free(back);
+    free(e);
+}
+
 static void check_map(const char *name, const ilmap_native *m, prng *rng)
 {
     size_t n = ilmap_native_get_count(m), total = 0;
@@ -229,13 +283,16 @@ static void check_map(const char *name, const ilmap_native *m, prng *rng)
         check_native(name, m, t, n, prng_below(rng, code_size + 8));
         check_il(name, m, t, n, prng_below(rng, max_il + 8), code_size);
     }
+    check_read_back(name, m, t, n, rng);
     free(t);
 }
 
 /* A JIT's boundaries, n of them: a prolog, IL offsets mostly rising with
  * loops placed again and some repeated (groups of 2 or more), unmapped
- * stubs, epilogs; `unknown` of them carry END_OFFSET_UNKNOWN already. */
-static ilmap_native *jit_map(size_t n, unsigned unknown, prng *rng)
+ * stubs, epilogs; about `calls` of them are PROLOG call instructions, as
+ * a probe's calls before the first COR_IL_MAP entry are once translated:
+ * exported, nested in the range before them (doc/native-maps.md#call-sites). */
+static ilmap_native *jit_map(size_t n, unsigned calls, prng *rng)
 {
     ilmap_boundary *jit = malloc(n * sizeof *jit);
     uint32_t native = 0, il = 0;
@@ -252,8 +309,10 @@ static ilmap_native *jit_map(size_t n, unsigned unknown, prng *rng)
                            : r < 8 ? il : (il += 1 + prng_below(rng, 5));
         jit[i].native_offset = native;
         jit[i].source = ILMAP_SOURCE_SEQUENCE_POINT;
-        if (unknown && prng_below(rng, (uint32_t)n) < unknown)
-            jit[i].source |= ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN;
+        if (calls && i > 0 && prng_below(rng, (uint32_t)n) < calls) {
+            jit[i].il_offset = ILMAP_PROLOG;
+            jit[i].source = ILMAP_SOURCE_CALL_INSTRUCTION;
+        }
         native += 1 + prng_below(rng, 12);
     }
     CHECK(ilmap_native_build(jit, n, NULL, native + 3, 0, &m) == ILMAP_OK);
@@ -366,18 +425,18 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         size_t n;
-        unsigned unknown; /* 0: built; else inputs of unknown end; ~0u: gapped */
+        unsigned calls; /* 0: built; else PROLOG calls among them; ~0u: gapped */
     } shapes[] = {
         { "small", 3, 0 },           { "small", 8, 0 },
-        { "small", 32, 0 },          { "small, unknown ends", 20, 4 },
+        { "small", 32, 0 },          { "small, PROLOG calls", 20, 4 },
         { "direct, 8-bit", 100, 0 }, { "direct, 16-bit", 3000, 0 },
-        { "direct, 32-bit", 70000, 0 }, { "direct, unknown ends", 500, 9 },
+        { "direct, 32-bit", 70000, 0 }, { "direct, PROLOG calls", 500, 9 },
         { "gapped", 40, ~0u },       { "gapped", 5000, ~0u },
     };
 
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        ilmap_native *m = shapes[s].unknown == ~0u ? gapped_map(shapes[s].n, &rng)
-                                                   : jit_map(shapes[s].n, shapes[s].unknown, &rng);
+        ilmap_native *m = shapes[s].calls == ~0u ? gapped_map(shapes[s].n, &rng)
+                                                 : jit_map(shapes[s].n, shapes[s].calls, &rng);
         if (m)
             check_map(shapes[s].name, m, &rng);
         ilmap_native_free(m);
@@ -389,9 +448,9 @@ int main(int argc, char **argv)
         if (m)
             check_map("small, every size", m, &rng);
         ilmap_native_free(m);
-        m = jit_map(n, 2, &rng); /* entries of unknown end, sometimes several */
+        m = jit_map(n, 2, &rng); /* PROLOG calls, sometimes several */
         if (m)
-            check_map("small, unknown ends, every size", m, &rng);
+            check_map("small, PROLOG calls, every size", m, &rng);
         ilmap_native_free(m);
         m = spread_map(n, 4 * (uint32_t)n + (uint32_t)n % 3, 0, (uint32_t)n % 4, 3 * (uint32_t)n);
         if (m)
@@ -400,7 +459,7 @@ int main(int argc, char **argv)
     }
     /* Tiny maps (native.h: up to 8 normal entries, no two with the same
      * IL offset, IL below 65535 and code up to 65535; else the small
-     * form's general copy): built ones with entries of unknown end, and
+     * form's general copy): built ones with PROLOG calls, and
      * IL offsets and code at the edges of 16 bits (65534 to 65536), with
      * and without a group of two (i % 7 == 6 in spread_map). */
     for (int r = 0; r < 300; r++) {

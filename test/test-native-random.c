@@ -10,10 +10,14 @@
  *
  * Every case builds both flavours with and without a COR_IL_MAP, from JIT
  * boundaries with specials, repeated IL offsets, equal native offsets,
- * call instructions and stray source bits, then compares the export, the
+ * call instructions and stray source bits (a third of them a profiler's
+ * rewrite: probes before original instructions, calls in the probes and
+ * after them, the map's first new offset above 0), then compares the export, the
  * stored records, lastIL, native -> IL for every native offset from 0 to
  * code_size + 8 (and the top of the range), IL -> native and the ranges of
- * every IL offset, from_entries on the export, and composition.
+ * every IL offset, from_entries on the export (every export must be
+ * accepted back), and composition. A boundary carrying the runtime's own
+ * end-unknown bit must be refused.
  *
  * Then exported arrays made directly, not through the build: shaped as
  * the runtime exports them (several boundaries at native offset 0, so
@@ -533,12 +537,25 @@ static int model_before(const ilmap_native_entry *e, size_t a, size_t b)
            (e[a].native_start == e[b].native_start && a < b);
 }
 
+/* Whether two counted ranges, j before i in sweep order, that share an
+ * offset may do so (doc/native-to-il.md#accepts): same end, and the one
+ * starting later is a PROLOG; when both start together, one of them. */
+static int model_nesting_allowed(const ilmap_native_entry *e, size_t j, size_t i)
+{
+    if (e[i].native_end != e[j].native_end)
+        return 0;
+    if (e[i].native_start > e[j].native_start)
+        return e[i].il_offset == P;
+    return e[i].il_offset == P || e[j].il_offset == P;
+}
+
 /* What ilmap_native_validate must say, by brute force: the lowest index
  * with a start past the code, a non-zero end past the code or a start
  * above a non-zero end; else, among the pairs of counted ranges that
- * overlap, the later one in sweep order of the earliest such pair (bad)
- * and, among the counted ranges before it, the one reaching furthest,
- * the first in sweep order on ties (other). */
+ * overlap in a way the runtime never exports, the later one in sweep
+ * order of the earliest such pair (bad) and, among the counted ranges
+ * before it, the one reaching furthest, the first in sweep order on ties
+ * (other). */
 static ilmap_status model_validate(const ilmap_native_entry *e, size_t n, uint32_t code_size,
                                    size_t *bad, size_t *other)
 {
@@ -562,7 +579,7 @@ static ilmap_status model_validate(const ilmap_native_entry *e, size_t n, uint32
         int overlaps = 0;
         for (size_t j = 0; j < n && !overlaps; j++)
             overlaps = j != i && model_counts(&e[j]) && model_before(e, j, i) &&
-                       e[i].native_start < e[j].native_end;
+                       e[i].native_start < e[j].native_end && !model_nesting_allowed(e, j, i);
         if (overlaps && (*bad == ILMAP_NO_INDEX || model_before(e, i, *bad)))
             *bad = i;
     }
@@ -642,14 +659,31 @@ static int check_entries(const char *what, const ilmap_native_entry *ex, size_t 
     return 1;
 }
 
-static void check_from_entries(const ilmap_native *lib)
+/* Whether an export holds the one overlap the runtime produces: a PROLOG
+ * range nested in another (for the summary). */
+static int has_nesting(const ilmap_native_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (i != j && model_counts(&e[i]) && model_counts(&e[j]) && model_before(e, j, i) &&
+                e[i].native_start < e[j].native_end)
+                return 1;
+    return 0;
+}
+
+/* Every export of the build is accepted back (doc/native-to-il.md#accepts)
+ * and answers as the model of the array says. */
+static void check_from_entries(const ilmap_native *lib, long *nested)
 {
     static ilmap_native_entry ex[MAX_JIT];
     size_t total = 0;
     uint32_t code_size = ilmap_native_get_code_size(lib);
 
     ilmap_native_export(lib, MAX_JIT, &total, ex);
-    check_entries("from_entries", ex, total, code_size);
+    *nested += has_nesting(ex, total);
+    test_checks++;
+    if (!check_entries("from_entries", ex, total, code_size))
+        FAIL("the build's export is refused by from_entries");
     /* Reverse the order: from_entries takes any order. Then stable
      * sorting keeps reversed order among equal entries, which the model,
      * sorting the same reversed array, does too. */
@@ -658,7 +692,9 @@ static void check_from_entries(const ilmap_native *lib)
         ex[i] = ex[total - 1 - i];
         ex[total - 1 - i] = t;
     }
-    check_entries("from_entries, reversed", ex, total, code_size);
+    test_checks++;
+    if (!check_entries("from_entries, reversed", ex, total, code_size))
+        FAIL("the build's export, reversed, is refused by from_entries");
 }
 
 /* Composition: the export made with no map, replayed with the map, is the
@@ -755,8 +791,6 @@ static size_t random_jit(prng *rng, ilmap_boundary *jit, size_t n, uint32_t *cod
                                                     ILMAP_SOURCE_CALL_SITE);
         if (!no_calls && prng_below(rng, 5) == 0)
             source |= CALL;
-        if (!no_calls && prng_below(rng, 40) == 0)
-            source |= UNKNOWN;
         if (prng_below(rng, 20) == 0)
             source |= ILMAP_SOURCE_ASYNC;
         jit[i].native_offset = native;
@@ -790,6 +824,64 @@ static size_t random_map(prng *rng, ilmap_entry *map)
     return n;
 }
 
+/* A profiler's rewrite and what the JIT reports for it: original
+ * instructions at old offsets, a probe injected before some of them
+ * (before old offset 0 more often than not, so that the map's first new
+ * offset is above 0 and the probe's IL translates to PROLOG), the
+ * COR_IL_MAP that says where each original instruction went, and JIT
+ * boundaries in instrumented coordinates: in the probes (their start, and
+ * call instructions inside them) and at the original instructions (some
+ * of them calls too), the prolog and an epilog sometimes. */
+static size_t probe_shaped(prng *rng, ilmap_boundary *jit, ilmap_entry *map, size_t *mapn,
+                           uint32_t *code_size)
+{
+    size_t n = 0, m = 1 + prng_below(rng, MAX_MAP);
+    uint32_t old_offset = 0, new_offset = 0, native = 0;
+
+    if (prng_below(rng, 2) == 0) {
+        jit[n].native_offset = 0;
+        jit[n].il_offset = P;
+        jit[n++].source = ILMAP_SOURCE_STACK_EMPTY;
+    }
+    for (size_t i = 0; i < m; i++) {
+        uint32_t probe = prng_below(rng, i == 0 ? 4 : 2) != 0 ? 1 + prng_below(rng, 10) : 0;
+        uint32_t probe_start = new_offset;
+
+        new_offset += probe;
+        map[i].old_offset = old_offset;
+        map[i].new_offset = new_offset;
+        map[i].accurate = 1;
+        if (probe && prng_below(rng, 3) != 0) {
+            native += prng_below(rng, 4);
+            jit[n].native_offset = native;
+            jit[n].il_offset = probe_start;
+            jit[n++].source = ILMAP_SOURCE_STACK_EMPTY;
+        }
+        if (probe && prng_below(rng, 2) == 0) {
+            native += 1 + prng_below(rng, 5);
+            jit[n].native_offset = native;
+            jit[n].il_offset = probe_start + prng_below(rng, probe);
+            jit[n++].source = CALL;
+        }
+        native += prng_below(rng, 5);
+        jit[n].native_offset = native;
+        jit[n].il_offset = new_offset;
+        jit[n++].source = prng_below(rng, 5) == 0 ? CALL : ILMAP_SOURCE_SEQUENCE_POINT;
+        uint32_t length = 1 + prng_below(rng, 6);
+        old_offset += length;
+        new_offset += length;
+    }
+    if (prng_below(rng, 2) == 0) {
+        native += 1 + prng_below(rng, 5);
+        jit[n].native_offset = native;
+        jit[n].il_offset = E;
+        jit[n++].source = 0;
+    }
+    *mapn = m;
+    *code_size = native + prng_below(rng, 6);
+    return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Exported arrays made directly                                       */
 /* ------------------------------------------------------------------ */
@@ -815,29 +907,46 @@ static int compare_export(const ilmap_native_entry *a, const ilmap_native_entry 
 
 /* What the runtime exports, written here from its rules rather than
  * through the build: boundaries in native order, often several at native
- * offset 0 (and sometimes all of them), each ending where the next one
- * starts, the last one ending at the code size (or, as for a method whose
- * last end is left unset, at 0); then sorted into the runtime's order. */
+ * offset 0 (and sometimes all of them), some of them call instructions;
+ * each ends where the next boundary that is not a call instruction starts
+ * (the skip stops at the last), the last one at the code size (or, as for
+ * a method whose last end is left unset, at 0); the call instructions
+ * that are not PROLOG split off; then sorted into the runtime's order. A
+ * PROLOG call instruction stays, nested in the range before it. */
 static size_t runtime_shaped(prng *rng, ilmap_native_entry *e, uint32_t *code_size)
 {
     size_t n = 1 + prng_below(rng, MAX_ENTRIES);
     size_t at_zero = prng_below(rng, 4) == 0 ? n : prng_below(rng, 5);
+    int calls = prng_below(rng, 2) == 0;
+    unsigned char call[MAX_ENTRIES];
     uint32_t native = 0, il = 0;
 
     for (size_t i = 0; i < n; i++) {
         if (i >= at_zero)
             native += prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 6);
         il = random_il(rng, il, i == 0);
+        call[i] = calls && prng_below(rng, 4) == 0;
+        if (call[i] && prng_below(rng, 2) == 0)
+            il = P;
         e[i].il_offset = il;
         e[i].native_start = native;
     }
     *code_size = native + (prng_below(rng, 3) == 0 ? 0 : 1 + prng_below(rng, 6));
-    for (size_t i = 0; i + 1 < n; i++)
-        e[i].native_end = e[i + 1].native_start;
+    for (size_t i = 0; i + 1 < n; i++) {
+        size_t j = i + 1;
+        while (j < n - 1 && call[j])
+            j++;
+        e[i].native_end = e[j].native_start;
+    }
     e[n - 1].native_end = prng_below(rng, 8) == 0 ? 0 : *code_size;
 
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!call[i] || e[i].il_offset == P)
+            e[kept++] = e[i];
+
     /* Insertion sort: stable, as libilmap resolves the runtime's ties. */
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 1; i < kept; i++) {
         ilmap_native_entry x = e[i];
         size_t j = i;
         while (j > 0 && compare_export(&x, &e[j - 1]) < 0) {
@@ -846,7 +955,7 @@ static size_t runtime_shaped(prng *rng, ilmap_native_entry *e, uint32_t *code_si
         }
         e[j] = x;
     }
-    return n;
+    return kept;
 }
 
 /* Anything from_entries accepts: disjoint ranges with a non-zero end
@@ -923,32 +1032,81 @@ static void run_entries_case(prng *sub, long *accepted, long *open_ends)
     if (check_entries(shaped ? "runtime-shaped" : "arbitrary", e, n, code_size))
         (*accepted)++;
     else if (shaped) {
-        /* The runtime's arrays never overlap where both ends are non-zero. */
+        /* The runtime's arrays overlap only by nesting a PROLOG range in
+         * another with the same end, which is accepted. */
         test_checks++;
         FAIL("runtime-shaped array refused");
     }
 }
 
+/* Tallies of the random cases, for the summary and its checks. */
+typedef struct tallies {
+    long exact_in_process, exact_dac; /* compositions checked as exact */
+    long nested;                      /* exports with a PROLOG range nested in another */
+    long refused_unknown;             /* inputs carrying the end-unknown bit */
+} tallies;
+
+/* A boundary list carrying NATIVE_END_OFFSET_UNKNOWN is refused, in both
+ * flavours, with the first such index (doc/native-maps.md#boundaries). */
+static void check_unknown_refused(const ilmap_boundary *jit, size_t n, uint32_t code_size,
+                                  const ilmap *map, size_t at)
+{
+    size_t bad = 12345;
+    ilmap_status st = ilmap_native_validate_boundaries(jit, n, code_size, &bad);
+
+    test_checks++;
+    if (st != ILMAP_E_INVALID_ARG || bad != at)
+        FAIL("end-unknown input: validate = %s bad %zu, want invalid argument bad %zu",
+             ilmap_status_str(st), bad, at);
+    for (int dac = 0; dac < 2; dac++) {
+        ilmap_native *m = (ilmap_native *)(uintptr_t)1;
+        st = ilmap_native_build(jit, n, map, code_size, dac ? ILMAP_DAC : 0, &m);
+        test_checks++;
+        if (st != ILMAP_E_INVALID_ARG || m != NULL)
+            FAIL("end-unknown input: build = %s", ilmap_status_str(st));
+        ilmap_native_free(m);
+    }
+}
+
 /* One case: both flavours against the model, from_entries on the
- * in-process export, composition when there are no call instructions. */
-static void run_case(prng *sub, size_t n_wanted, long *exact_in_process, long *exact_dac)
+ * in-process export, composition when there are no call instructions.
+ * A third of the cases are a profiler's rewrite (probe_shaped). */
+static void run_case(prng *sub, size_t n_wanted, tallies *t)
 {
     static const unsigned kernels[] = { 0, ILMAP_NO_AVX2, ILMAP_PORTABLE };
     static ilmap_boundary jit[MAX_JIT];
     static model want;
     ilmap_entry entries[MAX_MAP];
     uint32_t code_size;
+    size_t n, mapn;
+    int no_calls, use_map;
 
-    int no_calls = prng_below(sub, 3) == 0;
-    size_t n = random_jit(sub, jit, n_wanted, &code_size, no_calls);
-    size_t mapn = random_map(sub, entries);
-    int use_map = prng_below(sub, 4) != 0;
+    if (n_wanted == 0 && prng_below(sub, 3) == 0) {
+        n = probe_shaped(sub, jit, entries, &mapn, &code_size);
+        no_calls = 0;
+        use_map = prng_below(sub, 8) != 0;
+    } else {
+        no_calls = prng_below(sub, 3) == 0;
+        n = random_jit(sub, jit, n_wanted, &code_size, no_calls);
+        mapn = random_map(sub, entries);
+        use_map = prng_below(sub, 4) != 0;
+    }
     ilmap *map = NULL;
     if (use_map && ilmap_create(entries, mapn, 0, &map) != ILMAP_OK) {
         FAIL("ilmap_create failed");
         return;
     }
     unsigned kernel = kernels[prng_below(sub, 3)];
+
+    /* Now and then one boundary carries the runtime's own end-unknown bit. */
+    if (n > 0 && prng_below(sub, 50) == 0) {
+        size_t at = prng_below(sub, (uint32_t)n);
+        jit[at].source |= UNKNOWN;
+        check_unknown_refused(jit, n, code_size, map, at);
+        t->refused_unknown++;
+        ilmap_free(map);
+        return;
+    }
 
     for (int dac = 0; dac < 2; dac++) {
         ilmap_native *lib = NULL;
@@ -964,11 +1122,11 @@ static void run_case(prng *sub, size_t n_wanted, long *exact_in_process, long *e
         }
         check_all(what, lib, &want);
         if (dac == 0)
-            check_from_entries(lib);
+            check_from_entries(lib, &t->nested);
         ilmap_native_free(lib);
         if (no_calls && map)
             check_compose(jit, n, map, code_size, dac ? ILMAP_DAC : 0,
-                          dac ? exact_dac : exact_in_process);
+                          dac ? &t->exact_dac : &t->exact_in_process);
     }
     ilmap_free(map);
 }
@@ -976,7 +1134,7 @@ static void run_case(prng *sub, size_t n_wanted, long *exact_in_process, long *e
 int main(int argc, char **argv)
 {
     prng rng;
-    long exact_in_process = 0, exact_dac = 0;
+    tallies t = { 0, 0, 0, 0 };
 
     rng = prng_init(test_seed(argc, argv, 0x6E61746976652121ull));
     for (int c = 0; c < CASES + LARGE_CASES && reported < 20; c++) {
@@ -985,10 +1143,12 @@ int main(int argc, char **argv)
         sub = prng_init(case_seed);
         /* The last few are large: several layers of rank index, crowded
          * buckets. */
-        run_case(&sub, c < CASES ? 0 : MAX_JIT, &exact_in_process, &exact_dac);
+        run_case(&sub, c < CASES ? 0 : MAX_JIT, &t);
     }
-    printf("compositions checked as exact: %ld in-process, %ld DAC\n", exact_in_process,
-           exact_dac);
+    printf("compositions checked as exact: %ld in-process, %ld DAC\n", t.exact_in_process,
+           t.exact_dac);
+    printf("exports with a PROLOG range nested in another: %ld; end-unknown inputs refused: %ld\n",
+           t.nested, t.refused_unknown);
 
     /* Exported arrays made directly, end-0 entries wherever they stand. */
     long accepted = 0, open_ends = 0;
@@ -1006,7 +1166,9 @@ int main(int argc, char **argv)
     CHECK(refusals[ILMAP_E_CODE_SIZE] > 0 && refusals[ILMAP_E_BAD_RANGE] > 0 &&
           refusals[ILMAP_E_OVERLAP] > 0);
     CHECK(open_ends > ENTRY_CASES / 4);
-    CHECK(exact_in_process > CASES / 20);
-    CHECK(exact_dac > CASES / 20);
+    CHECK(t.exact_in_process > CASES / 20);
+    CHECK(t.exact_dac > CASES / 20);
+    CHECK(t.nested > CASES / 50);
+    CHECK(t.refused_unknown > CASES / 200);
     return test_finish("native-random");
 }

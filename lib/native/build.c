@@ -25,6 +25,8 @@ ilmap_status ilmap_native_validate_boundaries(const ilmap_boundary *jit, size_t 
             status = ILMAP_E_NATIVE_ORDER;
         else if (jit[i].native_offset > code_size)
             status = ILMAP_E_CODE_SIZE;
+        else if (jit[i].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
+            status = ILMAP_E_INVALID_ARG; /* the runtime's own bit: the build sets it */
         if (status != ILMAP_OK) {
             if (bad_index)
                 *bad_index = i;

@@ -31,9 +31,27 @@ static void set_index(size_t *p, size_t value)
         *p = value;
 }
 
-/* Sweeps the non-empty ranges with a non-zero end in native order; the
- * first one starting below the furthest end seen so far overlaps the
- * entry owning that end. */
+/* Whether a counted range starting at or after the group's members may
+ * join the group of ranges that all end at `furthest`: it must end there
+ * too, and of two members starting at different offsets the later one is
+ * a PROLOG; of two starting together, one is (doc/native-to-il.md#accepts).
+ * The runtime exports exactly these nestings: a CALL_INSTRUCTION boundary
+ * whose IL offset is PROLOG stays in the sequence map and spans from its
+ * start to where its non-call predecessor ends. */
+static int joins_group(const ilmap_native_entry *e, uint32_t furthest, uint32_t group_start,
+                       int group_has_normal)
+{
+    if (e->native_end != furthest)
+        return 0;
+    if (e->il_offset == ILMAP_PROLOG)
+        return 1;
+    return e->native_start == group_start && !group_has_normal;
+}
+
+/* Sweeps the non-empty ranges with a non-zero end in native order. The
+ * ranges seen so far that end furthest form a group; a range starting
+ * below that end either joins the group or overlaps the entry that first
+ * reached it. */
 static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n,
                                    size_t *bad_index, size_t *other_index)
 {
@@ -48,20 +66,24 @@ static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n
     qsort(order, ranges, sizeof *order, compare_u64);
 
     uint32_t furthest = 0, owner = 0;
+    int group_has_normal = 0;
     for (uint32_t r = 0; r < ranges; r++) {
         uint32_t i = (uint32_t)order[r];
-        uint32_t end = entries[i].native_end;
+        const ilmap_native_entry *e = &entries[i];
 
-        if (r > 0 && entries[i].native_start < furthest) {
-            set_index(bad_index, i);
-            set_index(other_index, owner);
-            free(order);
-            return ILMAP_E_OVERLAP;
-        }
-        if (r == 0 || end > furthest) {
-            furthest = end;
+        if (r > 0 && e->native_start < furthest) {
+            if (!joins_group(e, furthest, entries[owner].native_start, group_has_normal)) {
+                set_index(bad_index, i);
+                set_index(other_index, owner);
+                free(order);
+                return ILMAP_E_OVERLAP;
+            }
+        } else {
+            furthest = e->native_end;
             owner = i;
+            group_has_normal = 0;
         }
+        group_has_normal |= e->il_offset != ILMAP_PROLOG;
     }
     free(order);
     return ILMAP_OK;

@@ -16,6 +16,12 @@
  *  - IL -> native is the floor entry among normal entries, lowest start
  *    first, exact for the special values;
  *  - serializing and loading back answers the same.
+ * The same entries are then read as JIT boundaries (start: native offset,
+ * end's low bits: source, CALL_INSTRUCTION included), put in native
+ * order and built in both flavours with a COR_IL_MAP whose first new
+ * offset is above 0 (IL below it translates to PROLOG): the build's
+ * export must read back through from_entries and answer as the built map
+ * does below the code size (doc/native-to-il.md#accepts).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +140,94 @@ static void check_map(const ilmap_native *m, const ilmap_native_entry *e, size_t
     check_il_to_native(m, e, n, ILMAP_NO_MAPPING);
 }
 
+/* Where a built map and its export, read back, answer alike: below the
+ * code size, and below the end-unknown entry's start when it is a PROLOG
+ * (its stored end 0 matches nothing, its exported range does). */
+static uint32_t read_back_limit(const ilmap_native *m, size_t n)
+{
+    uint32_t limit = ilmap_native_get_code_size(m);
+    ilmap_native_record *r = malloc((n ? n : 1) * sizeof *r);
+    size_t total = 0;
+
+    if (!r)
+        return 0;
+    REQUIRE(ilmap_native_export_records(m, ILMAP_RECORDS_EXPORTED, n, &total, r) == ILMAP_OK);
+    for (size_t i = 0; i < total; i++)
+        if ((r[i].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) &&
+            r[i].il_offset == ILMAP_PROLOG)
+            limit = r[i].native_start;
+    free(r);
+    return limit;
+}
+
+static void check_build_round_trip(const ilmap_native_entry *in, size_t n, uint32_t code_size)
+{
+    ilmap_boundary *jit = malloc((n ? n : 1) * sizeof *jit);
+    ilmap_native_entry *ex = malloc((n ? n : 1) * sizeof *ex);
+    ilmap_entry map[8];
+    ilmap *cor = NULL;
+    uint32_t top = code_size;
+
+    if (!jit || !ex)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        ilmap_boundary b = { in[i].native_start, in[i].il_offset,
+                             in[i].native_end & (ILMAP_SOURCE_SEQUENCE_POINT |
+                                                 ILMAP_SOURCE_CALL_INSTRUCTION) };
+        size_t j = i;
+        while (j > 0 && jit[j - 1].native_offset > b.native_offset) {
+            jit[j] = jit[j - 1];
+            j--;
+        }
+        jit[j] = b;
+        if (b.native_offset > top)
+            top = b.native_offset;
+    }
+    /* A probe of 1 + code_size % 7 bytes before old offset 0, then one
+     * before every third instruction. */
+    for (uint32_t i = 0; i < 8; i++) {
+        map[i].old_offset = 2 * i;
+        map[i].new_offset = 1 + code_size % 7 + 3 * i + i / 3;
+        map[i].accurate = 1;
+    }
+    if (ilmap_create(map, 8, 0, &cor) != ILMAP_OK)
+        goto done;
+    for (int dac = 0; dac < 2; dac++) {
+        ilmap_native *built = NULL, *back = NULL;
+        ilmap_status st = ilmap_native_build(jit, n, cor, top, dac ? ILMAP_DAC : 0, &built);
+        if (st == ILMAP_E_NOMEM)
+            continue;
+        REQUIRE(st == ILMAP_OK);
+        size_t total = 0;
+        REQUIRE(ilmap_native_export(built, n, &total, ex) == ILMAP_OK);
+        st = ilmap_native_from_entries(ex, total, top, &back);
+        REQUIRE(st == ILMAP_OK || st == ILMAP_E_NOMEM);
+        if (back) {
+            uint32_t limit = read_back_limit(built, total);
+            for (size_t i = 0; i < total; i++) {
+                const uint32_t probes[] = { ex[i].native_start, ex[i].native_start + 1,
+                                            ex[i].native_end - 1 };
+                for (size_t k = 0; k < 3; k++) {
+                    uint32_t x = probes[k], il1 = 0, il2 = 0, w1 = 0, w2 = 0;
+                    size_t k1 = 0, k2 = 0;
+                    if (x >= limit)
+                        continue;
+                    unsigned r1 = ilmap_native_to_il_detail(built, x, &il1, &k1, &w1);
+                    unsigned r2 = ilmap_native_to_il_detail(back, x, &il2, &k2, &w2);
+                    REQUIRE(r1 == r2 && k1 == k2 && w1 == w2);
+                    REQUIRE(r1 == ILMAP_MAPPING_EPILOG || il1 == il2);
+                }
+            }
+        }
+        ilmap_native_free(back);
+        ilmap_native_free(built);
+    }
+done:
+    ilmap_free(cor);
+    free(jit);
+    free(ex);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -173,6 +267,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             in[i] = (ilmap_native_entry){ le32(p), le32(p + 4), le32(p + 8) };
         }
     }
+
+    check_build_round_trip(in, n, code_size);
 
     size_t bad = 0, other = 0;
     ilmap_status vst = ilmap_native_validate(in, n, code_size, &bad, &other);
