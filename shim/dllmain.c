@@ -1,15 +1,18 @@
 /*
- * libilmap_clr's one export, DllGetClassObject, which hands the runtime the
+ * libilmap_clr's exports: DllGetClassObject, which hands the runtime the
  * class factory that creates the profiler (doc/profiling-abi.md#loading):
  * the profiler of profiler/ with the conformance harness of harness/
- * attached through its hooks. A profiler without the harness passes NULL
- * for the hooks (examples/minimal-profiler has its own module entirely).
+ * attached through its hooks; and two queries a program under the shim may
+ * call to wait for the shim's work (profiler/progress.h,
+ * doc/shim.md#progress). A profiler without the harness passes NULL for
+ * the hooks (examples/minimal-profiler has its own module entirely).
  */
 #include "com/class_factory.h"
 #include "com/guids.h"
 #include "harness/harness.h"
 #include "profiler/log.h"
 #include "profiler/profiler.h"
+#include "profiler/progress.h"
 
 #if defined(_WIN32)
 #  define SHIM_EXPORT __declspec(dllexport)
@@ -35,4 +38,19 @@ SHIM_EXPORT HRESULT CLR_STDCALL DllGetClassObject(const CLSID *rclsid, const IID
         shim_log("DllGetClassObject: unknown CLSID; CORECLR_PROFILER must be %s",
                  SHIM_CLSID_STRING);
     return hr;
+}
+
+/* The progress queries: plain C (cdecl) functions, callable from managed
+ * code through NativeLibrary.GetExport and an unmanaged cdecl pointer. */
+SHIM_EXPORT int ilmap_shim_wait_rejits(uint32_t timeout_ms);
+SHIM_EXPORT int ilmap_shim_most_bodies(const char *method);
+
+SHIM_EXPORT int ilmap_shim_wait_rejits(uint32_t timeout_ms)
+{
+    return shim_progress_wait_rejits(timeout_ms);
+}
+
+SHIM_EXPORT int ilmap_shim_most_bodies(const char *method)
+{
+    return shim_progress_most_bodies(method);
 }

@@ -619,15 +619,25 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         return;
     }
     char line[4096];
-    uint64_t skipped = 0;
+    uint64_t skipped = 0, named_module = 0, by_module = 0;
     shim_source_counts sources;
     memset(&sources, 0, sizeof sources);
+    shim_frame_modules modules;
+    shim_frame_modules_build(&modules, p);
     while (fgets(line, sizeof line, f)) {
-        unsigned token = 0, native = 0;
-        long long il_signed = 0;
-        if (sscanf(line, "%x %u %lld", &token, &native, &il_signed) != 3)
+        shim_frame fr;
+        if (shim_frame_parse(line, &fr) != 0)
             continue;
-        shim_check_frame_source(h, p, line, &sources);
+        if (fr.module) {
+            named_module++;
+            shim_lock(p);
+            /* the token alone would name methods of several modules */
+            by_module += shim_frame_token_modules(p, &fr) > 1;
+            shim_unlock(p);
+        }
+        shim_check_frame_source(h, p, &modules, &fr, &sources);
+        unsigned native = fr.native;
+        long long il_signed = fr.il;
         /* (c) and c_store hold a frame to a version's first body: with
          * tiering kept it may have run in a later one, and the frame does
          * not say which (shim/FINDINGS.md, fifth round). */
@@ -643,7 +653,7 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         for (size_t i = 0; i < p->method_count; i++) {
             const shim_method *mi = p->methods[i];
             const shim_harness_method *hm = mi->observer;
-            if (mi->token != token || !hm)
+            if (!hm || !shim_frame_names(&modules, mi, &fr))
                 continue;
             candidates += hm->version_count;
             if (hm->version_count) {
@@ -678,16 +688,19 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         check_frame_in_store(r, p, shim_method_name(p, owner), v, query, result, ours);
     }
     fclose(f);
+    shim_frame_modules_free(&modules);
     shim_report_event(r, "frames_done",
-                      "\"skipped\":%" PRIu64 ",\"source_instrumented\":%" PRIu64
+                      "\"skipped\":%" PRIu64 ",\"module_named\":%" PRIu64
+                      ",\"module_needed\":%" PRIu64 ",\"source_instrumented\":%" PRIu64
                       ",\"source_not_instrumented\":%" PRIu64 ",\"source_unmapped_twin\":%" PRIu64
                       ",\"source_runtime_lines_instrumented\":%" PRIu64
                       ",\"source_caller_instrumented\":%" PRIu64
                       ",\"source_caller_not_instrumented\":%" PRIu64
                       ",\"source_skipped_no_body\":%" PRIu64 ",\"source_skipped_tiers\":%" PRIu64
-                      ",\"source_skipped_other\":%" PRIu64,
-                      skipped, sources.instrumented, sources.plain, sources.unmapped,
+                      ",\"source_skipped_other\":%" PRIu64 ",\"source_skipped_no_line\":%" PRIu64,
+                      skipped, named_module, by_module, sources.instrumented, sources.plain,
+                      sources.unmapped,
                       sources.instrumented_runtime_lines, sources.instrumented_caller,
                       sources.plain_caller, sources.skipped_no_body,
-                      sources.skipped_tiers, sources.skipped_other);
+                      sources.skipped_tiers, sources.skipped_other, sources.skipped_no_line);
 }

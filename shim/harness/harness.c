@@ -280,13 +280,20 @@ static void on_shutdown(void *ctx, shim_profiler *p)
     shim_lock(p);
     /* Where every selected method ended up: instrumented, refused by the
      * instrumenter, requested but never compiled (never called after the
-     * request), or late and never compiled at all. They add up to
-     * methods_selected; the field suite holds the shim to that. */
+     * request), late and never compiled at all, or observed (never
+     * instrumented by design; of those, the ones compiled). They add up
+     * to methods_selected; the field suite holds the shim to that. */
     size_t rejitted = 0, requested_not_compiled = 0, late_never_compiled = 0;
+    size_t observed = 0, observed_compiled = 0;
     for (size_t i = 0; i < p->method_count; i++) {
         const shim_method *m = p->methods[i];
         const shim_harness_method *hm = m->observer;
         rejitted += hm && hm->version_count != 0;
+        if (m->observe) {
+            observed++;
+            observed_compiled += m->body_count != 0;
+            continue;
+        }
         if (m->instrumented || m->refused)
             continue;
         if (m->requested)
@@ -309,7 +316,8 @@ static void on_shutdown(void *ctx, shim_profiler *p)
         ",\"methods_requested_not_compiled\":%zu,\"methods_late_never_compiled\":%zu"
         ",\"modules_unloaded\":%" PRIu64 ",\"methods_unloaded\":%" PRIu64
         ",\"unload_store_failures\":%" PRIu64 ",\"bodies_stored_extra\":%" PRIu64
-        ",\"bodies_stored_original\":%" PRIu64,
+        ",\"bodies_stored_original\":%" PRIu64
+        ",\"methods_observed\":%zu,\"methods_observed_compiled\":%zu",
         p->method_count, c->instrumented_bodies, rejitted, c->modules_loaded, c->jit_started,
         c->jit_finished, c->rejit_requested, c->rejit_params, c->rejit_started,
         c->rejit_finished, c->rejit_errors, c->methods_skipped_no_body, c->methods_refused,
@@ -317,7 +325,7 @@ static void on_shutdown(void *ctx, shim_profiler *p)
         c->late_by_jit, c->late_by_cached_search, c->cached_searches, c->bodies_read,
         c->bodies_extra, p->keep_tiering ? "true" : "false", requested_not_compiled,
         late_never_compiled, c->modules_unloaded, c->methods_unloaded, c->unload_store_failures,
-        c->bodies_stored_extra, c->bodies_stored_original);
+        c->bodies_stored_extra, c->bodies_stored_original, observed, observed_compiled);
     shim_unlock(p);
     shim_report_close(&h->report);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/frames.h"
 #include "harness/report.h"
 #include "profiler/profiler.h"
 
@@ -70,10 +71,12 @@ typedef struct shim_source_counts {
     uint64_t instrumented_runtime_lines;    /* instrumented frames the runtime gave a line */
     uint64_t plain_caller, instrumented_caller; /* of them, our line is the call site's */
     uint64_t skipped_no_body, skipped_tiers, skipped_other;
+    uint64_t skipped_no_line; /* neither a call-site line nor a runtime one */
 } shim_source_counts;
 
-/* One line of the frames file (modified: split in place). */
-void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
+/* One frame of the frames file (frames.h). */
+void shim_check_frame_source(shim_harness *h, shim_profiler *p,
+                             const shim_frame_modules *modules, const shim_frame *f,
                              shim_source_counts *c);
 
 /* body_checks.c: check "store_lookup" on a body just stored: the store

@@ -25,28 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/frames.h"
 #include "harness/harness.h"
 #include "profiler/text.h"
 
-/* The two tab-separated file names at the end of a frame line. */
-static void split_files(char *rest, char **runtime_file, char **caller_file)
-{
-    size_t n = strlen(rest);
-    while (n > 0 && (rest[n - 1] == '\n' || rest[n - 1] == '\r'))
-        rest[--n] = '\0';
-    *runtime_file = rest;
-    char *tab = strchr(rest, '\t');
-    if (tab) {
-        *tab = '\0';
-        *caller_file = tab + 1;
-    } else {
-        *caller_file = rest + n;
-    }
-}
-
 /* The one body address of the frame's query, or a skip reason. */
-static const char *place(shim_profiler *p, uint32_t token, uint32_t query, int *kind,
-                         const char **name, uintptr_t *address, uintptr_t *code_start)
+static const char *place(shim_profiler *p, const shim_frame_modules *modules,
+                         const shim_frame *f, uint32_t query, int *kind, const char **name,
+                         uintptr_t *address, uintptr_t *code_start)
 {
     const shim_version *v = NULL;
     const shim_method *owner = NULL;
@@ -56,7 +42,7 @@ static const char *place(shim_profiler *p, uint32_t token, uint32_t query, int *
     shim_lock(p);
     for (size_t i = 0; i < p->method_count; i++) {
         const shim_method *mi = p->methods[i];
-        if (mi->token != token)
+        if (!shim_frame_names(modules, mi, f))
             continue;
         const shim_harness_method *hm = mi->observer;
         if (mi->observe) {
@@ -115,29 +101,25 @@ static void count_skip(shim_source_counts *c, const char *why)
         c->skipped_other++;
 }
 
-void shim_check_frame_source(shim_harness *h, shim_profiler *p, char *line,
+void shim_check_frame_source(shim_harness *h, shim_profiler *p,
+                             const shim_frame_modules *modules, const shim_frame *f,
                              shim_source_counts *c)
 {
-    unsigned token = 0, native = 0, caller_line = 0, rt_line = 0, rt_column = 0;
-    long long il_signed = 0;
-    int used = 0;
-    if (sscanf(line, "%x %u %lld %*s %u %u %u%n", &token, &native, &il_signed, &caller_line,
-               &rt_line, &rt_column, &used) != 6 ||
-        used <= 0)
-        return;
-    if (caller_line == 0) {
-        c->skipped_other++;
+    unsigned native = f->native, caller_line = f->caller_line, rt_line = f->runtime_line,
+             rt_column = f->runtime_column;
+    long long il_signed = f->il;
+    const char *rt_file = f->runtime_file, *caller_file = f->caller_file;
+    /* Nothing to hold the answer to: no call-site line, no runtime line
+     * (a frame above the program's own code, in a module without PDB). */
+    if (caller_line == 0 && rt_line == 0) {
+        c->skipped_no_line++;
         return;
     }
-    char *rt_file, *caller_file;
-    if (line[used] == ' ')
-        used++; /* one separator: an empty file name stays empty */
-    split_files(line + used, &rt_file, &caller_file);
     uint32_t query = native ? native - 1 : 0; /* a return address, as check (c) */
     int kind = 1;
     const char *name = "?";
     uintptr_t address = 0, code_start = 0;
-    const char *why = place(p, token, query, &kind, &name, &address, &code_start);
+    const char *why = place(p, modules, f, query, &kind, &name, &address, &code_start);
     char method[400], file[1100], runtime_file[1100];
     shim_json_escape(method, sizeof method, name);
     if (why) {

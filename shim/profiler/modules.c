@@ -255,8 +255,8 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 m->observe = sel->observe;
                 memcpy(m->name, display, sizeof m->name);
                 if (m->observe) {
-                    /* only its JIT-compiled bodies go into the store */
-                    m->requested = 1;
+                    /* only its JIT-compiled bodies go into the store:
+                     * nothing is requested */
                 } else if (m->late) {
                     p->count.late_waiting++;
                 } else if (collectible) {
@@ -394,7 +394,7 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
     /* Wait for the request so that the first calls already run the
      * instrumented body; the timeout keeps a runtime that blocks the
      * request until this callback returns from hanging the process. */
-    hr = shim_rejit_request(&p->rejit, modules, tokens, (ULONG)n, p->wait_ms);
+    hr = shim_rejit_request(&p->rejit, modules, tokens, (ULONG)n, 0, p->wait_ms);
     free(modules);
     free(tokens);
     shim_lock(p);
@@ -452,7 +452,10 @@ static void late_trigger(shim_profiler *p, FunctionID function, const char *trig
     shim_unlock(p);
     if (!now)
         return;
-    HRESULT hr = shim_rejit_request(&p->rejit, &module, &token, 1, wait_ms);
+    /* Found precompiled: the request waits until that code is published
+     * (shim/FINDINGS.md#rejit-before-publish). */
+    FunctionID publish = trigger[0] == 'c' ? function : 0;
+    HRESULT hr = shim_rejit_request(&p->rejit, &module, &token, 1, publish, wait_ms);
     shim_request_note note = {NULL, m, function, trigger, 1, hr, wait_ms};
     SHIM_HOOK(p, rejit_requested, &note);
     if (FAILED(hr))

@@ -25,10 +25,18 @@
 static shim_profiler the_profiler;
 static atomic_flag the_profiler_created = ATOMIC_FLAG_INIT;
 static atomic_uint the_profiler_refs;
+/* Set once Initialize has succeeded: from then on the instance's lock,
+ * registry and ReJIT thread exist (shim_profiler_instance). */
+static atomic_int the_profiler_ready;
 
 shim_profiler *shim_profiler_of(ICorProfilerCallback4 *self)
 {
     return self == &the_profiler.iface ? &the_profiler : NULL;
+}
+
+shim_profiler *shim_profiler_instance(void)
+{
+    return atomic_load(&the_profiler_ready) ? &the_profiler : NULL;
 }
 
 static int is_callback_iid(const IID *riid)
@@ -300,6 +308,7 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
     if (p->selection.count && shim_rejit_start(&p->rejit, p->info))
         note.rejit_thread_failed = 1;
     p->initialized = 1;
+    atomic_store(&the_profiler_ready, 1);
     SHIM_HOOK(p, initialized, &note);
     if (p->verbose)
         shim_log("initialized: %zu selectors, event mask 0x%08X", p->selection.count,

@@ -166,6 +166,10 @@ const ICorProfilerCallback4Vtbl *shim_callback_vtbl(void);
 /* The profiler behind a callback's `self`; NULL if it is not ours. */
 shim_profiler *shim_profiler_of(ICorProfilerCallback4 *self);
 
+/* The one instance once Initialize has succeeded, else NULL (for the
+ * exported queries of progress.h, which have no `self`). */
+shim_profiler *shim_profiler_instance(void);
+
 /* Calls an optional hook: SHIM_HOOK(p, body_read, m, &note). */
 #define SHIM_HOOK(p, hook, ...)                                                                \
     do {                                                                                       \

@@ -11,7 +11,12 @@ struct shim_rejit_batch {
     ULONG count;
     ModuleID *modules;
     mdMethodDef *methods;
+    FunctionID published; /* request only once its original code is published; 0: none */
 };
+
+/* How long the thread waits for a function's precompiled code to be
+ * published before it makes the request anyway (logged). */
+#define SHIM_PUBLISH_WAIT_MS 5000u
 
 static void batch_free(shim_rejit_batch *b)
 {
@@ -59,6 +64,43 @@ static shim_rejit_batch *join(shim_rejit_batch *first)
     return j;
 }
 
+/* Whether the runtime has published function's original native code:
+ * GetCodeInfo3 reports none before that. */
+static int published(shim_rejit_worker *w, FunctionID function)
+{
+    ULONG32 total = 0;
+    HRESULT hr = w->info->lpVtbl->GetCodeInfo3(w->info, function, 0, 0, &total, NULL);
+    return SUCCEEDED(hr) && total > 0;
+}
+
+/* A request made between the runtime's search of precompiled code
+ * (JITCachedFunctionSearchFinished) and its publication of that code is
+ * lost: the method goes on running its precompiled code and its new
+ * version never compiles (shim/FINDINGS.md#rejit-before-publish). So the
+ * thread waits, up to SHIM_PUBLISH_WAIT_MS for the whole chain, until
+ * each such function's code is published. Called with w->lock held (it
+ * sleeps on w->cond); never calls into the runtime's ReJIT. */
+static void await_publication(shim_rejit_worker *w, const shim_rejit_batch *chain)
+{
+    uint32_t waited = 0;
+    for (const shim_rejit_batch *b = chain; b; b = b->next) {
+        if (!b->published)
+            continue;
+        while (!published(w, b->published) && waited < SHIM_PUBLISH_WAIT_MS) {
+            ilmap_cond_timedwait(&w->cond, &w->lock, 1);
+            waited++;
+        }
+        if (waited >= SHIM_PUBLISH_WAIT_MS) {
+            w->unpublished++;
+            if (w->unpublished == 1)
+                shim_log("a function's precompiled code was not published within %u ms; "
+                         "requesting its ReJIT anyway (it may be lost)",
+                         (unsigned)SHIM_PUBLISH_WAIT_MS);
+            return;
+        }
+    }
+}
+
 static void worker_main(void *arg)
 {
     shim_rejit_worker *w = arg;
@@ -71,6 +113,7 @@ static void worker_main(void *arg)
         /* Everything pending goes in one request (see join). */
         shim_rejit_batch *chain = w->head;
         w->head = w->tail = NULL;
+        await_publication(w, chain);
         /* Never call into the runtime with our lock held: RequestReJIT
          * suspends the runtime, and a callback thread may be waiting for
          * this lock. */
@@ -124,7 +167,8 @@ int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info)
 }
 
 HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
-                           const mdMethodDef *methods, ULONG count, uint32_t timeout_ms)
+                           const mdMethodDef *methods, ULONG count, FunctionID published,
+                           uint32_t timeout_ms)
 {
     if (!w || !modules || !methods || count == 0)
         return E_INVALIDARG;
@@ -142,6 +186,7 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
     memcpy(b->modules, modules, count * sizeof *modules);
     memcpy(b->methods, methods, count * sizeof *methods);
     b->count = count;
+    b->published = published;
 
     ilmap_mutex_lock(&w->lock);
     if (w->stop) {
@@ -171,6 +216,22 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
         hr = S_FALSE;
     ilmap_mutex_unlock(&w->lock);
     return hr;
+}
+
+int shim_rejit_wait_idle(shim_rejit_worker *w, uint32_t timeout_ms)
+{
+    if (!w || !w->running)
+        return -1;
+    ilmap_mutex_lock(&w->lock);
+    uint32_t waited = 0;
+    while (w->done < w->queued && !w->exited && waited < timeout_ms) {
+        uint32_t slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+        ilmap_cond_timedwait(&w->cond, &w->lock, slice);
+        waited += slice;
+    }
+    int idle = w->done >= w->queued;
+    ilmap_mutex_unlock(&w->lock);
+    return idle;
 }
 
 size_t shim_rejit_forget_module(shim_rejit_worker *w, ModuleID module)

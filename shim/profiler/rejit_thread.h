@@ -29,6 +29,7 @@ typedef struct shim_rejit_worker {
     uint64_t queued;         /* batches handed in so far */
     uint64_t done;           /* batches whose RequestReJIT returned */
     uint64_t requests;       /* RequestReJIT calls made (pending batches are joined) */
+    uint64_t unpublished;    /* requests made without their function's code published */
     HRESULT last_hr;         /* result of the most recent request */
 } shim_rejit_worker;
 
@@ -38,12 +39,21 @@ int shim_rejit_start(shim_rejit_worker *w, ICorProfilerInfo4 *info);
 
 /*
  * Queues RequestReJIT(count, modules, methods) (the arrays are copied) and
- * waits up to timeout_ms for it to be made. Returns RequestReJIT's
+ * waits up to timeout_ms for it to be made. With `published` (a
+ * FunctionID, else 0), the thread makes the request only once the runtime
+ * has published that function's original code (a request made before is
+ * lost: shim/FINDINGS.md#rejit-before-publish). Returns RequestReJIT's
  * HRESULT; S_FALSE when the wait timed out (the request still happens
  * later); a failure HRESULT when nothing was queued.
  */
 HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
-                           const mdMethodDef *methods, ULONG count, uint32_t timeout_ms);
+                           const mdMethodDef *methods, ULONG count, FunctionID published,
+                           uint32_t timeout_ms);
+
+/* Waits up to timeout_ms until every batch queued so far has been
+ * requested (RequestReJIT returned). Returns 1 when they all were, 0 on
+ * timeout, -1 when the thread is not running. */
+int shim_rejit_wait_idle(shim_rejit_worker *w, uint32_t timeout_ms);
 
 /* Drops the pending (not yet requested) entries of module from the queue,
  * for ModuleUnloadStarted: a request naming an unloaded ModuleID must not

@@ -123,8 +123,12 @@ def base_env():
     return env
 
 
+# C# every test program compiles in (ShimProgress.cs: waiting for the shim).
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shared")
+
+
 def _sources(app):
-    return [os.path.join(app, n) for n in sorted(os.listdir(app))
+    return [os.path.join(d, n) for d in (app, SHARED) for n in sorted(os.listdir(d))
             if n.endswith((".cs", ".csproj"))]
 
 

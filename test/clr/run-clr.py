@@ -363,6 +363,11 @@ def main():
         failures.append("the probes never ran (no instrumented code executed)")
     if "[ilmap-shim]" not in shim.stderr:
         failures.append("the shim left no trace on stderr: was it loaded?")
+    # The program waits for the shim's ReJIT requests and tier-ups through
+    # its exported queries (shared/ShimProgress.cs); they must be found.
+    if "shim progress queries: found" not in shim.stderr:
+        failures.append("the program did not find the shim's progress queries "
+                        "(ilmap_shim_wait_rejits): its waits did nothing")
 
     loaded = check_report(report, failures.append, indent="")
     if loaded:

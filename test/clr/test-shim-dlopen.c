@@ -1,9 +1,11 @@
 /*
  * Loads libilmap_clr (.so, or .dll on Windows) as the runtime does (dlopen
  * or LoadLibrary, then DllGetClassObject), checks what it exports (the
- * COM entry point only, none of the statically linked libilmap or shim
- * internals), and creates the profiler through the class factory.
+ * COM entry point and the two progress queries, doc/shim.md#progress;
+ * none of the statically linked libilmap or shim internals), and creates
+ * the profiler through the class factory.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "shim-loader.h"
@@ -14,6 +16,8 @@
 #include "../test.h"
 
 typedef HRESULT (*get_class_object_fn)(const CLSID *, const IID *, void **);
+typedef int (*wait_rejits_fn)(uint32_t);
+typedef int (*most_bodies_fn)(const char *);
 
 /* A CLSID different from the shim's. */
 static const CLSID other = {0x12345678u, 1, 2, {1, 2, 3, 4, 5, 6, 7, 8}};
@@ -29,6 +33,19 @@ int main(int argc, char **argv)
         return TEST_EXIT_SETUP_FAILURE;
     void *sym = loader_symbol(lib, "DllGetClassObject");
     CHECK(sym != NULL);
+    /* The progress queries, before any runtime initialized the profiler:
+     * -1 (nothing to wait for, no method known). */
+    void *wait = loader_symbol(lib, "ilmap_shim_wait_rejits");
+    void *bodies = loader_symbol(lib, "ilmap_shim_most_bodies");
+    CHECK(wait != NULL && bodies != NULL);
+    if (wait && bodies) {
+        wait_rejits_fn w;
+        most_bodies_fn b;
+        *(void **)&w = wait;
+        *(void **)&b = bodies;
+        CHECK(w(10) == -1);
+        CHECK(b("Ns.T::M") == -1);
+    }
     static const char *const hidden[] = {
         "ilmap_create",         "ilmap_native_translate", "ilmap_rewrite_create",
         "ilmap_store_create",   "ilmap_fid_mapper_callback2",

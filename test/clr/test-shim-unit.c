@@ -46,6 +46,7 @@
 #include "profiler/elt.h"
 #include "profiler/instrument.h"
 #include "profiler/profiler.h"
+#include "profiler/progress.h"
 #include "profiler/resolve.h"
 #include "profiler/selection.h"
 #include "profiler/statics.h"
@@ -1793,6 +1794,12 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
     }
     /* A function that is not ours, and a failed compilation: ignored. */
     EXPECT(cb->lpVtbl->ReJITCompilationFinished(cb, 0x9999, 5, S_OK, 1) == S_OK);
+    /* The progress queries a program under the shim calls: every queued
+     * request made; one body read of M's ReJIT version; no such method. */
+    EXPECT(shim_progress_wait_rejits(5000) == 1);
+    EXPECT(shim_progress_most_bodies("Ns.T::M") == (compiles ? 1 : 0));
+    EXPECT(shim_progress_most_bodies("Ns.T::Nothing") == -1);
+    EXPECT(shim_progress_most_bodies(NULL) == -1);
 
     /* Frames as the program records them: M's instruction 2 covers native
      * [20, 28); a return address of 25 is looked up at 24. */
@@ -1802,6 +1809,10 @@ static int rejit_session(ICorProfilerCallback4 *cb, const char *report, const ch
         fprintf(f, "06000001 25 %u Ns.T::M\n", old_il[2]);
         fprintf(f, "06000001 5 %u Ns.T::M\n", old_il[0]);
         fprintf(f, "06000077 5 0 Other::Method\n"); /* not ours: skipped */
+        /* Naming the module (doc/shim.md#frames): M's, then another's,
+         * whose M the shim has not selected (skipped). */
+        fprintf(f, "06000001 25 %u Ns.T::M 0 0 0 \t\tfake.dll\n", old_il[2]);
+        fprintf(f, "06000001 25 %u Ns.T::M 0 0 0 \t\tother.dll\n", old_il[2]);
         fprintf(f, "garbage\n");
         fclose(f);
     }
@@ -2170,9 +2181,10 @@ static void check_report(const char *path)
     CHECK(count_of(text, "\"check\":\"a\",") == 3 * 6); /* M and A; MODULE2 M at JIT time */
     CHECK(count_of(text, "\"check\":\"a_unmapped\",") == 6);     /* B */
     CHECK(count_of(text, "\"check\":\"b\",") == 8);              /* prolog, 6, epilog */
-    CHECK(count_of(text, "\"check\":\"c\",") == 2);
+    CHECK(count_of(text, "\"check\":\"c\",") == 3);
+    CHECK(count_of(text, "\"module_named\":2,\"module_needed\":0,") == 1);
     CHECK(count_of(text, "\"check\":\"store_add\",") == 3); /* M, A, B */
-    CHECK(count_of(text, "\"check\":\"c_store\",") == 2);
+    CHECK(count_of(text, "\"check\":\"c_store\",") == 3);
     CHECK(count_of(text, "\"check\":\"protocol_truncate\",") == 4);
     CHECK(count_of(text, "\"check\":\"spec4_rejitid_ignored\",") == 3);
     CHECK(count_of(text, "\"event\":\"rejit_requested_late\"") == 1);

@@ -32,6 +32,11 @@ MODES = {
     "late": ("ILMAP_SHIM_LATE", {}),
     "tiering": ("ILMAP_SHIM_METHODS", {"ILMAP_SHIM_KEEP_TIERING": "1"}),
     "hooks": ("ILMAP_SHIM_METHODS", {"ILMAP_SHIM_ELT": "1"}),
+    # The program's own methods observed (bodies stored, never
+    # instrumented), the libraries instrumented, and frames recorded where
+    # the libraries call back into the program (app/Frames.cs): checks c
+    # and c_source on frames whose tokens exist in several modules.
+    "frames": ("ILMAP_SHIM_METHODS", {"ILMAP_SHIM_OBSERVE": "IlmapField.*::*"}),
 }
 
 def mode_env(env, shim, mode, selection, report=None, preload=None):

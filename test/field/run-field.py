@@ -32,9 +32,36 @@ from clr_common import (check_report, check_run, finish, run, say,  # noqa: E402
 
 # Where the selected methods that were not instrumented went (summary
 # fields); with methods_instrumented they add up to methods_selected.
-ACCOUNTED = ("methods_refused", "methods_requested_not_compiled", "methods_late_never_compiled")
+ACCOUNTED = ("methods_refused", "methods_requested_not_compiled", "methods_late_never_compiled",
+             "methods_observed")
 DROPPED = re.compile(r"(_dropped|_truncated)$|^dropped|^truncated")
 LOG_DROPPED = re.compile(r"\bfull\b|not instrumented|dropped", re.IGNORECASE)
+
+
+# Mode frames (app/Frames.cs): the least the checks of frames must show,
+# well below what the program records (about 300 frames, 130 checked by c
+# and c_store, 60 of the program's own by c_source), and every frame line
+# names its module.
+FRAMES_MINIMUM = {"c": 50, "c_store": 50, "c_source": 20}
+
+
+def check_frames(events, counts, fail):
+    """Checks c, c_store and c_source ran on the recorded frames, placed by
+    their module where the token alone names methods of several modules."""
+    done = [e for e in events if e.get("event") == "frames_done"]
+    if not done:
+        fail("no frames_done event: the frames were not read")
+        return
+    d = done[0]
+    for kind, least in FRAMES_MINIMUM.items():
+        if counts[kind] < least:
+            fail(f"only {counts[kind]} '{kind}' checks of frames (want >= {least})")
+    if d.get("module_named", 0) == 0 or d.get("module_needed", 0) == 0:
+        fail(f"no frame named its module, or none needed it: {d}")
+    say(f"  frames: {d.get('module_named')} name their module, {d.get('module_needed')} of them "
+        f"with a token in several modules; checked c {counts['c']}, c_store "
+        f"{counts['c_store']}, c_source {counts['c_source']}; skipped {d.get('skipped')} "
+        f"(c), {d.get('source_skipped_no_line')} without a line (c_source)")
 
 
 def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
@@ -57,7 +84,13 @@ def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
     loaded = check_report(report, fail)
     if not loaded:
         return
-    _, events, summary, _, _ = loaded
+    _, events, summary, counts, _ = loaded
+    if name == "frames":
+        check_frames(events, counts, fail)
+    ambiguous = [e for e in events if e.get("event") == "c_source_skipped"
+                 and e.get("reason") == "ambiguous"]
+    if ambiguous:
+        fail(f"{len(ambiguous)} frames skipped as ambiguous, e.g. {ambiguous[0]}")
     ev = collections.Counter(e.get("event") for e in events)
     if ev:
         say("  events:", ", ".join(f"{k} {v}" for k, v in sorted(ev.items(), key=str)))
@@ -101,12 +134,11 @@ def main():
                     help="methods instrumented in one process, in every mode")
     ap.add_argument("--iterations", type=int, default=3,
                     help="workload iterations per run (the output does not depend on it)")
-    ap.add_argument("--late-pause-ms", type=int, default=300,
-                    help="mode late: pause between iterations, so that the late ReJIT "
-                         "requests queued during one are done before the next calls them")
-    ap.add_argument("--late-iterations", type=int, default=6,
-                    help="the same for mode late, whose methods are instrumented only when "
-                         "called again after their ReJIT")
+    ap.add_argument("--late-iterations", type=int, default=3,
+                    help="workload iterations in mode late, whose methods are instrumented "
+                         "only when called again after their ReJIT: between iterations the "
+                         "program waits until the shim has made every ReJIT request it "
+                         "queued (--wait-rejits), so the count does not depend on speed")
     code, args, env, preload, dll = start(ap, program=fc.PROGRAM, online=True,
                                           sanitized="the clr suite covers the shim there")
     if code is not None:
@@ -136,9 +168,11 @@ def main():
         if os.path.exists(report):
             os.remove(report)
         e = fc.mode_env(env, args.profiler, mode, selection, report)
+        if mode == "frames":
+            e["ILMAP_SHIM_FRAMES"] = os.path.join(args.work, "frames.txt")
         try:
             iterations = args.late_iterations if mode == "late" else args.iterations
-            extra = ["--pause-ms", str(args.late_pause_ms)] if mode == "late" else []
+            extra = ["--wait-rejits"] if mode == "late" else []
             proc, secs = run(program[:-1] + [str(iterations)] + extra, e, timeout=600)
         except Exception as ex:  # a hang: TimeoutExpired
             failures.append(f"{mode}: {ex}")

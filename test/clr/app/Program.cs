@@ -45,6 +45,10 @@ namespace IlmapShimTest
                 sb.Append("late ").Append(Late.Compute(round + 6)).Append('\n');
                 sb.Append("plain ").Append(Plain.Count(round + 5)).Append(' ')
                   .Append(Plain.Pick(round)).Append('\n');
+                // Late.Compute's ReJIT, requested after its first
+                // compilation, is made before the next round calls it
+                // (without the shim: returns at once).
+                IlmapTesting.ShimProgress.WaitForReJits();
             }
             sb.Append("hot ").Append(Hot.Run()).Append('\n');
             sb.Append("loop ").Append(Hot.Loop(4000000)).Append('\n');
@@ -52,6 +56,8 @@ namespace IlmapShimTest
             Console.Write(sb.ToString());
             Frames.Write();
             Console.Error.WriteLine("probe hits: " + Probe.Count.ToString(CultureInfo.InvariantCulture));
+            Console.Error.WriteLine("shim progress queries: " +
+                                    (IlmapTesting.ShimProgress.Present ? "found" : "absent"));
             return 0;
         }
     }
@@ -127,7 +133,8 @@ namespace IlmapShimTest
         /// the compiler saw it ([CallerLineNumber], independent of the
         /// runtime's stack traces), StackFrame's line and column (0 when it
         /// has none), and, last because they may hold spaces, the file
-        /// names: StackFrame's, then [CallerFilePath], tab-separated.
+        /// names: StackFrame's, then [CallerFilePath], tab-separated; then,
+        /// tab-separated, the method's module's file name (doc/shim.md#frames).
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Record([CallerLineNumber] int line = 0,
@@ -139,11 +146,11 @@ namespace IlmapShimTest
                 return;
             var source = new System.Diagnostics.StackFrame(1, true);
             Lines.Add(string.Format(CultureInfo.InvariantCulture,
-                "{0:x8} {1} {2} {3}::{4} {5} {6} {7} {8}\t{9}",
+                "{0:x8} {1} {2} {3}::{4} {5} {6} {7} {8}\t{9}\t{10}",
                 method.MetadataToken, frame.GetNativeOffset(), frame.GetILOffset(),
                 method.DeclaringType == null ? "?" : method.DeclaringType.FullName, method.Name,
                 line, source.GetFileLineNumber(), source.GetFileColumnNumber(),
-                source.GetFileName() ?? "", file));
+                source.GetFileName() ?? "", file, method.Module.Name));
         }
 
         public static void Write()
@@ -410,6 +417,18 @@ namespace IlmapShimTest
                     sum += Step(i + round);
                 System.Threading.Thread.Sleep(150);
             }
+            // With tiering kept, the tier-up runs in the background: keep
+            // calling until the shim has read a second body of Step's
+            // ReJIT version, however busy the machine (the sum printed is
+            // the 8 rounds' above). Without tiering, the shim or Step
+            // selected, this returns at once.
+            if (Environment.GetEnvironmentVariable("ILMAP_SHIM_KEEP_TIERING") == "1")
+                IlmapTesting.ShimProgress.RunUntilBodies("IlmapShimTest.Hot::Step", 2, () =>
+                {
+                    for (int i = 1; i < 97; i++) // no multiple of 97: no frame recorded
+                        Step(i);
+                    System.Threading.Thread.Sleep(20);
+                });
             return sum;
         }
 

@@ -11,7 +11,11 @@ namespace IlmapField
     {
         private sealed class ById : IComparer<Order>
         {
-            public int Compare(Order a, Order b) { return a.Id.CompareTo(b.Id); }
+            public int Compare(Order a, Order b)
+            {
+                Frames.Here();
+                return a.Id.CompareTo(b.Id);
+            }
         }
 
         public static void Run(TextWriter o, List<Order> orders, int n)

@@ -13,7 +13,7 @@ namespace IlmapField
         {
             o.WriteLine("== linq");
             var inv = CultureInfo.InvariantCulture;
-            var byStatus = orders.GroupBy(x => x.Status)
+            var byStatus = orders.GroupBy(x => { Frames.Here(); return x.Status; })
                                  .OrderBy(g => g.Key)
                                  .Select(g => new { g.Key, N = g.Count(), Sum = g.Sum(x => x.Total), Avg = g.Average(x => (double)x.Total) });
             foreach (var g in byStatus)

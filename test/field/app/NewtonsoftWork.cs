@@ -16,12 +16,14 @@ namespace IlmapField
     {
         public override void WriteJson(JsonWriter writer, Address value, JsonSerializer serializer)
         {
+            Frames.Here();
             writer.WriteValue(string.Join("|", value.Street, value.City, value.Zip, value.Country));
         }
 
         public override Address ReadJson(JsonReader reader, Type objectType, Address existingValue,
                                          bool hasExistingValue, JsonSerializer serializer)
         {
+            Frames.Here();
             if (reader.TokenType == JsonToken.Null) return null;
             var parts = ((string)reader.Value).Split('|');
             return new Address { Street = parts[0], City = parts[1], Zip = parts[2], Country = parts[3] };

@@ -2,11 +2,15 @@
 // deterministically. stdout is byte-identical on every run (no timing, no
 // hash seed, no culture); timing and throughput go to stderr only.
 //
-//   IlmapField [--iterations N] [--orders N] [--pause-ms N]
-//                                              the workload, N times (pausing N ms
-//                                              between iterations); prints
+//   IlmapField [--iterations N] [--orders N] [--wait-rejits]
+//                                              the workload, N times; prints
 //                                              iteration 1's output, checks
-//                                              that every iteration matches
+//                                              that every iteration matches;
+//                                              with --wait-rejits, between
+//                                              iterations it waits until the
+//                                              shim (when present) has made every
+//                                              ReJIT request it queued
+//                                              (ShimProgress.cs)
 //   IlmapField --startup                       a trivial amount of work, then exit
 using System;
 using System.Collections.Generic;
@@ -28,8 +32,8 @@ namespace IlmapField
             var stdout = Console.Out;
             stdout.NewLine = "\n";
 
-            int iterations = 3, orderCount = 400, pauseMs = 0;
-            bool startup = false;
+            int iterations = 3, orderCount = 400;
+            bool startup = false, waitReJits = false;
             for (int i = 0; i < args.Length; i++)
             {
                 switch (args[i])
@@ -37,9 +41,16 @@ namespace IlmapField
                     case "--startup": startup = true; break;
                     case "--iterations": iterations = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
                     case "--orders": orderCount = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
-                    case "--pause-ms": pauseMs = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
+                    case "--wait-rejits": waitReJits = true; break;
                     default: Console.Error.WriteLine("unknown argument " + args[i]); return 2;
                 }
+            }
+
+            if (waitReJits && Environment.GetEnvironmentVariable("CORECLR_ENABLE_PROFILING") == "1" &&
+                !IlmapTesting.ShimProgress.Present)
+            {
+                Console.Error.WriteLine("--wait-rejits: the profiler exports no ilmap_shim_wait_rejits");
+                return 2;
             }
 
             if (startup)
@@ -61,9 +72,11 @@ namespace IlmapField
                 var one = Stopwatch.StartNew();
                 RunOnce(o, orderCount, areaTimes);
                 one.Stop();
-                // Time for a profiler's work queued during the iteration
-                // (late ReJIT requests); the output does not depend on it.
-                if (pauseMs > 0 && it + 1 < iterations) Thread.Sleep(pauseMs);
+                // The late ReJIT requests the shim queued during the
+                // iteration are made before the next one calls the methods
+                // again (each then compiles its new version); the output
+                // does not depend on it.
+                if (waitReJits && it + 1 < iterations) IlmapTesting.ShimProgress.WaitForReJits();
                 if (it == 0) firstSecs = one.Elapsed.TotalSeconds;
                 string text = o.ToString();
                 if (first == null)
@@ -81,6 +94,7 @@ namespace IlmapField
             total.Stop();
             stdout.WriteLine("all iterations identical");
             stdout.Flush();
+            Frames.Write();
             double secs = total.Elapsed.TotalSeconds;
             var err = Console.Error;
             foreach (var kv in areaTimes)

@@ -50,7 +50,11 @@ namespace IlmapField
             var date = new Regex(@"(\d{4})-(\d{2})-(\d{2})");
             string swapped = date.Replace(text, "$3/$2/$1");
             o.WriteLine("replace: " + Fnv.Hash(swapped) + " " + swapped.Substring(0, 60));
-            string evaluated = Regex.Replace(text, @"x(\d)", m => "*" + (int.Parse(m.Groups[1].Value) * 2));
+            string evaluated = Regex.Replace(text, @"x(\d)", m =>
+            {
+                Frames.Here();
+                return "*" + (int.Parse(m.Groups[1].Value) * 2);
+            });
             o.WriteLine("evaluator: " + Fnv.Hash(evaluated));
             var parts = Regex.Split(text.Substring(0, 2000), @"\s+(?:by|on|ship)\s+");
             o.WriteLine("split: " + parts.Length + " " + string.Join("|", parts.Skip(1).Take(4)));
