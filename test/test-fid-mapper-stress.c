@@ -7,14 +7,23 @@
  * contended). The sequential model: every call for one FunctionID answers the
  * same, the hook decision is the filter's, a hooked FunctionID never gets 0,
  * client IDs are distinct and reverse to their FunctionID, and the counters add
- * up. Bounded in time (ILMAP_STRESS_MS per scenario, default 700).
+ * up.
+ *
+ * Sized by work, never by time: a fixed number of calls per thread and of
+ * ordered rounds, an eighth of it where every instruction is slow (qemu-user,
+ * sanitizers: test_light(), see work()). A slow or loaded machine makes the
+ * test slower, never different; no check depends on speed. The racers of an
+ * ordered round and the thread starting them wait for each other with polls
+ * that yield (wait_until_set()), never a bare spin: where threads outnumber
+ * cores (qemu-user on a loaded machine) a spin can take the CPU from the very
+ * thread it waits for.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "ilmap-versions.h"
 #include "test.h"
@@ -25,7 +34,19 @@
 #define MAX_THREADS 8
 #define ORDERED 4000
 
-static atomic_int stop;
+/* The work of a scenario: `normal` where instructions run at full speed
+ * (about 3 s for the whole test on 2 idle x86-64 cores), an eighth where
+ * each one is slow (test_light(): under qemu-user, ILMAP_TEST_ITERATIONS
+ * set by test/meson.build for cross builds, or with a sanitizer compiled
+ * in). Fixed either way. */
+#define LIGHT_DIVISOR 8
+
+static long work(long normal)
+{
+    long n = test_light() ? normal / LIGHT_DIVISOR : normal;
+    return n > 0 ? n : 1;
+}
+
 static atomic_long filter_calls;
 
 static uintptr_t fid_at(size_t i)
@@ -53,6 +74,7 @@ static _Atomic uintptr_t seen[POOL];
 typedef struct worker {
     ilmap_fid_mapper *m;
     prng rng;
+    long todo; /* calls to make */
     long calls, bad;
 } worker;
 
@@ -80,7 +102,7 @@ static void *random_main(void *arg)
     uintptr_t cid, back;
     int hook;
 
-    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+    while (t->calls < t->todo) {
         size_t i = prng_below(&t->rng, POOL);
         uintptr_t fid = fid_at(i);
         uint32_t dice = prng_below(&t->rng, 10);
@@ -119,17 +141,11 @@ static void *random_main(void *arg)
     return NULL;
 }
 
-static long stress_ms(void)
+static void spawn(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
-    const char *t = getenv("ILMAP_STRESS_MS");
-    long ms = t && *t ? strtol(t, NULL, 10) : 700;
-    return ms > 0 ? ms : 700;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0) {
+    if (pthread_create(thread, NULL, fn, arg) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        exit(TEST_EXIT_SETUP_FAILURE);
     }
 }
 
@@ -171,7 +187,8 @@ static void check_ids(ilmap_fid_mapper *m, const uintptr_t *answers, size_t n, s
     free(used);
 }
 
-static void run_random(int threads, uint64_t seed)
+/* `threads` threads of `calls_each` calls each. */
+static void run_random(int threads, long calls_each, uint64_t seed)
 {
     ilmap_fid_mapper *m;
     worker w[MAX_THREADS];
@@ -182,15 +199,13 @@ static void run_random(int threads, uint64_t seed)
     for (size_t i = 0; i < POOL; i++)
         atomic_store(&seen[i], 0);
     atomic_store(&filter_calls, 0);
-    atomic_store(&stop, 0);
     for (int i = 0; i < threads; i++) {
         memset(&w[i], 0, sizeof w[i]);
         w[i].m = m;
         w[i].rng = prng_init(seed + 31u * (uint64_t)(i + 1));
-        pthread_create(&tid[i], NULL, random_main, &w[i]);
+        w[i].todo = calls_each;
+        spawn(&tid[i], random_main, &w[i]);
     }
-    sleep_ms(stress_ms());
-    atomic_store(&stop, 1);
 
     long calls = 0;
     for (int i = 0; i < threads; i++) {
@@ -202,6 +217,7 @@ static void run_random(int threads, uint64_t seed)
             test_failures++;
         }
     }
+    CHECK(calls == (long)threads * calls_each);
     for (size_t i = 0; i < POOL; i++)
         answers[i] = atomic_load(&seen[i]);
     check_ids(m, answers, POOL, 4 * POOL);
@@ -215,17 +231,30 @@ static void run_random(int threads, uint64_t seed)
 
 typedef struct racer {
     ilmap_fid_mapper *m;
-    atomic_int *go;
+    atomic_int *arrived, *go;
     uintptr_t *got; /* ORDERED answers, encoded */
     long bad;
 } racer;
+
+/* Until *flag is set by another thread: polls, to start the moment it is
+ * set, and yields every few polls, so that the threads it waits for get a
+ * CPU where threads outnumber cores. */
+static void wait_until_set(atomic_int *flag)
+{
+    for (unsigned polls = 1; !atomic_load(flag); polls++) {
+        if (polls % 64 == 0)
+            sched_yield();
+    }
+}
 
 static void *ordered_main(void *arg)
 {
     racer *t = arg;
 
-    while (!atomic_load(t->go)) {
-    }
+    /* The round starts once every racer is running: a racer still being
+     * created (slow under qemu-user) would find the work done. */
+    atomic_fetch_add(t->arrived, 1);
+    wait_until_set(t->go);
     for (size_t i = 0; i < ORDERED; i++) {
         int32_t hook = 7;
         uintptr_t fid = fid_at(i), r = ilmap_fid_mapper_callback2(fid, t->m, &hook);
@@ -236,32 +265,35 @@ static void *ordered_main(void *arg)
     return NULL;
 }
 
-/* Every thread maps the same new FunctionIDs in the same order. */
-static void run_ordered(int threads)
+/* Every thread maps the same new FunctionIDs in the same order, `rounds`
+ * times, each time in a new mapper. */
+static void run_ordered(int threads, long rounds)
 {
     static uintptr_t got[MAX_THREADS][ORDERED];
-    long rounds = 0, doubled = 0;
-    struct timespec start, now;
+    long doubled = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
+    for (long round = 0; round < rounds; round++) {
         ilmap_fid_mapper *m;
         racer r[MAX_THREADS];
         pthread_t tid[MAX_THREADS];
-        atomic_int go;
+        atomic_int arrived, go;
 
         /* Just enough room: ORDERED FunctionIDs, plus what racers may
          * reserve at once; none may be refused. */
         CHECK(ilmap_fid_mapper_create(ORDERED + MAX_THREADS, filter, NULL, &m) == ILMAP_OK);
         atomic_store(&filter_calls, 0);
+        atomic_init(&arrived, 0);
         atomic_init(&go, 0);
         for (int i = 0; i < threads; i++) {
             r[i].m = m;
+            r[i].arrived = &arrived;
             r[i].go = &go;
             r[i].got = got[i];
             r[i].bad = 0;
-            pthread_create(&tid[i], NULL, ordered_main, &r[i]);
+            spawn(&tid[i], ordered_main, &r[i]);
         }
+        while (atomic_load(&arrived) < threads)
+            sched_yield();
         atomic_store(&go, 1);
         for (int i = 0; i < threads; i++) {
             pthread_join(tid[i], NULL);
@@ -283,12 +315,6 @@ static void run_ordered(int threads)
         check_ids(m, got[0], ORDERED, ORDERED + MAX_THREADS);
         doubled += atomic_load(&filter_calls) - ORDERED;
         ilmap_fid_mapper_free(m);
-        rounds++;
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (elapsed >= stress_ms() / 2 || rounds >= 200)
-            break;
     }
     printf("ordered: %d threads, %ld rounds of %d FunctionIDs, %ld filter calls by racers\n",
            threads, rounds, ORDERED, doubled);
@@ -298,9 +324,14 @@ int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x5EED0007u);
 
+    /* For 2, 4 and 8 threads alike: the same number of random calls in all
+     * (about half a second on 2 idle x86-64 cores), and the same number of
+     * ordered calls in all (rounds x threads; a round costs a few
+     * scheduler time slices more on a loaded machine: its racers start
+     * together). */
     for (int threads = 2; threads <= 8; threads *= 2) {
-        run_random(threads, seed + (uint64_t)threads);
-        run_ordered(threads);
+        run_random(threads, work(40000000) / threads, seed + (uint64_t)threads);
+        run_ordered(threads, work(480) / threads);
     }
     return test_finish("fid-mapper-stress");
 }
