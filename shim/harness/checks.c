@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "harness/harness.h"
-#include "profiler/log.h"
+#include "base/log.h"
 
 #define SENTINEL 0xA5A5A5A5u
 

@@ -16,8 +16,8 @@
 #include "com/guids.h"
 #include "com/metadata.h"
 #include "harness/harness.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
+#include "select/resolve.h"
+#include "base/text.h"
 
 void shim_check_elt_setup(const shim_elt *e, shim_report *r)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/text.h"
+#include "base/text.h"
 
 /* The tab-separated fields at the end of a line, in place. */
 static const char *next_field(char **rest)

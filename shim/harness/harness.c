@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
-#include "profiler/text.h"
+#include "base/log.h"
+#include "base/text.h"
 
 static shim_harness the_harness;
 

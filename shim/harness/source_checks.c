@@ -27,7 +27,7 @@
 
 #include "harness/frames.h"
 #include "harness/harness.h"
-#include "profiler/text.h"
+#include "base/text.h"
 
 /* The one body address of the frame's query, or a skip reason. */
 static const char *place(shim_profiler *p, const shim_frame_modules *modules,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 
 /* Claims one native body: 1 when it is new (then *index is its number
  * among the bodies of (function, rejit)), 0 when it was read already or

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 #include "profiler/profiler.h"
 
 /* The new body at `header` and its map: SetILFunctionBody, then (except

@@ -16,10 +16,10 @@
 #include "com/guids.h"
 #include "com/metadata.h"
 #include "profiler/bodies.h"
-#include "profiler/log.h"
+#include "base/log.h"
 #include "profiler/profiler.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
+#include "select/resolve.h"
+#include "base/text.h"
 
 static size_t hash_key(ModuleID module, mdMethodDef token)
 {

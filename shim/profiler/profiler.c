@@ -15,8 +15,8 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
-#include "profiler/classes.h"
-#include "profiler/log.h"
+#include "values/classes.h"
+#include "base/log.h"
 
 #define SHIM_DEFAULT_WAIT_MS 10000u
 #define SHIM_DEFAULT_PROBE_EVERY 3u

@@ -19,10 +19,10 @@
 #include "ilmap.h"
 #include "platform/thread.h"
 #include "profiler/elt.h"
-#include "profiler/statics.h"
+#include "values/statics.h"
 #include "profiler/hooks.h"
 #include "profiler/rejit_thread.h"
-#include "profiler/selection.h"
+#include "select/selection.h"
 #include "profiler/sources.h"
 #include "profiler/version_store.h"
 

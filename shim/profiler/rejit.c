@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "com/function_control.h"
-#include "profiler/log.h"
+#include "base/log.h"
 #include "profiler/bodies.h"
 #include "profiler/profiler.h"
 
