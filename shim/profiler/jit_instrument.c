@@ -2,7 +2,7 @@
  * Instrumenting code the runtime will not rejit. ReJIT ignores methods of
  * collectible assemblies (RequestReJIT succeeds and nothing follows,
  * shim/FINDINGS.md, fifth round), so for a method of a collectible module
- * (shim_method.jit_time) the shim does what profilers did before ReJIT: at
+ * (SHIM_KIND_JIT_TIME) the shim does what profilers did before ReJIT: at
  * the method's first JITCompilationStarted it reads the original IL, has
  * libilmap's rewriter insert the probes, hands the runtime the new body
  * (ICorProfilerInfo::SetILFunctionBody, in memory from the module's
@@ -63,7 +63,7 @@ static void give_body(shim_profiler *p, shim_method *m, const char *name, Functi
     int stored = m->role != SHIM_ROLE_TWIN_UNMAPPED &&
                  shim_store_set_il_map(&p->store, m->module, m->token, map) == ILMAP_OK;
     shim_lock(p);
-    m->instrumented = 1;
+    m->life = SHIM_LIFE_INSTRUMENTED;
     m->il_map_stored = stored;
     m->map = map;
     note->recorded = 1;
@@ -73,16 +73,14 @@ static void give_body(shim_profiler *p, shim_method *m, const char *name, Functi
 
 void shim_jit_instrument(shim_profiler *p, FunctionID function)
 {
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+    shim_method *m = shim_lock_function(p, function);
+    if (!m)
         return;
-    shim_lock(p);
-    shim_method *m = shim_find_method(p, module, token);
-    int mine = m && m->jit_time && !m->jit_claimed;
-    if (mine)
-        m->jit_claimed = 1; /* once per method: the new IL serves every later compilation */
+    ModuleID module = m->module;
+    mdMethodDef token = m->token;
+    int mine = m->kind == SHIM_KIND_JIT_TIME && m->life == SHIM_LIFE_WAITING;
+    if (mine) /* once per method: the new IL serves every later compilation */
+        m->life = SHIM_LIFE_REQUESTED;
     shim_probe probe = {mine ? m->probe_token : 0, p->probe_every};
     shim_unlock(p);
     if (!mine)
@@ -106,7 +104,7 @@ void shim_jit_instrument(shim_profiler *p, FunctionID function)
             shim_log("not instrumenting %s: %s", name, note.refused);
         shim_lock(p);
         p->count.methods_refused++;
-        m->refused = 1;
+        m->life = SHIM_LIFE_REFUSED;
         shim_unlock(p);
         SHIM_HOOK(p, rejit_parameters, m, &note);
         return;

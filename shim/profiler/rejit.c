@@ -67,8 +67,8 @@ static void set_body(shim_profiler *p, shim_method *m, const char *name,
         }
     }
     shim_lock(p);
-    if (!m->instrumented) {
-        m->instrumented = 1;
+    if (m->life != SHIM_LIFE_INSTRUMENTED) {
+        m->life = SHIM_LIFE_INSTRUMENTED;
         m->map = map;
         map = NULL;
         note->recorded = 1;
@@ -87,7 +87,7 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
         return S_OK;
     shim_lock(p);
     p->count.rejit_params++;
-    shim_method *m = shim_find_method(p, module, token);
+    shim_method *m = shim_registry_find(&p->registry, module, token);
     shim_probe probe = {m ? m->probe_token : 0, p->probe_every};
     shim_unlock(p);
     if (!m)
@@ -114,7 +114,7 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
             shim_log("not instrumenting %s: %s", name, note.refused);
         shim_lock(p);
         p->count.methods_refused++;
-        m->refused = 1;
+        m->life = SHIM_LIFE_REFUSED;
         shim_unlock(p);
         SHIM_HOOK(p, rejit_parameters, m, &note);
         return S_OK;
@@ -178,24 +178,17 @@ HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, Function
     shim_lock(p);
     p->count.rejit_finished++;
     shim_unlock(p);
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    HRESULT hr = p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token);
-    if (FAILED(hr)) {
-        shim_log("GetFunctionInfo after ReJIT failed: 0x%08X", (unsigned)hr);
+    shim_method *m = shim_lock_function(p, function);
+    if (!m)
         return S_OK;
-    }
-    shim_lock(p);
-    shim_method *m = shim_find_method(p, module, token);
-    int instrumented = m && m->instrumented;
+    ModuleID module = m->module;
+    mdMethodDef token = m->token;
+    int instrumented = m->life == SHIM_LIFE_INSTRUMENTED;
     int known = 0; /* this version's first body is stored already */
-    for (size_t i = 0; m && i < m->body_count; i++)
+    for (size_t i = 0; i < m->body_count; i++)
         known |= m->bodies[i].function == function && m->bodies[i].rejit == rejit &&
                  m->bodies[i].stored;
     shim_unlock(p);
-    if (!m)
-        return S_OK;
     SHIM_HOOK(p, rejit_finished, m, function, rejit, status);
     if (FAILED(status) || !instrumented)
         return S_OK;
@@ -216,7 +209,7 @@ HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID mo
         return S_OK;
     shim_lock(p);
     p->count.rejit_errors++;
-    shim_method *m = shim_find_method(p, module, token);
+    shim_method *m = shim_registry_find(&p->registry, module, token);
     shim_unlock(p);
     shim_log("ReJITError for token 0x%08X: 0x%08X", (unsigned)token, (unsigned)status);
     SHIM_HOOK(p, rejit_error, m, token, function, status);

@@ -40,8 +40,12 @@ HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, M
     p->count.modules_unloaded++;
     size_t count = 0;
     shim_method **methods = NULL;
-    int unlink_failed = shim_unlink_module(p, module, &methods, &count);
+    int unlink_failed = shim_registry_unlink_module(&p->registry, module, &methods, &count);
     p->count.methods_unloaded += count;
+    for (size_t i = 0; i < count; i++) /* a late method still waiting stops waiting */
+        if (methods[i]->kind == SHIM_KIND_LATE && methods[i]->life == SHIM_LIFE_WAITING &&
+            p->count.late_waiting)
+            p->count.late_waiting--;
     if (note.status != ILMAP_OK && p->store.store)
         p->count.unload_store_failures++;
     shim_unlock(p);
