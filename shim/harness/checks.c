@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/harness.h"
+#include "harness/checks.h"
+#include "harness/frames.h"
+#include "harness/source_checks.h"
 #include "base/log.h"
 
 #define SENTINEL 0xA5A5A5A5u

@@ -15,7 +15,7 @@
 #include "com/flags.h"
 #include "com/guids.h"
 #include "com/metadata.h"
-#include "harness/harness.h"
+#include "harness/elt_checks.h"
 #include "select/resolve.h"
 #include "base/text.h"
 

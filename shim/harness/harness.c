@@ -5,6 +5,10 @@
  * method ended up.
  */
 #include "harness/harness.h"
+#include "harness/body_checks.h"
+#include "harness/checks.h"
+#include "harness/elt_checks.h"
+#include "harness/unload_checks.h"
 
 #include <stdatomic.h>
 

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "harness/frames.h"
-#include "harness/harness.h"
+#include "harness/source_checks.h"
 #include "base/text.h"
 
 /* The one body address of the frame's query, or a skip reason. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/harness.h"
+#include "harness/unload_checks.h"
 
 /* What the shim put in the store for these records: bodies the store
  * took, their distinct ReJIT versions (function, rejit not 0) and

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "profiler/jit_instrument.h"
 #include "profiler/new_body.h"
 #include "profiler/profiler.h"
 

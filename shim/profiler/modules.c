@@ -17,6 +17,8 @@
 #include "com/metadata.h"
 #include "profiler/bodies.h"
 #include "base/log.h"
+#include "profiler/jit_instrument.h"
+#include "profiler/modules.h"
 #include "profiler/profiler.h"
 #include "select/resolve.h"
 #include "base/text.h"

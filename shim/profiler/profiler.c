@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "com/flags.h"
+#include "profiler/callbacks.h"
 #include "com/guids.h"
 #include "values/classes.h"
 #include "base/log.h"

@@ -81,45 +81,19 @@ struct shim_profiler {
  * NULL) must outlive the process's profiling. */
 HRESULT shim_profiler_create(const IID *riid, void **ppv, const shim_hooks *hooks);
 
-/* The callbacks with real bodies (profiler.c: the object, Initialize,
- * Shutdown; modules.c: selection as modules load, late triggers; rejit.c:
- * the ReJIT sequence); callbacks.c puts them and the S_OK stubs into the
- * vtable. */
+/* The callbacks profiler.c implements: the object, Initialize, Shutdown,
+ * and ClassLoadFinished (static-field reports of generic classes,
+ * statics.h). The other rooms' callbacks are in their own headers
+ * (modules.h, rejit.h, unload.h); callbacks.h puts them all and the S_OK
+ * stubs into the vtable. */
 HRESULT CLR_STDCALL shim_cb_query_interface(ICorProfilerCallback4 *self, const IID *riid,
                                             void **ppv);
 ULONG CLR_STDCALL shim_cb_add_ref(ICorProfilerCallback4 *self);
 ULONG CLR_STDCALL shim_cb_release(ICorProfilerCallback4 *self);
 HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *info);
 HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
-HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
-                                                 HRESULT status);
-/* profiler.c: static-field reports of generic classes (statics.h). */
 HRESULT CLR_STDCALL shim_cb_class_load_finished(ICorProfilerCallback4 *self, ClassID cls,
                                                 HRESULT status);
-HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
-HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
-                                        BOOL safe_to_block);
-/* jit_instrument.c: a jit_time method's new body and map, at its first
- * JITCompilationStarted. */
-void shim_jit_instrument(shim_profiler *p, FunctionID function);
-HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
-                                         HRESULT status, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,
-                                                 FunctionID function, BOOL *use_cached);
-HRESULT CLR_STDCALL shim_cb_cache_search_finished(ICorProfilerCallback4 *self,
-                                                  FunctionID function, COR_PRF_JIT_CACHE result);
-HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
-                                          ReJITID rejit, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, ModuleID module,
-                                                 mdMethodDef token,
-                                                 ICorProfilerFunctionControl *control);
-HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, FunctionID function,
-                                           ReJITID rejit, HRESULT status, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID module,
-                                        mdMethodDef token, FunctionID function, HRESULT status);
-
-/* The vtable (callbacks.c): every slot filled, built on first use. */
-const ICorProfilerCallback4Vtbl *shim_callback_vtbl(void);
 
 /* The profiler behind a callback's `self`; NULL if it is not ours. */
 shim_profiler *shim_profiler_of(ICorProfilerCallback4 *self);
@@ -144,9 +118,6 @@ void shim_unlock(shim_profiler *p);
  * held, when the function is not a selected method or the runtime cannot
  * say which it is (logged with ILMAP_SHIM_VERBOSE). */
 shim_method *shim_lock_function(shim_profiler *p, FunctionID function);
-
-/* The module's name (JSON-safe; "" when the runtime cannot say). */
-void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap);
 
 /* Logs the first refusal of each kind (a bit in p->dropped_logged) with
  * what it was about; the counts go into the summary. */

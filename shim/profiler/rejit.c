@@ -15,6 +15,7 @@
 #include "profiler/bodies.h"
 #include "profiler/new_body.h"
 #include "profiler/profiler.h"
+#include "profiler/rejit.h"
 
 HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
                                           ReJITID rejit, BOOL safe_to_block)

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "profiler/modules.h"
 #include "profiler/profiler.h"
+#include "profiler/unload.h"
 
 HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module)
 {
