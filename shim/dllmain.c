@@ -10,7 +10,7 @@
 #include "com/class_factory.h"
 #include "com/guids.h"
 #include "harness/harness.h"
-#include "profiler/log.h"
+#include "base/log.h"
 #include "profiler/profiler.h"
 #include "profiler/progress.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/harness.h"
+#include "harness/body_checks.h"
 
 void shim_check_body_lookup(shim_harness *h, shim_profiler *p, shim_method *m,
                             const shim_body_note *n)

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/harness.h"
-#include "profiler/log.h"
+#include "harness/checks.h"
+#include "harness/frames.h"
+#include "harness/source_checks.h"
+#include "base/log.h"
 
 #define SENTINEL 0xA5A5A5A5u
 
@@ -344,9 +346,9 @@ static shim_method *find_twin(shim_profiler *p, shim_method *m)
         return NULL;
     size_t want = p->selection.items[m->selector].twin;
     shim_method *found = NULL;
-    for (size_t i = 0; i < p->method_count; i++)
-        if (p->methods[i]->selector == want && p->methods[i]->module == m->module)
-            found = p->methods[i];
+    for (size_t i = 0; i < p->registry.count; i++)
+        if (p->registry.methods[i]->selector == want && p->registry.methods[i]->module == m->module)
+            found = p->registry.methods[i];
     return found;
 }
 
@@ -477,7 +479,7 @@ static void check_version(shim_harness *h, shim_profiler *p, shim_method *m, con
     shim_method *t = find_twin(p, m);
     shim_harness_method *ht = t ? t->observer : NULL;
     if (hm && ht && !hm->twin_checked && hm->version_count && ht->version_count &&
-        t->instrumented) {
+        t->life == SHIM_LIFE_INSTRUMENTED) {
         shim_method *mapped = m->role == SHIM_ROLE_TWIN_MAPPED ? m : t;
         shim_method *unmapped = mapped == m ? t : m;
         shim_harness_method *hmapped = mapped->observer, *hunmapped = unmapped->observer;
@@ -505,7 +507,7 @@ void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m, const sh
     shim_lock(p);
     const shim_harness_method *hm = m->observer;
     int role = m->role;
-    int jit_time = m->jit_time && m->instrumented;
+    int jit_time = m->kind == SHIM_KIND_JIT_TIME && m->life == SHIM_LIFE_INSTRUMENTED;
     const ilmap *map = m->map;
     const uint32_t *starts = hm ? hm->new_starts : NULL;
     size_t start_count = hm ? hm->new_start_count : 0;
@@ -650,8 +652,8 @@ void shim_check_frames(shim_harness *h, shim_profiler *p)
         const shim_version *v = NULL;
         const shim_method *owner = NULL;
         size_t candidates = 0;
-        for (size_t i = 0; i < p->method_count; i++) {
-            const shim_method *mi = p->methods[i];
+        for (size_t i = 0; i < p->registry.count; i++) {
+            const shim_method *mi = p->registry.methods[i];
             const shim_harness_method *hm = mi->observer;
             if (!hm || !shim_frame_names(&modules, mi, &fr))
                 continue;

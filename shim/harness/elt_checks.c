@@ -15,9 +15,9 @@
 #include "com/flags.h"
 #include "com/guids.h"
 #include "com/metadata.h"
-#include "harness/harness.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
+#include "harness/elt_checks.h"
+#include "select/resolve.h"
+#include "base/text.h"
 
 void shim_check_elt_setup(const shim_elt *e, shim_report *r)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/text.h"
+#include "base/text.h"
 
 /* The tab-separated fields at the end of a line, in place. */
 static const char *next_field(char **rest)
@@ -72,11 +72,11 @@ void shim_frame_modules_build(shim_frame_modules *t, shim_profiler *p)
 {
     memset(t, 0, sizeof *t);
     shim_lock(p);
-    size_t cap = p->method_count;
+    size_t cap = p->registry.count;
     ModuleID *ids = malloc((cap ? cap : 1) * sizeof *ids);
     size_t count = 0;
-    for (size_t i = 0; ids && i < p->method_count; i++) {
-        ModuleID m = p->methods[i]->module;
+    for (size_t i = 0; ids && i < p->registry.count; i++) {
+        ModuleID m = p->registry.methods[i]->module;
         size_t k = 0;
         while (k < count && ids[k] != m)
             k++;
@@ -132,8 +132,8 @@ size_t shim_frame_token_modules(shim_profiler *p, const shim_frame *f)
 {
     ModuleID seen[8];
     size_t count = 0;
-    for (size_t i = 0; i < p->method_count; i++) {
-        const shim_method *m = p->methods[i];
+    for (size_t i = 0; i < p->registry.count; i++) {
+        const shim_method *m = p->registry.methods[i];
         if (m->token != f->token)
             continue;
         size_t k = 0;

@@ -5,6 +5,10 @@
  * method ended up.
  */
 #include "harness/harness.h"
+#include "harness/body_checks.h"
+#include "harness/checks.h"
+#include "harness/elt_checks.h"
+#include "harness/unload_checks.h"
 
 #include <stdatomic.h>
 
@@ -12,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
-#include "profiler/text.h"
+#include "base/log.h"
+#include "base/text.h"
 
 static shim_harness the_harness;
 
@@ -170,7 +174,7 @@ static void on_rejit_finished(void *ctx, shim_profiler *p, shim_method *m, Funct
                       ",\"hr\":\"0x%08X\"",
                       name, function, rejit, (unsigned)status);
     shim_lock(p);
-    int instrumented = m->instrumented;
+    int instrumented = m->life == SHIM_LIFE_INSTRUMENTED;
     shim_unlock(p);
     if (SUCCEEDED(status) && !instrumented)
         shim_report_event(r, "rejit_uninstrumented", "\"method\":\"%s\"", name);
@@ -285,21 +289,30 @@ static void on_shutdown(void *ctx, shim_profiler *p)
      * to methods_selected; the field suite holds the shim to that. */
     size_t rejitted = 0, requested_not_compiled = 0, late_never_compiled = 0;
     size_t observed = 0, observed_compiled = 0;
-    for (size_t i = 0; i < p->method_count; i++) {
-        const shim_method *m = p->methods[i];
+    for (size_t i = 0; i < p->registry.count; i++) {
+        const shim_method *m = p->registry.methods[i];
         const shim_harness_method *hm = m->observer;
         rejitted += hm && hm->version_count != 0;
-        if (m->observe) {
+        switch (m->life) {
+        case SHIM_LIFE_OBSERVED:
             observed++;
             observed_compiled += m->body_count != 0;
-            continue;
-        }
-        if (m->instrumented || m->refused)
-            continue;
-        if (m->requested)
+            break;
+        case SHIM_LIFE_INSTRUMENTED:
+        case SHIM_LIFE_REFUSED:
+            break;
+        case SHIM_LIFE_REQUESTED:
             requested_not_compiled++;
-        else
-            late_never_compiled++;
+            break;
+        case SHIM_LIFE_WAITING:
+            /* at JIT time, a method that never compiled counts as
+             * requested: its module said it would be instrumented */
+            if (m->kind == SHIM_KIND_LATE)
+                late_never_compiled++;
+            else
+                requested_not_compiled++;
+            break;
+        }
     }
     const shim_counters *c = &p->count;
     shim_report_summary(
@@ -318,7 +331,7 @@ static void on_shutdown(void *ctx, shim_profiler *p)
         ",\"unload_store_failures\":%" PRIu64 ",\"bodies_stored_extra\":%" PRIu64
         ",\"bodies_stored_original\":%" PRIu64
         ",\"methods_observed\":%zu,\"methods_observed_compiled\":%zu",
-        p->method_count, c->instrumented_bodies, rejitted, c->modules_loaded, c->jit_started,
+        p->registry.count, c->instrumented_bodies, rejitted, c->modules_loaded, c->jit_started,
         c->jit_finished, c->rejit_requested, c->rejit_params, c->rejit_started,
         c->rejit_finished, c->rejit_errors, c->methods_skipped_no_body, c->methods_refused,
         c->methods_dropped, h->versions_dropped, c->bodies_dropped, c->late_waiting,

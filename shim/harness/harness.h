@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/frames.h"
 #include "harness/report.h"
 #include "profiler/profiler.h"
 
@@ -57,46 +56,5 @@ typedef struct shim_harness {
 /* m's data, created on first use (NULL when memory runs out); the caller
  * holds the profiler lock. */
 shim_harness_method *shim_harness_method_of(shim_method *m);
-
-/* checks.c: after a native body was read (the first of a version: every
- * per-version check, (b) when both twins are in; a later one: the
- * per-body checks), and (c) from the ILMAP_SHIM_FRAMES file at shutdown. */
-void shim_check_body(shim_harness *h, shim_profiler *p, shim_method *m,
-                     const shim_body_note *n);
-void shim_check_frames(shim_harness *h, shim_profiler *p);
-
-/* c_source (source_checks.c): what the frames' source checks counted. */
-typedef struct shim_source_counts {
-    uint64_t instrumented, plain, unmapped; /* checked, by kind of method */
-    uint64_t instrumented_runtime_lines;    /* instrumented frames the runtime gave a line */
-    uint64_t plain_caller, instrumented_caller; /* of them, our line is the call site's */
-    uint64_t skipped_no_body, skipped_tiers, skipped_other;
-    uint64_t skipped_no_line; /* neither a call-site line nor a runtime one */
-} shim_source_counts;
-
-/* One frame of the frames file (frames.h). */
-void shim_check_frame_source(shim_harness *h, shim_profiler *p,
-                             const shim_frame_modules *modules, const shim_frame *f,
-                             shim_source_counts *c);
-
-/* body_checks.c: check "store_lookup" on a body just stored: the store
- * answers addresses inside it (each entry of its map) with this body and
- * the map's IL offset, whichever tier it is; counts per version kind and
- * body number for the "bodies_by_tier" event at shutdown. */
-void shim_check_body_lookup(shim_harness *h, shim_profiler *p, shim_method *m,
-                            const shim_body_note *n);
-void shim_report_bodies_by_tier(shim_harness *h);
-
-/* unload_checks.c: at ModuleUnloadStarted, the store's removal against
- * what the shim had put in for the module (then the module's per-method
- * data is freed); at shutdown, "store_final": after reclaiming nothing
- * is pending and the store holds exactly the loaded modules' bodies. */
-void shim_check_unload(shim_harness *h, shim_profiler *p, const shim_unload_note *n);
-void shim_check_store_final(shim_harness *h, shim_profiler *p);
-
-/* elt_checks.c: the "elt_setup" check after Initialize, and at shutdown
- * the hooks' counts against the mapper's answers. */
-void shim_check_elt_setup(const shim_elt *e, shim_report *r);
-void shim_check_elt(shim_elt *e, shim_report *r);
 
 #endif

@@ -1,6 +1,6 @@
 #include "harness/report.h"
 
-#include "profiler/text.h"
+#include "base/text.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

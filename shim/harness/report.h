@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 #include "platform/thread.h"
 
 #define SHIM_REPORT_MAX_KINDS 48

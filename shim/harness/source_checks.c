@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "harness/frames.h"
-#include "harness/harness.h"
-#include "profiler/text.h"
+#include "harness/source_checks.h"
+#include "base/text.h"
 
 /* The one body address of the frame's query, or a skip reason. */
 static const char *place(shim_profiler *p, const shim_frame_modules *modules,
@@ -40,12 +40,12 @@ static const char *place(shim_profiler *p, const shim_frame_modules *modules,
     UINT_PTR original_start = 0;
     size_t rejit_bodies = 0;
     shim_lock(p);
-    for (size_t i = 0; i < p->method_count; i++) {
-        const shim_method *mi = p->methods[i];
+    for (size_t i = 0; i < p->registry.count; i++) {
+        const shim_method *mi = p->registry.methods[i];
         if (!shim_frame_names(modules, mi, f))
             continue;
         const shim_harness_method *hm = mi->observer;
-        if (mi->observe) {
+        if (mi->kind == SHIM_KIND_OBSERVE) {
             observed++;
             owner = mi;
             for (size_t b = 0; b < mi->body_count; b++)
@@ -66,7 +66,7 @@ static const char *place(shim_profiler *p, const shim_frame_modules *modules,
         }
     }
     *name = owner ? shim_method_name(p, owner) : "?";
-    *kind = owner && owner->observe ? 0 : owner && owner->role == SHIM_ROLE_TWIN_UNMAPPED ? 2 : 1;
+    *kind = owner && owner->kind == SHIM_KIND_OBSERVE ? 0 : owner && owner->role == SHIM_ROLE_TWIN_UNMAPPED ? 2 : 1;
     shim_unlock(p);
     if (observed) {
         if (observed > 1 || candidates)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/harness.h"
+#include "harness/unload_checks.h"
 
 /* What the shim put in the store for these records: bodies the store
  * took, their distinct ReJIT versions (function, rejit not 0) and
@@ -107,7 +107,7 @@ void shim_check_unload(shim_harness *h, shim_profiler *p, const shim_unload_note
     const ilmap_store_removed *rm = &n->removed;
     size_t instrumented = 0;
     for (size_t i = 0; i < n->method_count; i++)
-        instrumented += n->methods[i]->instrumented != 0;
+        instrumented += n->methods[i]->life == SHIM_LIFE_INSTRUMENTED;
     stored_counts want;
     int counted = count_stored(n->methods, n->method_count, &want) == 0;
     shim_report_event(r, "module_unloaded",
@@ -177,7 +177,7 @@ void shim_check_store_final(shim_harness *h, shim_profiler *p)
     ilmap_status st = shim_store_settle(&p->store, &s, &pending);
     shim_lock(p);
     stored_counts want;
-    int counted = count_stored(p->methods, p->method_count, &want) == 0;
+    int counted = count_stored(p->registry.methods, p->registry.count, &want) == 0;
     uint64_t unloaded = p->count.modules_unloaded;
     shim_unlock(p);
     /* Nothing retired is left once no read is running, and the store

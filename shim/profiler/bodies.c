@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 
 /* Claims one native body: 1 when it is new (then *index is its number
  * among the bodies of (function, rejit)), 0 when it was read already or
@@ -111,7 +111,7 @@ void shim_record_bodies(shim_profiler *p, shim_method *m, ModuleID module, mdMet
     /* Under the COR_IL_MAP the runtime exports original IL offsets
      * (doc/rejit.md#store-maps): a ReJIT version's, or a method instrumented
      * at JIT time; other original code has no map at all. */
-    int original_il = (rejit != 0 || m->jit_time) && m->map &&
+    int original_il = (rejit != 0 || m->kind == SHIM_KIND_JIT_TIME) && m->map &&
                       m->role != SHIM_ROLE_TWIN_UNMAPPED;
     shim_unlock(p);
     for (ULONG32 i = 0; i < n; i++) {
@@ -161,14 +161,9 @@ void shim_record_jit_bodies(shim_profiler *p, FunctionID function)
 {
     if (!p->has_info9 || !p->store.store)
         return;
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+    shim_method *m = shim_lock_function(p, function);
+    if (!m)
         return;
-    shim_lock(p);
-    shim_method *m = shim_find_method(p, module, token);
     shim_unlock(p);
-    if (m)
-        shim_record_bodies(p, m, module, token, function, 0);
+    shim_record_bodies(p, m, m->module, m->token, function, 0);
 }

@@ -6,7 +6,11 @@
 #include <stdatomic.h>
 
 #include "com/callback_stubs.h"
+#include "profiler/callbacks.h"
+#include "profiler/modules.h"
 #include "profiler/profiler.h"
+#include "profiler/rejit.h"
+#include "profiler/unload.h"
 
 static ICorProfilerCallback4Vtbl vtbl;
 

@@ -13,8 +13,8 @@
 
 #include "com/flags.h"
 #include "platform/elt_hooks.h"
-#include "profiler/log.h"
-#include "profiler/values.h"
+#include "base/log.h"
+#include "values/values.h"
 
 /* The hooks' way to the counters: they get nothing but the client ID. */
 static _Atomic(shim_elt *) active;

@@ -30,7 +30,7 @@
 
 #include "com/info.h"
 #include "ilmap-versions.h"
-#include "profiler/args.h"
+#include "values/args.h"
 
 #define SHIM_ELT_DEFAULT_FUNCTIONS 65536u
 

@@ -19,10 +19,10 @@
 #include "ilmap.h"
 #include "ilmap-versions.h"
 #include "profiler/instrument.h"
+#include "profiler/registry.h"
 #include "profiler/runtime_read.h"
 
 typedef struct shim_profiler shim_profiler;
-typedef struct shim_method shim_method;
 
 /* Settings an observer may supply in Initialize, before the profiler
  * reads its own from the environment. */

@@ -16,144 +16,12 @@
 #include "com/guids.h"
 #include "com/metadata.h"
 #include "profiler/bodies.h"
-#include "profiler/log.h"
+#include "base/log.h"
+#include "profiler/jit_instrument.h"
+#include "profiler/modules.h"
 #include "profiler/profiler.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
-
-static size_t hash_key(ModuleID module, mdMethodDef token)
-{
-    uint64_t h = (uint64_t)module * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)token * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    return (size_t)h;
-}
-
-shim_method *shim_method_at(shim_profiler *p, size_t i)
-{
-    return p && p->methods && i < p->method_count ? p->methods[i] : NULL;
-}
-
-shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token)
-{
-    if (!p || !p->index_cap || !p->method_index)
-        return NULL;
-    size_t mask = p->index_cap - 1;
-    size_t at = hash_key(module, token) & mask;
-    for (size_t probes = 0; probes < p->index_cap; probes++, at = (at + 1) & mask) {
-        size_t v = p->method_index[at];
-        if (v == 0 || v > p->method_count)
-            return NULL;
-        shim_method *m = p->methods[v - 1];
-        if (m->module == module && m->token == token)
-            return m;
-    }
-    return NULL;
-}
-
-static void index_put(size_t *table, size_t cap, const shim_method *m, size_t value)
-{
-    size_t mask = cap - 1;
-    size_t at = hash_key(m->module, m->token) & mask;
-    while (table[at])
-        at = (at + 1) & mask;
-    table[at] = value;
-}
-
-/* Keeps the index at most half full; 0 on success. */
-static int index_reserve(shim_profiler *p, size_t count)
-{
-    if (count <= p->index_cap / 2)
-        return 0;
-    size_t cap = p->index_cap ? p->index_cap : 1024;
-    while (count > cap / 2) {
-        if (cap > SIZE_MAX / 2 / sizeof(size_t))
-            return -1;
-        cap *= 2;
-    }
-    size_t *table = calloc(cap, sizeof *table);
-    if (!table)
-        return -1;
-    for (size_t i = 0; i < p->method_count; i++)
-        index_put(table, cap, p->methods[i], i + 1);
-    free(p->method_index);
-    p->method_index = table;
-    p->index_cap = cap;
-    return 0;
-}
-
-/* A new record for (module, token), indexed; NULL when memory runs out.
- * The caller holds p->lock. */
-static shim_method *method_add(shim_profiler *p, ModuleID module, mdMethodDef token)
-{
-    if (p->method_count == SIZE_MAX)
-        return NULL;
-    if (p->method_count == p->method_cap) {
-        size_t cap = p->method_cap ? p->method_cap : 256;
-        if (p->method_cap) {
-            if (cap > SIZE_MAX / 2 / sizeof *p->methods)
-                return NULL;
-            cap *= 2;
-        }
-        shim_method **grown = realloc(p->methods, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        p->methods = grown;
-        p->method_cap = cap;
-    }
-    if (index_reserve(p, p->method_count + 1))
-        return NULL;
-    shim_method *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    m->module = module;
-    m->token = token;
-    p->methods[p->method_count++] = m;
-    index_put(p->method_index, p->index_cap, m, p->method_count);
-    return m;
-}
-
-int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out_list,
-                       size_t *count)
-{
-    *out_list = NULL;
-    *count = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < p->method_count; i++)
-        n += p->methods[i]->module == module;
-    if (n == 0)
-        return 0;
-    shim_method **out = malloc(n * sizeof *out);
-    if (!out)
-        return 1;
-    size_t kept = 0;
-    for (size_t i = 0; i < p->method_count; i++) {
-        shim_method *m = p->methods[i];
-        if (m->module != module) {
-            p->methods[kept++] = m;
-            continue;
-        }
-        if (m->late && !m->requested && p->count.late_waiting)
-            p->count.late_waiting--;
-        out[(*count)++] = m;
-    }
-    p->method_count = kept;
-    /* The index holds positions: rebuilt over the records that remain. */
-    memset(p->method_index, 0, p->index_cap * sizeof *p->method_index);
-    for (size_t i = 0; i < p->method_count; i++)
-        index_put(p->method_index, p->index_cap, p->methods[i], i + 1);
-    *out_list = out;
-    return 0;
-}
-
-void shim_method_free(shim_method *m)
-{
-    if (!m)
-        return;
-    free(m->bodies);
-    ilmap_free(m->map);
-    free(m);
-}
+#include "select/resolve.h"
+#include "base/text.h"
 
 void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap)
 {
@@ -241,9 +109,9 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
         char display[320];
         shim_json_escape(display, sizeof display, full);
         shim_lock(p);
-        shim_method *m = shim_find_method(p, module, f->token);
+        shim_method *m = shim_registry_find(&p->registry, module, f->token);
         if (!m) {
-            m = method_add(p, module, f->token);
+            m = shim_registry_add(&p->registry, module, f->token);
             if (!m) {
                 p->count.methods_dropped++;
                 shim_note_dropped(p, 1, "a selected method not registered");
@@ -251,22 +119,25 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 m->selector = f->selector;
                 m->role = sel->role;
                 m->probe_token = probe;
-                m->late = sel->late;
-                m->observe = sel->observe;
                 memcpy(m->name, display, sizeof m->name);
-                if (m->observe) {
+                if (sel->observe) {
                     /* only its JIT-compiled bodies go into the store:
                      * nothing is requested */
-                } else if (m->late) {
+                    m->kind = SHIM_KIND_OBSERVE;
+                    m->life = SHIM_LIFE_OBSERVED;
+                } else if (sel->late) {
+                    m->kind = SHIM_KIND_LATE;
+                    m->life = SHIM_LIFE_WAITING;
                     p->count.late_waiting++;
                 } else if (collectible) {
                     /* never rejitted: instrumented at its first JIT
                      * compilation instead (jit_instrument.c) */
-                    m->requested = 1;
-                    m->jit_time = 1;
+                    m->kind = SHIM_KIND_JIT_TIME;
+                    m->life = SHIM_LIFE_WAITING;
                     p->any_jit_time = 1;
                 } else {
-                    m->requested = 1;
+                    m->kind = SHIM_KIND_REJIT;
+                    m->life = SHIM_LIFE_REQUESTED;
                     tokens[added++] = f->token;
                 }
             }
@@ -358,12 +229,12 @@ HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, Mo
         return S_OK;
     }
     shim_lock(p);
-    size_t before = p->method_count;
+    size_t before = p->registry.count;
     shim_unlock(p);
     size_t n = register_module(p, module, md, collectible, &tokens);
     md->lpVtbl->Release(md);
     shim_lock(p);
-    int selected = p->method_count > before;
+    int selected = p->registry.count > before;
     shim_unlock(p);
     /* The ID mapper hooks the functions of modules with selected methods
      * (all of them, the probe included); nothing of this module is
@@ -432,16 +303,14 @@ HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID 
 static void late_trigger(shim_profiler *p, FunctionID function, const char *trigger,
                          uint32_t wait_ms)
 {
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    if (FAILED(p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token)))
+    shim_method *m = shim_lock_function(p, function);
+    if (!m)
         return;
-    shim_lock(p);
-    shim_method *m = shim_find_method(p, module, token);
-    int now = m && m->late && !m->requested;
+    ModuleID module = m->module;
+    mdMethodDef token = m->token;
+    int now = m->kind == SHIM_KIND_LATE && m->life == SHIM_LIFE_WAITING;
     if (now) {
-        m->requested = 1;
+        m->life = SHIM_LIFE_REQUESTED;
         p->count.late_waiting--;
         p->count.rejit_requested++;
         if (trigger[0] == 'j')

@@ -8,15 +8,17 @@
  */
 #include "profiler/profiler.h"
 
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "com/flags.h"
+#include "profiler/callbacks.h"
 #include "com/guids.h"
-#include "profiler/classes.h"
-#include "profiler/log.h"
+#include "values/classes.h"
+#include "base/log.h"
 
 #define SHIM_DEFAULT_WAIT_MS 10000u
 #define SHIM_DEFAULT_PROBE_EVERY 3u
@@ -134,6 +136,25 @@ void shim_unlock(shim_profiler *p)
 {
     if (p->lock_ready)
         ilmap_mutex_unlock(&p->lock);
+}
+
+shim_method *shim_lock_function(shim_profiler *p, FunctionID function)
+{
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    HRESULT hr = p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token);
+    if (FAILED(hr)) {
+        if (p->verbose)
+            shim_log("GetFunctionInfo(0x%" PRIxPTR ") failed: 0x%08X", (uintptr_t)function,
+                     (unsigned)hr);
+        return NULL;
+    }
+    shim_lock(p);
+    shim_method *m = shim_registry_find(&p->registry, module, token);
+    if (!m)
+        shim_unlock(p);
+    return m;
 }
 
 uint32_t shim_env_u32(const char *name, uint32_t fallback)

@@ -19,52 +19,13 @@
 #include "ilmap.h"
 #include "platform/thread.h"
 #include "profiler/elt.h"
-#include "profiler/statics.h"
+#include "values/statics.h"
 #include "profiler/hooks.h"
+#include "profiler/registry.h"
 #include "profiler/rejit_thread.h"
-#include "profiler/selection.h"
+#include "select/selection.h"
 #include "profiler/sources.h"
 #include "profiler/version_store.h"
-
-/* A native body (code start) already read: with tiering kept one
- * (FunctionID, ReJITID) has one body per tier. */
-typedef struct shim_body {
-    FunctionID function;
-    ReJITID rejit;
-    UINT_PTR code_start;
-    int stored; /* the version's first body, read whole and handed to the store */
-    int in_store; /* the store took it (ILMAP_OK): removed with the module */
-} shim_body;
-
-/* One selected method: (module, methodDef) as ReJIT identifies it.
- * Allocated one by one and never moved; callbacks keep a pointer across
- * unlock. Freed only when its module unloads (unload.c): by then the
- * runtime runs, compiles and rejits nothing of that module any more, so
- * no callback about it can be holding the pointer. */
-struct shim_method {
-    ModuleID module;
-    mdMethodDef token;
-    size_t selector;           /* index in profiler.selection.items */
-    int role;                  /* enum shim_role: the unmapped twin gets no COR_IL_MAP */
-    uint32_t probe_token;      /* 0: nop probe */
-    char name[320];            /* "Ns.Type::Method", JSON-safe */
-    int late;                  /* ReJIT only after the first JIT compilation */
-    int observe;               /* ILMAP_SHIM_OBSERVE: bodies recorded, never instrumented */
-    int requested;             /* ReJIT requested (jit_time: waiting for its JIT) */
-    /* In a collectible module, which the runtime never rejits: the new
-     * body and map are given at JITCompilationStarted (jit_instrument.c). */
-    int jit_time;
-    int jit_claimed;           /* a thread is instrumenting it (jit_time) */
-    int il_map_stored;         /* its map is the store's IL-level map for (module, token) */
-    /* Set once, in GetReJITParameters, then read-only. */
-    int instrumented;
-    int refused;               /* the instrumenter refused its IL */
-    ilmap *map;                /* the map built for the new body */
-    /* Appended in ReJITCompilationFinished, under the lock. */
-    shim_body *bodies;
-    size_t body_count, body_cap;
-    void *observer;            /* the hooks' own per-method data (hooks.h); NULL without */
-};
 
 /* What the profiler did and did not do, for the hooks (the harness's
  * summary line prints them); guarded by the lock. */
@@ -93,10 +54,7 @@ struct shim_profiler {
     int lock_ready;
     const shim_hooks *hooks; /* NULL: none */
     shim_selection selection;
-    shim_method **methods;     /* grows; the records do not move */
-    size_t method_count, method_cap;
-    size_t *method_index;      /* open addressing on (module, token): index + 1, 0 empty */
-    size_t index_cap;          /* power of two, or 0 */
+    shim_registry registry;    /* the selected methods (registry.h), under lock */
     shim_rejit_worker rejit;
     shim_store store;  /* every ReJIT version and its native body (libilmap) */
     int elt_enabled;   /* ILMAP_SHIM_ELT=1 */
@@ -123,45 +81,19 @@ struct shim_profiler {
  * NULL) must outlive the process's profiling. */
 HRESULT shim_profiler_create(const IID *riid, void **ppv, const shim_hooks *hooks);
 
-/* The callbacks with real bodies (profiler.c: the object, Initialize,
- * Shutdown; modules.c: selection as modules load, late triggers; rejit.c:
- * the ReJIT sequence); callbacks.c puts them and the S_OK stubs into the
- * vtable. */
+/* The callbacks profiler.c implements: the object, Initialize, Shutdown,
+ * and ClassLoadFinished (static-field reports of generic classes,
+ * statics.h). The other rooms' callbacks are in their own headers
+ * (modules.h, rejit.h, unload.h); callbacks.h puts them all and the S_OK
+ * stubs into the vtable. */
 HRESULT CLR_STDCALL shim_cb_query_interface(ICorProfilerCallback4 *self, const IID *riid,
                                             void **ppv);
 ULONG CLR_STDCALL shim_cb_add_ref(ICorProfilerCallback4 *self);
 ULONG CLR_STDCALL shim_cb_release(ICorProfilerCallback4 *self);
 HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *info);
 HRESULT CLR_STDCALL shim_cb_shutdown(ICorProfilerCallback4 *self);
-HRESULT CLR_STDCALL shim_cb_module_load_finished(ICorProfilerCallback4 *self, ModuleID module,
-                                                 HRESULT status);
-/* profiler.c: static-field reports of generic classes (statics.h). */
 HRESULT CLR_STDCALL shim_cb_class_load_finished(ICorProfilerCallback4 *self, ClassID cls,
                                                 HRESULT status);
-HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module);
-HRESULT CLR_STDCALL shim_cb_jit_started(ICorProfilerCallback4 *self, FunctionID function,
-                                        BOOL safe_to_block);
-/* jit_instrument.c: a jit_time method's new body and map, at its first
- * JITCompilationStarted. */
-void shim_jit_instrument(shim_profiler *p, FunctionID function);
-HRESULT CLR_STDCALL shim_cb_jit_finished(ICorProfilerCallback4 *self, FunctionID function,
-                                         HRESULT status, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_cache_search_started(ICorProfilerCallback4 *self,
-                                                 FunctionID function, BOOL *use_cached);
-HRESULT CLR_STDCALL shim_cb_cache_search_finished(ICorProfilerCallback4 *self,
-                                                  FunctionID function, COR_PRF_JIT_CACHE result);
-HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
-                                          ReJITID rejit, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, ModuleID module,
-                                                 mdMethodDef token,
-                                                 ICorProfilerFunctionControl *control);
-HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, FunctionID function,
-                                           ReJITID rejit, HRESULT status, BOOL safe_to_block);
-HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID module,
-                                        mdMethodDef token, FunctionID function, HRESULT status);
-
-/* The vtable (callbacks.c): every slot filled, built on first use. */
-const ICorProfilerCallback4Vtbl *shim_callback_vtbl(void);
 
 /* The profiler behind a callback's `self`; NULL if it is not ours. */
 shim_profiler *shim_profiler_of(ICorProfilerCallback4 *self);
@@ -181,24 +113,11 @@ shim_profiler *shim_profiler_instance(void);
 void shim_lock(shim_profiler *p);
 void shim_unlock(shim_profiler *p);
 
-/* Registry (modules.c): find, and the i-th method (NULL past the end);
- * the caller holds p->lock. */
-shim_method *shim_find_method(shim_profiler *p, ModuleID module, mdMethodDef token);
-shim_method *shim_method_at(shim_profiler *p, size_t i);
-
-/* Takes every record of module out of the registry (list and index; a
- * late method still waiting stops being counted as waiting) and returns
- * them in *out, a malloc'ed array of *count (NULL when there are none).
- * Returns non-zero when memory ran out: then nothing was taken out. The
- * caller holds p->lock and frees each record with shim_method_free. */
-int shim_unlink_module(shim_profiler *p, ModuleID module, shim_method ***out, size_t *count);
-
-/* Frees a record taken out by shim_unlink_module (not its observer data,
- * which belongs to the hooks). */
-void shim_method_free(shim_method *m);
-
-/* The module's name (JSON-safe; "" when the runtime cannot say). */
-void shim_module_name(shim_profiler *p, ModuleID module, char *out, size_t cap);
+/* The selected method that `function` is, looked up with GetFunctionInfo
+ * (outside the lock), returned with p->lock held; NULL, with the lock not
+ * held, when the function is not a selected method or the runtime cannot
+ * say which it is (logged with ILMAP_SHIM_VERBOSE). */
+shim_method *shim_lock_function(shim_profiler *p, FunctionID function);
 
 /* Logs the first refusal of each kind (a bit in p->dropped_logged) with
  * what it was about; the counts go into the summary. */

@@ -40,7 +40,7 @@ int shim_progress_most_bodies(const char *name)
     int most = -1;
     shim_lock(p);
     for (size_t i = 0;; i++) {
-        const shim_method *m = shim_method_at(p, i);
+        const shim_method *m = shim_registry_at(&p->registry, i);
         if (!m)
             break;
         if (strcmp(shim_method_name(p, m), name) != 0)

@@ -1,7 +1,7 @@
 /*
  * The ReJIT sequence for the profiler's methods:
- *   GetReJITParameters: the original IL -> libilmap's rewriter -> the new
- *     body (SetILFunctionBody) and its COR_IL_MAP (SetILInstrumentedCodeMap);
+ *   GetReJITParameters: the one instrumentation sequence (new_body.h)
+ *     into the ReJIT's function control;
  *   ReJITCompilationFinished: read the new version's native body (code
  *     ranges, IL-to-native map by code start) and record it in libilmap's
  *     version store; with tiering kept, read each later body too.
@@ -9,13 +9,13 @@
  * call back into the profiler on another thread meanwhile.
  */
 #include <inttypes.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "com/function_control.h"
-#include "profiler/log.h"
+#include "base/log.h"
 #include "profiler/bodies.h"
+#include "profiler/new_body.h"
 #include "profiler/profiler.h"
+#include "profiler/rejit.h"
 
 HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionID function,
                                           ReJITID rejit, BOOL safe_to_block)
@@ -32,50 +32,23 @@ HRESULT CLR_STDCALL shim_cb_rejit_started(ICorProfilerCallback4 *self, FunctionI
     return S_OK;
 }
 
-/* Hands the runtime the new body and, except for a method selected
- * without one (the unmapped twin), the rewriter's COR_IL_MAP; keeps the
- * map (as an ilmap) for the version store. */
-static void set_body(shim_profiler *p, shim_method *m, const char *name,
-                     ICorProfilerFunctionControl *control, const shim_instrumented *inst,
-                     shim_params_note *note)
+/* The ReJIT's sink: the function control copies body and map. */
+static HRESULT control_body(void *ctx, shim_profiler *p, shim_method *m, const uint8_t *body,
+                            size_t size)
 {
-    note->hr_body = control->lpVtbl->SetILFunctionBody(control, (ULONG)inst->body_size,
-                                                       inst->body);
-    if (FAILED(note->hr_body))
-        return;
+    (void)p;
+    (void)m;
+    ICorProfilerFunctionControl *control = ctx;
+    if (size > 0xFFFFFFFFu)
+        return E_INVALIDARG;
+    return control->lpVtbl->SetILFunctionBody(control, (ULONG)size, body);
+}
 
-    ilmap *map = NULL;
-    note->map_checked = 1;
-    note->map_status = ilmap_create(inst->map, inst->map_count, 0, &map);
-    if (note->map_status != ILMAP_OK)
-        return; /* the body is set; without a valid map no map is claimed */
-
-    if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
-        COR_IL_MAP *entries = shim_instrumented_cor_map(inst);
-        if (!entries) {
-            ilmap_free(map);
-            shim_log("out of memory for the IL map of %s", name);
-            return;
-        }
-        note->map_tried = 1;
-        note->hr_map = control->lpVtbl->SetILInstrumentedCodeMap(control,
-                                                                 (ULONG)inst->map_count, entries);
-        free(entries);
-        if (FAILED(note->hr_map)) {
-            ilmap_free(map);
-            return;
-        }
-    }
-    shim_lock(p);
-    if (!m->instrumented) {
-        m->instrumented = 1;
-        m->map = map;
-        map = NULL;
-        note->recorded = 1;
-        p->count.instrumented_bodies++;
-    }
-    shim_unlock(p);
-    ilmap_free(map); /* a repeated request: the first map stays, same body */
+static HRESULT control_map(void *ctx, shim_profiler *p, ULONG count, COR_IL_MAP *entries)
+{
+    (void)p;
+    ICorProfilerFunctionControl *control = ctx;
+    return control->lpVtbl->SetILInstrumentedCodeMap(control, count, entries);
 }
 
 HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, ModuleID module,
@@ -87,42 +60,12 @@ HRESULT CLR_STDCALL shim_cb_get_rejit_parameters(ICorProfilerCallback4 *self, Mo
         return S_OK;
     shim_lock(p);
     p->count.rejit_params++;
-    shim_method *m = shim_find_method(p, module, token);
-    shim_probe probe = {m ? m->probe_token : 0, p->probe_every};
+    shim_method *m = shim_registry_find(&p->registry, module, token);
     shim_unlock(p);
     if (!m)
         return S_OK; /* not ours: the runtime keeps the original IL */
-    const char *name = shim_method_name(p, m);
-
-    shim_params_note note;
-    memset(&note, 0, sizeof note);
-    LPCBYTE header = NULL;
-    note.hr_il = p->info->lpVtbl->GetILFunctionBody(p->info, module, token, &header,
-                                                    &note.il_size);
-    if (FAILED(note.hr_il) || !header || !note.il_size) {
-        shim_log("GetILFunctionBody(%s) failed: 0x%08X", name, (unsigned)note.hr_il);
-        SHIM_HOOK(p, rejit_parameters, m, &note);
-        return S_OK;
-    }
-    shim_instrumented inst;
-    if (shim_instrument(header, note.il_size, &probe, &inst, &note.refused)) {
-        /* A limit of the instrumenter, not a wrong map: counted, with the
-         * reason; the runtime keeps the original IL for this version. */
-        if (!note.refused)
-            note.refused = "?";
-        if (p->verbose)
-            shim_log("not instrumenting %s: %s", name, note.refused);
-        shim_lock(p);
-        p->count.methods_refused++;
-        m->refused = 1;
-        shim_unlock(p);
-        SHIM_HOOK(p, rejit_parameters, m, &note);
-        return S_OK;
-    }
-    note.inst = &inst;
-    set_body(p, m, name, control, &inst, &note);
-    SHIM_HOOK(p, rejit_parameters, m, &note);
-    shim_instrumented_free(&inst);
+    shim_body_sink sink = {control_body, control_map, control, 0, "ReJIT"};
+    shim_new_body(p, m, &sink);
     return S_OK;
 }
 
@@ -178,24 +121,17 @@ HRESULT CLR_STDCALL shim_cb_rejit_finished(ICorProfilerCallback4 *self, Function
     shim_lock(p);
     p->count.rejit_finished++;
     shim_unlock(p);
-    ClassID cls = 0;
-    ModuleID module = 0;
-    mdToken token = 0;
-    HRESULT hr = p->info->lpVtbl->GetFunctionInfo(p->info, function, &cls, &module, &token);
-    if (FAILED(hr)) {
-        shim_log("GetFunctionInfo after ReJIT failed: 0x%08X", (unsigned)hr);
+    shim_method *m = shim_lock_function(p, function);
+    if (!m)
         return S_OK;
-    }
-    shim_lock(p);
-    shim_method *m = shim_find_method(p, module, token);
-    int instrumented = m && m->instrumented;
+    ModuleID module = m->module;
+    mdMethodDef token = m->token;
+    int instrumented = m->life == SHIM_LIFE_INSTRUMENTED;
     int known = 0; /* this version's first body is stored already */
-    for (size_t i = 0; m && i < m->body_count; i++)
+    for (size_t i = 0; i < m->body_count; i++)
         known |= m->bodies[i].function == function && m->bodies[i].rejit == rejit &&
                  m->bodies[i].stored;
     shim_unlock(p);
-    if (!m)
-        return S_OK;
     SHIM_HOOK(p, rejit_finished, m, function, rejit, status);
     if (FAILED(status) || !instrumented)
         return S_OK;
@@ -216,7 +152,7 @@ HRESULT CLR_STDCALL shim_cb_rejit_error(ICorProfilerCallback4 *self, ModuleID mo
         return S_OK;
     shim_lock(p);
     p->count.rejit_errors++;
-    shim_method *m = shim_find_method(p, module, token);
+    shim_method *m = shim_registry_find(&p->registry, module, token);
     shim_unlock(p);
     shim_log("ReJITError for token 0x%08X: 0x%08X", (unsigned)token, (unsigned)status);
     SHIM_HOOK(p, rejit_error, m, token, function, status);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 
 struct shim_rejit_batch {
     shim_rejit_batch *next;

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 
 static const char *origin_str(ilmap_pdb_origin o)
 {

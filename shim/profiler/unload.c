@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
+#include "profiler/modules.h"
 #include "profiler/profiler.h"
+#include "profiler/unload.h"
 
 HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, ModuleID module)
 {
@@ -40,8 +42,12 @@ HRESULT CLR_STDCALL shim_cb_module_unload_started(ICorProfilerCallback4 *self, M
     p->count.modules_unloaded++;
     size_t count = 0;
     shim_method **methods = NULL;
-    int unlink_failed = shim_unlink_module(p, module, &methods, &count);
+    int unlink_failed = shim_registry_unlink_module(&p->registry, module, &methods, &count);
     p->count.methods_unloaded += count;
+    for (size_t i = 0; i < count; i++) /* a late method still waiting stops waiting */
+        if (methods[i]->kind == SHIM_KIND_LATE && methods[i]->life == SHIM_LIFE_WAITING &&
+            p->count.late_waiting)
+            p->count.late_waiting--;
     if (note.status != ILMAP_OK && p->store.store)
         p->count.unload_store_failures++;
     shim_unlock(p);

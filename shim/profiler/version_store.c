@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
+#include "base/log.h"
 
 int shim_store_open(shim_store *s)
 {

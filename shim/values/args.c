@@ -4,7 +4,7 @@
  * call counters atomics, the per-call state thread-local; a failure logs
  * (once per kind) and the value or the line is skipped.
  */
-#include "profiler/args.h"
+#include "values/args.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -15,12 +15,12 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
-#include "profiler/classes.h"
-#include "profiler/log.h"
-#include "profiler/resolve.h"
-#include "profiler/statics.h"
-#include "profiler/text.h"
-#include "profiler/values.h"
+#include "values/classes.h"
+#include "base/log.h"
+#include "select/resolve.h"
+#include "values/statics.h"
+#include "base/text.h"
+#include "values/values.h"
 
 #define RELAXED memory_order_relaxed
 

@@ -30,8 +30,8 @@
  *                       must name one type (no namespace form).
  * Pure parsing, no runtime calls.
  */
-#ifndef SHIM_SELECTION_H
-#define SHIM_SELECTION_H
+#ifndef SHIM_SELECT_SELECTION_H
+#define SHIM_SELECT_SELECTION_H
 
 #include <stddef.h>
 

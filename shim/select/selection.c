@@ -1,10 +1,10 @@
-#include "profiler/selection.h"
+#include "select/selection.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/log.h"
-#include "profiler/text.h"
+#include "base/log.h"
+#include "base/text.h"
 
 static char *dup_range(const char *s, size_t n)
 {

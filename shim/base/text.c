@@ -1,4 +1,4 @@
-#include "profiler/text.h"
+#include "base/text.h"
 
 #include <stdio.h>
 #include <string.h>

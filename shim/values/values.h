@@ -7,8 +7,8 @@
  * (shim/FINDINGS.md, sixth round), and a failure is logged once per kind
  * and the value written as {"class":"?"}.
  */
-#ifndef SHIM_PROFILER_VALUES_H
-#define SHIM_PROFILER_VALUES_H
+#ifndef SHIM_VALUES_VALUES_H
+#define SHIM_VALUES_VALUES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +16,8 @@
 #include "com/info.h"
 #include "com/metadata.h"
 #include "ilmap-sig.h"
-#include "profiler/args.h"
-#include "profiler/log.h"
+#include "values/args.h"
+#include "base/log.h"
 
 /* Objects and structs nested deeper than this are written by class only
  * (the top-level value is depth 1). */

@@ -2,8 +2,8 @@
  * Diagnostics go to stderr with the "[ilmap-shim]" prefix, one write per
  * line so that lines from several runtime threads do not interleave.
  */
-#ifndef SHIM_LOG_H
-#define SHIM_LOG_H
+#ifndef SHIM_BASE_LOG_H
+#define SHIM_BASE_LOG_H
 
 #if defined(__MINGW32__)
 /* MinGW-w64: the archetype of the stdio in use (gnu_printf with

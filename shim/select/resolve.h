@@ -1,11 +1,11 @@
 /* Names -> metadata tokens in one module, through IMetaDataImport. */
-#ifndef SHIM_RESOLVE_H
-#define SHIM_RESOLVE_H
+#ifndef SHIM_SELECT_RESOLVE_H
+#define SHIM_SELECT_RESOLVE_H
 
 #include <stddef.h>
 
 #include "com/metadata.h"
-#include "profiler/selection.h"
+#include "select/selection.h"
 
 /* One method a selector names in a module. */
 typedef struct shim_found {

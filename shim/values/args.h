@@ -31,8 +31,8 @@
  * hooks only the functions shim_args_wants answers for); the per-call
  * state lives in a small per-thread stack from enter to leave.
  */
-#ifndef SHIM_PROFILER_ARGS_H
-#define SHIM_PROFILER_ARGS_H
+#ifndef SHIM_VALUES_ARGS_H
+#define SHIM_VALUES_ARGS_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@
 #include "com/info.h"
 #include "com/metadata.h"
 #include "ilmap-sig.h"
-#include "profiler/selection.h"
+#include "select/selection.h"
 
 #define SHIM_ARGS_DEFAULT_MAX 64u
 

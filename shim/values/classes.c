@@ -8,15 +8,15 @@
  * signature or by an instance field of a learned type or (at
  * ClassLoadFinished) of a generic instantiation. See classes.h.
  */
-#include "profiler/classes.h"
+#include "values/classes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "com/flags.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
-#include "profiler/values.h"
+#include "select/resolve.h"
+#include "base/text.h"
+#include "values/values.h"
 
 #define RELAXED memory_order_relaxed
 

@@ -4,7 +4,7 @@
  * once: it reads what the runtime answers, allocates only the text, and
  * logs a failure once per kind.
  */
-#include "profiler/values.h"
+#include "values/values.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -15,10 +15,10 @@
 
 #include "com/flags.h"
 #include "com/guids.h"
-#include "profiler/classes.h"
-#include "profiler/log.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
+#include "values/classes.h"
+#include "base/log.h"
+#include "select/resolve.h"
+#include "base/text.h"
 
 #define RELAXED memory_order_relaxed
 

@@ -4,7 +4,7 @@
  * metadata; the report (the leave hook) only reads what they published
  * and what the runtime answers, and allocates only the line.
  */
-#include "profiler/statics.h"
+#include "values/statics.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "com/flags.h"
-#include "profiler/classes.h"
-#include "profiler/log.h"
-#include "profiler/resolve.h"
-#include "profiler/text.h"
-#include "profiler/values.h"
+#include "values/classes.h"
+#include "base/log.h"
+#include "select/resolve.h"
+#include "base/text.h"
+#include "values/values.h"
 
 #define RELAXED memory_order_relaxed
 

@@ -1,4 +1,4 @@
-#include "profiler/resolve.h"
+#include "select/resolve.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "com/flags.h"
-#include "profiler/log.h"
-#include "profiler/text.h"
+#include "base/log.h"
+#include "base/text.h"
 
 #define NAME_CAP 1024
 #define MAX_NESTING 64

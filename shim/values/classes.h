@@ -15,15 +15,15 @@
  * ClassLoadFinished, those a generic instantiation's instance fields have
  * over its own type parameters (kept per instantiation and field).
  */
-#ifndef SHIM_PROFILER_CLASSES_H
-#define SHIM_PROFILER_CLASSES_H
+#ifndef SHIM_VALUES_CLASSES_H
+#define SHIM_VALUES_CLASSES_H
 
 #include <stdint.h>
 
 #include "com/info.h"
 #include "com/metadata.h"
 #include "ilmap-sig.h"
-#include "profiler/args.h"
+#include "values/args.h"
 
 /* Is the TypeDef a value type (extends System.ValueType or System.Enum)? */
 int shim_classes_is_value_type(IMetaDataImport *md, mdTypeDef td);

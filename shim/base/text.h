@@ -1,8 +1,8 @@
 /* Text: UTF-8 <-> UTF-16 for metadata names (the profiling API speaks
  * UTF-16 everywhere, doc/profiling-abi.md; configuration, logs and method
  * names speak UTF-8), and JSON-safe copies of names. */
-#ifndef SHIM_TEXT_H
-#define SHIM_TEXT_H
+#ifndef SHIM_BASE_TEXT_H
+#define SHIM_BASE_TEXT_H
 
 #include <stddef.h>
 

@@ -25,8 +25,8 @@
  * CORPROF_E_DATAINCOMPLETE for every static of every instantiation
  * (shim/FINDINGS.md, eighth round).
  */
-#ifndef SHIM_PROFILER_STATICS_H
-#define SHIM_PROFILER_STATICS_H
+#ifndef SHIM_VALUES_STATICS_H
+#define SHIM_VALUES_STATICS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@
 #include "com/info.h"
 #include "com/metadata.h"
 #include "ilmap-sig.h"
-#include "profiler/args.h"
+#include "values/args.h"
 
 /* One static field with storage. */
 typedef struct shim_statics_field {

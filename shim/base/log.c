@@ -1,4 +1,4 @@
-#include "profiler/log.h"
+#include "base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
