@@ -1,9 +1,31 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 (platform/clock.h) */
+
 #include "profiler/rejit_thread.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "platform/clock.h"
+
+/* Milliseconds since `start` (ilmap_monotonic_ns), saturated: every wait
+ * here counts real time, not the slices it slept (a wake-up cuts a slice
+ * short). */
+static uint32_t elapsed_ms(uint64_t start)
+{
+    uint64_t ms = (ilmap_monotonic_ns() - start) / 1000000u;
+    return ms > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)ms;
+}
+
+/* The next slice of a wait of timeout_ms begun at start: up to `most`
+ * ms, 0 when the time is up. */
+static uint32_t next_slice(uint64_t start, uint32_t timeout_ms, uint32_t most)
+{
+    uint32_t waited = elapsed_ms(start);
+    if (waited >= timeout_ms)
+        return 0;
+    return timeout_ms - waited < most ? timeout_ms - waited : most;
+}
 
 struct shim_rejit_batch {
     shim_rejit_batch *next;
@@ -82,15 +104,15 @@ static int published(shim_rejit_worker *w, FunctionID function)
  * sleeps on w->cond); never calls into the runtime's ReJIT. */
 static void await_publication(shim_rejit_worker *w, const shim_rejit_batch *chain)
 {
-    uint32_t waited = 0;
+    uint64_t start = ilmap_monotonic_ns();
     for (const shim_rejit_batch *b = chain; b; b = b->next) {
         if (!b->published)
             continue;
-        while (!published(w, b->published) && waited < SHIM_PUBLISH_WAIT_MS) {
-            ilmap_cond_timedwait(&w->cond, &w->lock, 1);
-            waited++;
-        }
-        if (waited >= SHIM_PUBLISH_WAIT_MS) {
+        uint32_t slice;
+        while (!published(w, b->published) &&
+               (slice = next_slice(start, SHIM_PUBLISH_WAIT_MS, 1)) != 0)
+            ilmap_cond_timedwait(&w->cond, &w->lock, slice);
+        if (!published(w, b->published)) {
             w->unpublished++;
             if (w->unpublished == 1)
                 shim_log("a function's precompiled code was not published within %u ms; "
@@ -204,12 +226,10 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
     HRESULT hr = S_OK;
     /* Wait in slices so that one lost wake-up cannot cost the whole
      * timeout. */
-    uint32_t waited = 0;
-    while (w->done < seq && !w->exited && waited < timeout_ms) {
-        uint32_t slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+    uint64_t start = ilmap_monotonic_ns();
+    uint32_t slice;
+    while (w->done < seq && !w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
         ilmap_cond_timedwait(&w->cond, &w->lock, slice);
-        waited += slice;
-    }
     if (w->done >= seq)
         hr = w->last_hr;
     else
@@ -223,12 +243,10 @@ int shim_rejit_wait_idle(shim_rejit_worker *w, uint32_t timeout_ms)
     if (!w || !w->running)
         return -1;
     ilmap_mutex_lock(&w->lock);
-    uint32_t waited = 0;
-    while (w->done < w->queued && !w->exited && waited < timeout_ms) {
-        uint32_t slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+    uint64_t start = ilmap_monotonic_ns();
+    uint32_t slice;
+    while (w->done < w->queued && !w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
         ilmap_cond_timedwait(&w->cond, &w->lock, slice);
-        waited += slice;
-    }
     int idle = w->done >= w->queued;
     ilmap_mutex_unlock(&w->lock);
     return idle;
@@ -263,11 +281,10 @@ void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms)
     ilmap_mutex_lock(&w->lock);
     w->stop = 1;
     ilmap_cond_broadcast(&w->cond);
-    uint32_t waited = 0;
-    while (!w->exited && waited < timeout_ms) {
-        ilmap_cond_timedwait(&w->cond, &w->lock, 100);
-        waited += 100;
-    }
+    uint64_t start = ilmap_monotonic_ns();
+    uint32_t slice;
+    while (!w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
+        ilmap_cond_timedwait(&w->cond, &w->lock, slice);
     int exited = w->exited;
     ilmap_mutex_unlock(&w->lock);
     if (exited) {
