@@ -44,4 +44,9 @@ int ilmap_cond_timedwait(ilmap_cond *c, ilmap_mutex *m, uint32_t milliseconds);
 int ilmap_thread_start(ilmap_thread *t, void (*fn)(void *), void *arg);
 void ilmap_thread_join(ilmap_thread *t);
 
+/* Milliseconds on the clock the timed waits use (monotonic, from an
+ * arbitrary start): for a wait that must count real time across several
+ * timed waits, each of which a wake-up can cut short. */
+uint64_t ilmap_monotonic_ms(void);
+
 #endif

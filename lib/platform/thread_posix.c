@@ -67,6 +67,13 @@ void ilmap_cond_broadcast(ilmap_cond *c)
         pthread_cond_broadcast(COND(c));
 }
 
+uint64_t ilmap_monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 int ilmap_cond_timedwait(ilmap_cond *c, ilmap_mutex *m, uint32_t milliseconds)
 {
     if (!c || !m)

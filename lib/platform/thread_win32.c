@@ -60,6 +60,11 @@ void ilmap_cond_broadcast(ilmap_cond *c)
         WakeAllConditionVariable(COND(c));
 }
 
+uint64_t ilmap_monotonic_ms(void)
+{
+    return (uint64_t)GetTickCount64();
+}
+
 int ilmap_cond_timedwait(ilmap_cond *c, ilmap_mutex *m, uint32_t milliseconds)
 {
     if (!c || !m)

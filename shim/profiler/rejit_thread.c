@@ -1,19 +1,16 @@
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 (platform/clock.h) */
-
 #include "profiler/rejit_thread.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
-#include "platform/clock.h"
 
-/* Milliseconds since `start` (ilmap_monotonic_ns), saturated: every wait
+/* Milliseconds since `start` (ilmap_monotonic_ms), saturated: every wait
  * here counts real time, not the slices it slept (a wake-up cuts a slice
  * short). */
 static uint32_t elapsed_ms(uint64_t start)
 {
-    uint64_t ms = (ilmap_monotonic_ns() - start) / 1000000u;
+    uint64_t ms = ilmap_monotonic_ms() - start;
     return ms > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)ms;
 }
 
@@ -104,7 +101,7 @@ static int published(shim_rejit_worker *w, FunctionID function)
  * sleeps on w->cond); never calls into the runtime's ReJIT. */
 static void await_publication(shim_rejit_worker *w, const shim_rejit_batch *chain)
 {
-    uint64_t start = ilmap_monotonic_ns();
+    uint64_t start = ilmap_monotonic_ms();
     for (const shim_rejit_batch *b = chain; b; b = b->next) {
         if (!b->published)
             continue;
@@ -226,7 +223,7 @@ HRESULT shim_rejit_request(shim_rejit_worker *w, const ModuleID *modules,
     HRESULT hr = S_OK;
     /* Wait in slices so that one lost wake-up cannot cost the whole
      * timeout. */
-    uint64_t start = ilmap_monotonic_ns();
+    uint64_t start = ilmap_monotonic_ms();
     uint32_t slice;
     while (w->done < seq && !w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
         ilmap_cond_timedwait(&w->cond, &w->lock, slice);
@@ -243,7 +240,7 @@ int shim_rejit_wait_idle(shim_rejit_worker *w, uint32_t timeout_ms)
     if (!w || !w->running)
         return -1;
     ilmap_mutex_lock(&w->lock);
-    uint64_t start = ilmap_monotonic_ns();
+    uint64_t start = ilmap_monotonic_ms();
     uint32_t slice;
     while (w->done < w->queued && !w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
         ilmap_cond_timedwait(&w->cond, &w->lock, slice);
@@ -281,7 +278,7 @@ void shim_rejit_stop(shim_rejit_worker *w, uint32_t timeout_ms)
     ilmap_mutex_lock(&w->lock);
     w->stop = 1;
     ilmap_cond_broadcast(&w->cond);
-    uint64_t start = ilmap_monotonic_ns();
+    uint64_t start = ilmap_monotonic_ms();
     uint32_t slice;
     while (!w->exited && (slice = next_slice(start, timeout_ms, 100)) != 0)
         ilmap_cond_timedwait(&w->cond, &w->lock, slice);
