@@ -40,6 +40,80 @@ def add_arguments(ap):
     ap.add_argument("--sanitize", default="none", help="the build's b_sanitize")
     ap.add_argument("--cc", default="", help="the C compiler's id")
     ap.add_argument("--cc-path", default="", help="the C compiler")
+    ap.add_argument("--rid", default="",
+                    help="a .NET runtime identifier (linux-arm64, win-x64, win-x86): publish the "
+                         "program self-contained for it and run it through --runner; "
+                         "default: the host's dotnet")
+    ap.add_argument("--runner", default="",
+                    help="the command that runs a --rid program here, blank-separated "
+                         "(qemu-aarch64 -L /usr/aarch64-linux-gnu; wine)")
+
+
+class Target:
+    """Where the C# program runs. The host's `dotnet` (no rid); or the
+    program published self-contained for another runtime identifier, with
+    that platform's real .NET runtime, run here through an emulator
+    (qemu-user) or wine. Paths the program or the runtime read (the
+    profiler, the report, the frames file, arguments) are written as that
+    platform sees them; emulation is slower, so time limits scale."""
+
+    # The runtime's W^X writes code through a second, writable mapping of
+    # it; an emulator that translates code (qemu-user) or maps it itself
+    # (wine) does not see those writes and runs stale code: under
+    # qemu-aarch64 the field program failed 3 runs of 3 with W^X on
+    # (a NullReferenceException inside reflection), 0 with it off; under
+    # wine 0 of 5 runs of a parallel program passed. Under wine, with W^X
+    # off alone, on-stack-replaced code crashed, so OSR is off there too
+    # (doc/shim.md#targets, shim/FINDINGS.md).
+    EMULATED_ENV = {"DOTNET_EnableWriteXorExecute": "0"}
+    WINE_ENV = {"DOTNET_TC_OnStackReplacement": "0"}
+
+    def __init__(self, rid="", runner=""):
+        self.rid = rid
+        self.runner = runner.split() if runner else []
+        self.windows = rid.startswith("win-")
+        self.emulated = bool(rid)
+
+    def describe(self):
+        return f"{self.rid} ({' '.join(self.runner) or 'natively'})" if self.rid else "host dotnet"
+
+    def argv(self, program, *extra):
+        """The command that runs `program` (the built .dll, or the
+        published directory's apphost beside it) with extra arguments."""
+        if not self.rid:
+            return ["dotnet", program] + list(extra)
+        base = os.path.splitext(program)[0] + (".exe" if self.windows else "")
+        return self.runner + [base] + [self.path(x) if os.path.isabs(x) else x for x in extra]
+
+    def path(self, host_path):
+        """host_path as the program sees it (wine: Z:\\...)."""
+        if self.windows and host_path and os.path.isabs(host_path):
+            return "Z:" + host_path.replace("/", "\\")
+        return host_path
+
+    def timeout(self, seconds):
+        """A native time limit scaled for emulation: qemu-user runs the
+        runtime 3-10x slower."""
+        return seconds * 10 if self.emulated else seconds
+
+    def env(self, env):
+        """env plus what the platform's runtime needs here."""
+        out = dict(env)
+        if self.emulated:
+            out.update(self.EMULATED_ENV)
+        if self.windows:
+            # The Windows test job disables mscoree for its native tests;
+            # with it disabled a .NET application cannot load
+            # System.Runtime.dll.
+            out.pop("WINEDLLOVERRIDES", None)
+            out.setdefault("WINEDEBUG", "-all")
+            out["DISPLAY"] = ""
+            out.update(self.WINE_ENV)
+        return out
+
+
+# The settings that name a file: written as the target sees paths.
+PATH_SETTINGS = ("ILMAP_SHIM_REPORT", "ILMAP_SHIM_FRAMES", "ILMAP_EXAMPLE_OUT")
 
 
 def sanitizer_preload(args):
@@ -157,6 +231,8 @@ def build(args, env, program=PROGRAM, online=False):
     the program's .dll, or None when the build fails. A build newer than
     every source (made by an earlier runner of this suite run) is reused:
     `dotnet build` costs tens of seconds even when it has nothing to do.
+    For a --rid target the program is published self-contained for it
+    (its runtime pack restored from nuget.org: always online).
 
     Without online the only package source is the offline folder (the clr
     suite's program references no package, so an empty source list
@@ -164,7 +240,9 @@ def build(args, env, program=PROGRAM, online=False):
     nuget.org is listed after the offline folder; if that restore fails
     (no network) and the offline folder exists, the build is retried with
     the offline folder alone."""
-    out = os.path.join(args.work, "out")
+    rid = getattr(args, "rid", "")
+    online = online or bool(rid)
+    out = os.path.join(args.work, "out-" + rid if rid else "out")
     dll = os.path.join(out, program + ".dll")
     sources = _sources(args.app)
     newest = max((os.path.getmtime(p) for p in sources), default=0)
@@ -181,6 +259,9 @@ def build(args, env, program=PROGRAM, online=False):
         write_nuget_config(os.path.join(src, "nuget.config"), with_org)
         cmd = ["dotnet", "build", os.path.join(src, program + ".csproj"), "-c", "Release",
                "-o", out, "--nologo", "-v", "quiet", "-p:UseSharedCompilation=false"]
+        if rid:
+            cmd[1] = "publish"
+            cmd += ["-r", rid, "--self-contained", "-p:InvariantGlobalization=true"]
         say("building the C# program:", " ".join(cmd),
             "(sources: offline folder" + (" + nuget.org)" if with_org else ")"))
         proc, secs = run(cmd, env, timeout=600)
@@ -211,7 +292,7 @@ def prepare(args, program=PROGRAM, online=False):
     if preload is None:
         return SKIP, None, None, None
     os.makedirs(args.work, exist_ok=True)
-    env = base_env()
+    env = getattr(args, "target", Target()).env(base_env())
     dll = build(args, env, program, online)
     if dll is None:
         return SETUP, None, None, None
@@ -226,6 +307,9 @@ def start(ap, program=PROGRAM, online=False, sanitized=None):
     preload, dll); code is None when the runner goes on."""
     add_arguments(ap)
     args = ap.parse_args()
+    args.target = Target(args.rid, args.runner)
+    if args.rid:
+        say("target:", args.target.describe())
     if sanitized and args.sanitize not in ("", "none"):
         say(f"b_sanitize={args.sanitize}: skipping ({sanitized})")
         return SKIP, args, None, None, None
@@ -244,13 +328,15 @@ def finish(failures):
     return 0 if not failures else 1
 
 
-def profiler_env(env, clsid, path, preload, **settings):
+def profiler_env(env, clsid, path, preload, target=None, **settings):
     """env plus what CoreCLR needs to load the profiler at path, the
-    sanitizer preload, and the profiler's own settings."""
+    sanitizer preload, and the profiler's own settings (the ones naming a
+    file written as the target sees paths)."""
+    target = target or Target()
     out = dict(env, CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=clsid,
-               CORECLR_PROFILER_PATH=path)
+               CORECLR_PROFILER_PATH=target.path(path))
     out.update(preload)
-    out.update(settings)
+    out.update({k: target.path(v) if k in PATH_SETTINGS else v for k, v in settings.items()})
     return out
 
 

@@ -144,7 +144,8 @@ def main():
         return code
     failures = []
     plain_out = os.path.join(args.work, "expected-plain.jsonl")
-    plain, secs = run(["dotnet", dll, plain_out], env, timeout=120)
+    t = args.target
+    plain, secs = run(t.argv(dll, plain_out), env, timeout=t.timeout(120))
     say(f"plain run: rc {plain.returncode}, {secs:.1f} s")
     if plain.returncode != 0:
         failures.append(f"the program fails without the shim (rc {plain.returncode})")
@@ -156,9 +157,9 @@ def main():
     for path in (report, expected_path):
         if os.path.exists(path):
             os.remove(path)
-    shim_env = profiler_env(env, CLSID, args.profiler, preload, ILMAP_SHIM_REPORT=report,
+    shim_env = profiler_env(env, CLSID, args.profiler, preload, t, ILMAP_SHIM_REPORT=report,
                             ILMAP_SHIM_ARGS=SELECTORS)
-    shim, secs = run(["dotnet", dll, expected_path], shim_env, timeout=300)
+    shim, secs = run(t.argv(dll, expected_path), shim_env, timeout=t.timeout(300))
     say(f"run under the shim: rc {shim.returncode}, {secs:.1f} s")
     for line in [x for x in shim.stderr.splitlines() if "[ilmap-shim]" in x][-10:]:
         say("  stderr|", line)

@@ -39,7 +39,7 @@ MODES = {
     "frames": ("ILMAP_SHIM_METHODS", {"ILMAP_SHIM_OBSERVE": "IlmapField.*::*"}),
 }
 
-def mode_env(env, shim, mode, selection, report=None, preload=None):
+def mode_env(env, shim, mode, selection, report=None, preload=None, target=None):
     """env plus the shim loaded in mode ("none": loaded, nothing selected)."""
     settings = {}
     if mode != "none":
@@ -48,4 +48,4 @@ def mode_env(env, shim, mode, selection, report=None, preload=None):
         settings.update(extra)
     if report:
         settings["ILMAP_SHIM_REPORT"] = report
-    return clr_common.profiler_env(env, CLSID, shim, preload or {}, **settings)
+    return clr_common.profiler_env(env, CLSID, shim, preload or {}, target, **settings)

@@ -144,9 +144,10 @@ def main():
     if code is not None:
         return code
     started = time.monotonic()
-    program = ["dotnet", dll, "--iterations", str(args.iterations)]
+    t = args.target
+    program = t.argv(dll, "--iterations", str(args.iterations))
 
-    plain, secs = run(program, env, timeout=300)
+    plain, secs = run(program, env, timeout=t.timeout(300))
     say(f"plain run: rc {plain.returncode}, {secs:.1f} s, {len(plain.stdout)} bytes of output")
     for line in plain.stderr.splitlines():
         if line.startswith(("throughput:", "first iteration:")):
@@ -167,13 +168,13 @@ def main():
         report = os.path.join(args.work, f"report-{mode}.jsonl")
         if os.path.exists(report):
             os.remove(report)
-        e = fc.mode_env(env, args.profiler, mode, selection, report)
+        e = fc.mode_env(env, args.profiler, mode, selection, report, target=t)
         if mode == "frames":
-            e["ILMAP_SHIM_FRAMES"] = os.path.join(args.work, "frames.txt")
+            e["ILMAP_SHIM_FRAMES"] = t.path(os.path.join(args.work, "frames.txt"))
         try:
             iterations = args.late_iterations if mode == "late" else args.iterations
             extra = ["--wait-rejits"] if mode == "late" else []
-            proc, secs = run(program[:-1] + [str(iterations)] + extra, e, timeout=600)
+            proc, secs = run(program[:-1] + [str(iterations)] + extra, e, timeout=t.timeout(600))
         except Exception as ex:  # a hang: TimeoutExpired
             failures.append(f"{mode}: {ex}")
             table.append((mode, "timeout"))
