@@ -112,10 +112,12 @@ ensure_fuzzer() {
 
 # Windows x86-64: a MinGW-w64 cross build (cross/x86_64-w64-mingw32.ini)
 # of the library, the ilmap tool, the tests, the benches and the shim,
-# warnings as errors, and every test that needs no .NET runtime run under
-# wine (the rest are not registered when building for Windows). The wine
-# prefix lives in the build directory and is created without a display
-# (no Mono/Gecko installers: mscoree and mshtml are disabled).
+# warnings as errors, every test run under wine: the clr and field suites
+# inside the real win-x64 .NET runtime (the programs published for it; the
+# runner gives them the wine settings the runtime needs, doc/shim.md#targets).
+# The wine prefix lives in the build directory and is created without a
+# display (no Mono/Gecko installers: mscoree and mshtml are disabled for
+# the native tests; the .NET runs get mscoree back).
 job_windows() {
     local missing=()
     command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
@@ -209,9 +211,11 @@ job_test() {
 }
 
 # Linux cross targets (cross/*.ini), every test run under qemu-user:
-# i686 (32-bit), aarch64 (the NEON kernels), s390x (big-endian). Of the
-# clr suite only the shim's own tests run (no .NET runtime under qemu);
-# the field suite is not built, the packaging test skips (77).
+# i686 (32-bit), aarch64 (the NEON kernels), s390x (big-endian). On
+# aarch64 the clr and field suites run inside the real linux-arm64 .NET
+# runtime under qemu (doc/shim.md#targets); .NET ships no runtime for
+# i686 or s390x Linux, so there only the shim's own tests run. The
+# packaging test skips (77).
 # Randomized tests run fewer iterations (test/meson.build).
 job_cross() {
     local missing=() arch triple
