@@ -75,7 +75,7 @@ static void on_initialized(void *ctx, shim_profiler *p, const shim_init_note *n)
         return;
     }
     report_runtime(r, p);
-    if (p->elt_enabled)
+    if (p->elt_enabled || p->elt.setup == SHIM_ELT_SETUP_NO_STUBS)
         shim_check_elt_setup(&p->elt, r);
     if (p->elt.args)
         shim_report_event(r, "args_setup",

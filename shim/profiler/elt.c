@@ -214,6 +214,12 @@ static UINT_PTR CLR_STDCALL map_function(FunctionID function, void *client_data,
 
 /* ---- Set-up ------------------------------------------------------------ */
 
+int shim_elt_stubs_available(void)
+{
+    shim_elt_hooks hooks;
+    return shim_elt_hooks_get(&hooks);
+}
+
 int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
 {
     if (!e || !info) {

@@ -82,6 +82,12 @@ enum shim_elt_setup {
  * shim_elt_start (doc/profiling-abi.md#elt-abi). args: argument mode. */
 DWORD shim_elt_event_mask(int args);
 
+/* Whether this ABI has fast-path hook stubs (platform/elt_hooks.h). Ask
+ * before the event mask: without stubs the hooks are refused, and the
+ * mask must not ask the runtime for enter/leave monitoring (it would JIT
+ * every method, ReadyToRun code included, for hooks that never come). */
+int shim_elt_stubs_available(void);
+
 /*
  * In Initialize, after SetEventMask: creates the mapper for max_functions
  * (0: SHIM_ELT_DEFAULT_FUNCTIONS) and the counters, sets the hooks and

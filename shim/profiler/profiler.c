@@ -283,6 +283,15 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
         shim_log("ILMAP_SHIM_ARGS is set: ILMAP_SHIM_ELT ignored (one kind of hook per process)");
         p->elt_enabled = 0;
     }
+    /* A mode the shim refuses leaves the runtime as it was: without this
+     * ABI's fast-path stubs, no enter/leave monitoring at all. */
+    if (p->elt_enabled && !shim_elt_stubs_available()) {
+        shim_log("ELT: no fast-path hook stubs for this platform; ILMAP_SHIM_ELT refused, "
+                 "the runtime's settings left as they were (the slow path would corrupt "
+                 "vector arguments)");
+        p->elt.setup = SHIM_ELT_SETUP_NO_STUBS;
+        p->elt_enabled = 0;
+    }
     if (p->elt_enabled || p->args_enabled)
         mask |= shim_elt_event_mask(p->args_enabled);
     /* Argument and static-field reports learn at ClassLoadFinished what
