@@ -13,11 +13,22 @@
  * enables it, FXSAVE otherwise), call shim_elt_count() with the ID, and
  * restore everything.
  *
- * Available today: x86-64 System V (Linux, where the JIT passes the enter
- * hook's ID in r14 and the leave/tailcall hooks' in rdi). Elsewhere
- * shim_elt_hooks() answers 0 and the shim runs without enter/leave hooks
- * (it says so): a hook that could corrupt the application is worse than
- * none.
+ * Each ABI's stubs keep what the JIT counts on for that ABI (the .S says
+ * what, from dotnet/runtime's kill sets for the profiler hooks) and call
+ * shim_elt_count() with the ID:
+ *   x86-64 System V (Linux): the enter hook's ID in r14, the leave and
+ *     tailcall hooks' in rdi; every scratch register and the whole
+ *     extended state saved (elt_hooks_x86_64_sysv.S);
+ *   Windows x64: the ID in rcx; the JIT homes the arguments around the
+ *     enter hook, leave and tailcall keep rax and xmm0 (elt_hooks_win64.S);
+ *   Windows x86: the ID on the stack, __stdcall; every register kept,
+ *     x87 and SSE state by FXSAVE (elt_hooks_win32.S);
+ *   arm64 (Linux): the ID in x10; x0-x8 and q0-q7 kept (elt_hooks_arm64.S).
+ * test/clr/test-elt-stubs.c (and test-shim-unit.c for System V) holds each
+ * to its contract register by register. Elsewhere shim_elt_hooks_get()
+ * answers 0 and the shim refuses enter/leave hooks before it sets its
+ * event mask (it says so): a hook that could corrupt the application is
+ * worse than none.
  */
 #ifndef SHIM_PLATFORM_ELT_HOOKS_H
 #define SHIM_PLATFORM_ELT_HOOKS_H
