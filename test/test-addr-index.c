@@ -222,7 +222,7 @@ static int alloc_hook(size_t size)
 static void free_retired(vt_txn *tx)
 {
     size_t n = 0;
-    retire_item *items = txn_take_retired(tx, &n);
+    retire_item *items = vt_txn_take_retired(tx, &n);
     for (size_t i = 0; i < n; i++)
         free(items[i].ptr);
     free(items);
@@ -283,10 +283,10 @@ static void test_index(uint64_t seed, uint32_t transactions)
 
     nranges = 0;
     memset(ranges, 0, sizeof ranges);
-    txn_test_alloc = alloc_hook;
+    vt_txn_test_alloc = alloc_hook;
     for (uint32_t t = 1; t <= transactions; t++) {
         vt_txn tx;
-        txn_init(&tx, t);
+        vt_txn_init(&tx, t);
         ax_root draft = root;
         /* model changes of this transaction, undone if it fails */
         uint32_t added[8], dropped[8], nadded = 0, ndropped = 0;
@@ -344,14 +344,14 @@ static void test_index(uint64_t seed, uint32_t transactions)
                 fprintf(stderr, "transaction %" PRIu32 ": status %d\n", t, (int)st);
             CHECK(st == ILMAP_E_NOMEM || (AX_LEAF_MAX <= 1000u && st == ILMAP_E_LIMIT));
             abandoned++;
-            txn_abort(&tx);
+            vt_txn_abort(&tx);
             for (uint32_t i = 0; i < nadded; i++)
                 ranges[added[i]].live = 0;
             for (uint32_t i = 0; i < ndropped; i++)
                 ranges[dropped[i]].live = 1;
             /* the published root is untouched */
         } else {
-            txn_settle(&tx);
+            vt_txn_settle(&tx);
             free_retired(&tx);
             root = draft;
         }
@@ -360,7 +360,7 @@ static void test_index(uint64_t seed, uint32_t transactions)
             break;
         }
     }
-    txn_test_alloc = NULL;
+    vt_txn_test_alloc = NULL;
     printf("index: %" PRIu32 " transactions, %" PRIu32 " inserts, %" PRIu32
            " removes, %" PRIu32 " abandoned (an allocation made to fail, a page full)\n",
            transactions, inserts, removes, abandoned);
@@ -382,7 +382,7 @@ static void test_leaf_limit(void)
 
     nranges = 0;
     memset(ranges, 0, sizeof ranges);
-    txn_init(&tx, 1);
+    vt_txn_init(&tx, 1);
     for (uint32_t i = 0; i <= AX_LEAF_MAX && st == ILMAP_OK; i++) {
         ranges[i].start = base + 3u * i;
         ranges[i].size = 2;
@@ -409,7 +409,7 @@ static void test_leaf_limit(void)
     ranges[5].live = 1;
     prng rng = prng_init(7);
     CHECK(check_index(root, &rng, 0));
-    txn_settle(&tx);
+    vt_txn_settle(&tx);
     free_retired(&tx);
     ax_destroy(root);
 }

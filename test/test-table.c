@@ -429,7 +429,7 @@ static void transaction(world *w, uint32_t max_ops, unsigned insert_pct, unsigne
     uint32_t ops = 1 + prng_below(&w->rng, max_ops);
     int ok = 1;
 
-    txn_init(&tx, ++w->gen);
+    vt_txn_init(&tx, ++w->gen);
     /* One transaction in 16 runs out of memory somewhere. */
     if (prng_below(&w->rng, 16) == 0)
         fail_countdown = prng_below(&w->rng, 4 * ops + 4);
@@ -439,7 +439,7 @@ static void transaction(world *w, uint32_t max_ops, unsigned insert_pct, unsigne
 
     int abort = !ok || prng_below(&w->rng, 8) == 0;
     if (abort) {
-        txn_abort(&tx);
+        vt_txn_abort(&tx);
         model_undo(&w->m);
     } else {
         rows r = model_rows(&w->m);
@@ -447,10 +447,10 @@ static void transaction(world *w, uint32_t max_ops, unsigned insert_pct, unsigne
         check_table(draft, &r, tx.gen, (int64_t)tx.nfresh, 1, &w->rng);
         free(r.words);
         w->m.nundo = 0;
-        txn_settle(&tx);
+        vt_txn_settle(&tx);
 
         batch b = { NULL, 0, w->number };
-        b.items = txn_take_retired(&tx, &b.count);
+        b.items = vt_txn_take_retired(&tx, &b.count);
         if (w->nbatches == w->batch_cap) {
             w->batch_cap = w->batch_cap ? 2 * w->batch_cap : 16;
             w->batches = realloc(w->batches, w->batch_cap * sizeof *w->batches);
@@ -577,12 +577,12 @@ static void insert_cost(vt_shape s, uint64_t seed, uint32_t n)
     while (w.m.count < n) {
         vt_txn tx;
         vt_top *draft = w.published;
-        txn_init(&tx, ++w.gen);
+        vt_txn_init(&tx, ++w.gen);
         for (uint32_t i = 0; i < 4096 && w.m.count < n; i++)
             random_op(&w, &tx, &draft, 100, 0);
-        txn_settle(&tx);
+        vt_txn_settle(&tx);
         batch b = { NULL, 0, w.number++ };
-        b.items = txn_take_retired(&tx, &b.count);
+        b.items = vt_txn_take_retired(&tx, &b.count);
         for (size_t i = 0; i < b.count; i++)
             free(b.items[i].ptr);
         free(b.items);
@@ -595,7 +595,7 @@ static void insert_cost(vt_shape s, uint64_t seed, uint32_t n)
     for (uint32_t k = 0; k < inserts; k++) {
         vt_txn tx;
         vt_top *draft = w.published;
-        txn_init(&tx, ++w.gen);
+        vt_txn_init(&tx, ++w.gen);
         alloc_bytes = 0;
         random_op(&w, &tx, &draft, 100, 0);
         uint64_t bytes = alloc_bytes;
@@ -604,7 +604,7 @@ static void insert_cost(vt_shape s, uint64_t seed, uint32_t n)
         CHECK(bytes <= bound);
         total += bytes;
         worst = bytes > worst ? bytes : worst;
-        txn_abort(&tx);
+        vt_txn_abort(&tx);
         model_undo(&w.m);
     }
     uint32_t height = w.published->head.height;
@@ -625,7 +625,7 @@ int main(int argc, char **argv)
     const int small_nodes = VT_LEAF_CAP < 64;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    txn_test_alloc = alloc_hook;
+    vt_txn_test_alloc = alloc_hook;
     printf("leaf %u records, fanout %u, depth at most %u\n", VT_LEAF_CAP, VT_FANOUT,
            VT_MAX_DEPTH);
     /* Lighter where every instruction is slow (qemu, wine, sanitizers:

@@ -38,7 +38,7 @@ static void leaf_index(ax_leaf *leaf)
 
 static ax_leaf *leaf_new(vt_txn *tx, uint32_t count)
 {
-    ax_leaf *leaf = txn_alloc(tx, leaf_bytes(count));
+    ax_leaf *leaf = vt_txn_alloc(tx, leaf_bytes(count));
     if (leaf) {
         leaf->gen = tx->gen;
         leaf->count = count;
@@ -49,7 +49,7 @@ static ax_leaf *leaf_new(vt_txn *tx, uint32_t count)
 
 static ax_node *node_new(vt_txn *tx)
 {
-    ax_node *n = txn_alloc(tx, sizeof *n);
+    ax_node *n = vt_txn_alloc(tx, sizeof *n);
     if (n) {
         memset(n, 0, sizeof *n);
         n->gen = tx->gen;
@@ -62,10 +62,10 @@ static ax_node *node_new(vt_txn *tx)
 static ilmap_status drop(vt_txn *tx, void *block, uint64_t gen)
 {
     if (gen == tx->gen) {
-        txn_discard(tx, block);
+        vt_txn_discard(tx, block);
         return ILMAP_OK;
     }
-    return txn_retire(tx, block, RETIRE_MEMORY);
+    return vt_txn_retire(tx, block, RETIRE_MEMORY);
 }
 
 /* Makes *slot a fresh node (a copy if it was published). */
@@ -74,13 +74,13 @@ static ilmap_status own_node(vt_txn *tx, ax_node **slot)
     ax_node *n = *slot;
     if (n->gen == tx->gen)
         return ILMAP_OK;
-    ax_node *copy = txn_alloc(tx, sizeof *copy);
+    ax_node *copy = vt_txn_alloc(tx, sizeof *copy);
     if (!copy)
         return ILMAP_E_NOMEM;
     memcpy(copy, n, sizeof *copy);
     copy->gen = tx->gen;
     *slot = copy;
-    return txn_retire(tx, n, RETIRE_MEMORY);
+    return vt_txn_retire(tx, n, RETIRE_MEMORY);
 }
 
 static int covers(uint32_t height, uint64_t key)
@@ -223,10 +223,10 @@ static void prune(vt_txn *tx, ax_root *root, uint64_t key, ax_node *path[8])
         uint32_t shift = (root->height - level) * AX_LEVEL_BITS;
         path[level - 1]->child[(key >> shift) & LEVEL_MASK] = NULL;
         path[level - 1]->used--;
-        txn_discard(tx, path[level]);
+        vt_txn_discard(tx, path[level]);
     }
     if (path[0]->used == 0) {
-        txn_discard(tx, path[0]);
+        vt_txn_discard(tx, path[0]);
         root->node = NULL;
         root->height = 0;
     }

@@ -148,7 +148,7 @@ static const ilmap *method_map(const ilmap_store_snapshot *v, uint64_t module,
 {
     const uint64_t key[2] = { module, method_def };
     const uint64_t *m = find(v, T_METHODS, key);
-    return m ? map_of(m[2]) : NULL;
+    return m ? map_of(m[METHOD_MAP]) : NULL;
 }
 
 ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapshot,
@@ -166,14 +166,14 @@ ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapsho
     if (!ver)
         return ILMAP_E_NOT_FOUND;
     if (rejit_id != 0) {
-        *map = map_of(ver[2]);
+        *map = map_of(ver[VER_MAP]);
         return ILMAP_OK;
     }
     /* The original version has no map of its own: the method's applies. */
     const uint64_t fkey[1] = { function_id };
     const uint64_t *fn = find(snapshot, T_FUNCTIONS, fkey);
     if (fn)
-        *map = method_map(snapshot, fn[1], fn[2]);
+        *map = method_map(snapshot, fn[FUNC_MODULE], fn[FUNC_METHOD_DEF]);
     return ILMAP_OK;
 }
 
@@ -204,9 +204,9 @@ ilmap_status ilmap_store_snapshot_get_function(const ilmap_store_snapshot *snaps
     const uint64_t *fn = find(snapshot, T_FUNCTIONS, key);
     if (!fn)
         return ILMAP_E_NOT_FOUND;
-    out->module_id = (ilmap_module_id)fn[1];
-    out->method_def = (uint32_t)fn[2];
-    out->current_rejit_id = (ilmap_rejit_id)fn[3];
+    out->module_id = (ilmap_module_id)fn[FUNC_MODULE];
+    out->method_def = (uint32_t)fn[FUNC_METHOD_DEF];
+    out->current_rejit_id = (ilmap_rejit_id)fn[FUNC_CURRENT];
     return ILMAP_OK;
 }
 
@@ -244,7 +244,7 @@ ilmap_status ilmap_store_snapshot_list_versions(const ilmap_store_snapshot *snap
     if (!find(snapshot, T_FUNCTIONS, key))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[2] = { function_id, 0 };
-    return list_prefix(snapshot, T_VERSIONS, from, 1, 1, cap, total, out);
+    return list_prefix(snapshot, T_VERSIONS, from, VER_REJIT, VER_REJIT, cap, total, out);
 }
 
 ilmap_status ilmap_store_snapshot_list_bodies(const ilmap_store_snapshot *snapshot,
@@ -262,7 +262,7 @@ ilmap_status ilmap_store_snapshot_list_bodies(const ilmap_store_snapshot *snapsh
     if (!find(snapshot, T_VERSIONS, vkey))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[3] = { function_id, rejit_id, 0 };
-    return list_prefix(snapshot, T_BODIES, from, 2, 2, cap, total, out);
+    return list_prefix(snapshot, T_BODIES, from, BODY_START, BODY_START, cap, total, out);
 }
 
 ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot, uintptr_t address,

@@ -14,7 +14,7 @@ static const struct store_pdbref *module_pdb(const ilmap_store_snapshot *v, ilma
 {
     const uint64_t key[1] = { module };
     const uint64_t *r = vt_find(store_shapes[T_MODULES], v->tables[T_MODULES], key);
-    return r ? ptr_of_word(r[1]) : NULL;
+    return r ? ptr_of_word(r[MOD_PDB]) : NULL;
 }
 
 static void clear(ilmap_store_location *location, ilmap_store_source *source)

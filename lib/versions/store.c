@@ -99,20 +99,20 @@ void ilmap_store_free(ilmap_store *store)
 
     for (const uint64_t *r = vt_seek(sh[T_BODIES], snap->tables[T_BODIES], zero, &cur); r;
          r = vt_next(sh[T_BODIES], &cur)) {
-        struct store_body *body = ptr_of_word(r[3]);
+        struct store_body *body = ptr_of_word(r[BODY_PTR]);
         teardown_unref(body->il);
         retire_item item = { body, RETIRE_BODY };
         release_item(store, &item);
     }
     for (const uint64_t *r = vt_seek(sh[T_METHODS], snap->tables[T_METHODS], zero, &cur); r;
          r = vt_next(sh[T_METHODS], &cur))
-        teardown_unref(ptr_of_word(r[2]));
+        teardown_unref(ptr_of_word(r[METHOD_MAP]));
     for (const uint64_t *r = vt_seek(sh[T_VERSIONS], snap->tables[T_VERSIONS], zero, &cur); r;
          r = vt_next(sh[T_VERSIONS], &cur))
-        teardown_unref(ptr_of_word(r[2]));
+        teardown_unref(ptr_of_word(r[VER_MAP]));
     for (const uint64_t *r = vt_seek(sh[T_MODULES], snap->tables[T_MODULES], zero, &cur); r;
          r = vt_next(sh[T_MODULES], &cur)) {
-        retire_item item = { ptr_of_word(r[1]), RETIRE_PDB };
+        retire_item item = { ptr_of_word(r[MOD_PDB]), RETIRE_PDB };
         release_item(store, &item);
     }
     for (int t = 0; t < T_COUNT; t++)
@@ -128,7 +128,7 @@ void ilmap_store_free(ilmap_store *store)
 
 /* ---- Transactions ---------------------------------------------------- */
 
-typedef struct store_txn {
+typedef struct store_draft {
     ilmap_store *store;
     const struct ilmap_store_snapshot *base; /* the snapshot this change starts from */
     struct ilmap_store_snapshot draft;       /* its tables, copied on write */
@@ -140,22 +140,22 @@ typedef struct store_txn {
     struct store_mapref *gains;
     struct store_mapref **losses;
     size_t nlosses, losses_cap;
-} store_txn;
+} store_draft;
 
-static void txn_begin(ilmap_store *s, store_txn *t)
+static void draft_begin(ilmap_store *s, store_draft *t)
 {
     t->store = s;
     t->base = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed); /* writers own it */
     t->draft = *t->base;
-    txn_init(&t->vt, ++s->next_gen);
+    vt_txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
     t->losses = NULL;
     t->nlosses = t->losses_cap = 0;
 }
 
 /* Notes that the change drops one reference to mr (NULL: none). The list
- * grows here, before the point of no return; txn_commit() applies it. */
-static ilmap_status txn_lose(store_txn *t, struct store_mapref *mr)
+ * grows here, before the point of no return; draft_commit() applies it. */
+static ilmap_status draft_lose(store_draft *t, struct store_mapref *mr)
 {
     if (!mr)
         return ILMAP_OK;
@@ -173,40 +173,40 @@ static ilmap_status txn_lose(store_txn *t, struct store_mapref *mr)
     return ILMAP_OK;
 }
 
-static void txn_forget_losses(store_txn *t)
+static void draft_forget_losses(store_draft *t)
 {
     free(t->losses);
     t->losses = NULL;
     t->nlosses = t->losses_cap = 0;
 }
 
-static ilmap_status txn_fail(store_txn *t, ilmap_status st)
+static ilmap_status draft_fail(store_draft *t, ilmap_status st)
 {
-    txn_abort(&t->vt);
-    txn_forget_losses(t);
+    vt_txn_abort(&t->vt);
+    draft_forget_losses(t);
     return st;
 }
 
 /* Publishes the draft. On failure nothing changed (the transaction is
  * aborted); after the swap nothing can fail. */
-static ilmap_status txn_commit(store_txn *t)
+static ilmap_status draft_commit(store_draft *t)
 {
     ilmap_store *s = t->store;
 
     if (memcmp(t->draft.tables, t->base->tables, sizeof t->draft.tables) == 0 &&
         t->draft.code.node == t->base->code.node && !t->gains && t->nlosses == 0)
-        return txn_fail(t, ILMAP_OK);
+        return draft_fail(t, ILMAP_OK);
 
     /* Room for the old snapshot and every map that may lose its last
      * reference (at most one per reference lost). */
-    if (t->nlosses > SIZE_MAX - 1 || txn_reserve(&t->vt, 1 + t->nlosses) != ILMAP_OK)
-        return txn_fail(t, ILMAP_E_NOMEM);
+    if (t->nlosses > SIZE_MAX - 1 || vt_txn_reserve(&t->vt, 1 + t->nlosses) != ILMAP_OK)
+        return draft_fail(t, ILMAP_E_NOMEM);
     retire_batch *batch = malloc(sizeof *batch);
     struct ilmap_store_snapshot *snap = malloc(sizeof *snap);
     if (!batch || !snap) {
         free(batch);
         free(snap);
-        return txn_fail(t, ILMAP_E_NOMEM);
+        return draft_fail(t, ILMAP_E_NOMEM);
     }
     *snap = t->draft;
     snap->generation = t->base->generation + 1;
@@ -214,51 +214,51 @@ static ilmap_status txn_commit(store_txn *t)
     /* seq_cst: ordered before the epoch increment in epoch_retire(). */
     ilmap_atomic_exchange_ptr(&s->current, snap, ilmap_mo_seq_cst);
 
-    (void)txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
+    (void)vt_txn_retire(&t->vt, (void *)t->base, RETIRE_MEMORY); /* reserved */
     /* Gains first: a map gained and lost in one change stays counted. */
     if (t->gains)
         t->gains->refs++;
     for (size_t i = 0; i < t->nlosses; i++) {
         if (--t->losses[i]->refs == 0)
-            (void)txn_retire(&t->vt, t->losses[i], RETIRE_MAPREF); /* reserved */
+            (void)vt_txn_retire(&t->vt, t->losses[i], RETIRE_MAPREF); /* reserved */
     }
-    txn_forget_losses(t);
-    txn_settle(&t->vt);
-    batch->items = txn_take_retired(&t->vt, &batch->count);
+    draft_forget_losses(t);
+    vt_txn_settle(&t->vt);
+    batch->items = vt_txn_take_retired(&t->vt, &batch->count);
     epoch_retire(&s->epoch, batch);
     epoch_reclaim(&s->epoch, 0);
     return ILMAP_OK;
 }
 
-static const uint64_t *find(const store_txn *t, enum store_table table, const uint64_t *key)
+static const uint64_t *find(const store_draft *t, enum store_table table, const uint64_t *key)
 {
     return vt_find(store_shapes[table], t->draft.tables[table], key);
 }
 
-static ilmap_status insert(store_txn *t, enum store_table table, const uint64_t *rec)
+static ilmap_status insert(store_draft *t, enum store_table table, const uint64_t *rec)
 {
     return vt_insert(&t->vt, store_shapes[table], &t->draft.tables[table], rec);
 }
 
-static ilmap_status replace(store_txn *t, enum store_table table, const uint64_t *rec)
+static ilmap_status replace(store_draft *t, enum store_table table, const uint64_t *rec)
 {
     return vt_replace(&t->vt, store_shapes[table], &t->draft.tables[table], rec);
 }
 
-static ilmap_status erase(store_txn *t, enum store_table table, const uint64_t *key)
+static ilmap_status erase(store_draft *t, enum store_table table, const uint64_t *key)
 {
     return vt_remove(&t->vt, store_shapes[table], &t->draft.tables[table], key);
 }
 
 /* A new reference-counted wrapper for map (fresh: freed by an abort, the
  * map itself is not), or NULL for "no map" (NULL or empty). */
-static ilmap_status wrap_map(store_txn *t, ilmap *map, struct store_mapref **out)
+static ilmap_status wrap_map(store_draft *t, ilmap *map, struct store_mapref **out)
 {
     *out = NULL;
     if (!map || ilmap_get_count(map) == 0)
         return ILMAP_OK;
 
-    struct store_mapref *mr = txn_alloc(&t->vt, sizeof *mr);
+    struct store_mapref *mr = vt_txn_alloc(&t->vt, sizeof *mr);
     if (!mr)
         return ILMAP_E_NOMEM;
     mr->map = map;
@@ -272,32 +272,33 @@ static ilmap_status wrap_map(store_txn *t, ilmap *map, struct store_mapref **out
 static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, uint32_t method_def,
                                       ilmap *map)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t key[2] = { module, method_def };
     const uint64_t *rec = find(&t, T_METHODS, key);
-    struct store_mapref *old = rec ? ptr_of_word(rec[2]) : NULL;
+    struct store_mapref *old = rec ? ptr_of_word(rec[METHOD_MAP]) : NULL;
 
     if (old && old->map == map) /* handed over again: it is ours already */
-        return txn_fail(&t, ILMAP_OK);
+        return draft_fail(&t, ILMAP_OK);
 
     struct store_mapref *mr;
     ilmap_status st = wrap_map(&t, map, &mr);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
+        return draft_fail(&t, st);
 
     if (mr) {
-        const uint64_t next[3] = { module, method_def, word_of_ptr(mr) };
+        const uint64_t next[METHOD_WORDS] = { [METHOD_MODULE] = module, [METHOD_DEF] = method_def,
+                                             [METHOD_MAP] = word_of_ptr(mr) };
         st = old ? replace(&t, T_METHODS, next) : insert(&t, T_METHODS, next);
     } else if (old) {
         st = erase(&t, T_METHODS, key); /* an empty map clears (doc/il-maps.md#empty-map) */
     }
     if (st == ILMAP_OK)
-        st = txn_lose(&t, old);
+        st = draft_lose(&t, old);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    st = txn_commit(&t);
+        return draft_fail(&t, st);
+    st = draft_commit(&t);
     if (st == ILMAP_OK && !mr)
         ilmap_free(map); /* an empty map handed over: ours, and not kept */
     return st;
@@ -326,7 +327,8 @@ ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
                                                                   ilmap_mo_relaxed);
     const uint64_t key[1] = { function_id };
     const uint64_t *fn = vt_find(store_shapes[T_FUNCTIONS], cur->tables[T_FUNCTIONS], key);
-    ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[1], (uint32_t)fn[2], map)
+    ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[FUNC_MODULE],
+                                             (uint32_t)fn[FUNC_METHOD_DEF], map)
                          : ILMAP_E_NOT_FOUND;
     ilmap_mutex_unlock(&store->lock);
     return st;
@@ -335,23 +337,27 @@ ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
 static ilmap_status add_function_locked(ilmap_store *s, ilmap_function_id fid,
                                         ilmap_module_id module, uint32_t method_def)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t key[1] = { fid };
     const uint64_t *fn = find(&t, T_FUNCTIONS, key);
     if (fn)
-        return txn_fail(&t, fn[1] == module && fn[2] == method_def ? ILMAP_OK : ILMAP_E_EXISTS);
+        return draft_fail(&t, fn[FUNC_MODULE] == module && fn[FUNC_METHOD_DEF] == method_def
+                                 ? ILMAP_OK
+                                 : ILMAP_E_EXISTS);
 
-    const uint64_t function[4] = { fid, module, method_def, 0 };
-    const uint64_t instance[3] = { module, method_def, fid };
-    const uint64_t original[3] = { fid, 0, 0 };
+    const uint64_t function[FUNC_WORDS] = { [FUNC_ID] = fid, [FUNC_MODULE] = module,
+                                            [FUNC_METHOD_DEF] = method_def, [FUNC_CURRENT] = 0 };
+    const uint64_t instance[INST_WORDS] = { [INST_MODULE] = module, [INST_METHOD_DEF] = method_def,
+                                            [INST_FUNC] = fid };
+    const uint64_t original[VER_WORDS] = { [VER_FUNC] = fid, [VER_REJIT] = 0, [VER_MAP] = 0 };
     ilmap_status st = insert(&t, T_FUNCTIONS, function);
     if (st == ILMAP_OK)
         st = insert(&t, T_METHOD_FUNCS, instance);
     if (st == ILMAP_OK)
         st = insert(&t, T_VERSIONS, original);
-    return st == ILMAP_OK ? txn_commit(&t) : txn_fail(&t, st);
+    return st == ILMAP_OK ? draft_commit(&t) : draft_fail(&t, st);
 }
 
 ilmap_status ilmap_store_add_function(ilmap_store *store, ilmap_function_id function_id,
@@ -369,29 +375,32 @@ ilmap_status ilmap_store_add_function(ilmap_store *store, ilmap_function_id func
 static ilmap_status add_version_locked(ilmap_store *s, ilmap_function_id fid,
                                        ilmap_rejit_id rejit, ilmap *map, unsigned flags)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t fkey[1] = { fid };
     const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
     if (!fn)
-        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+        return draft_fail(&t, ILMAP_E_NOT_FOUND);
     const uint64_t vkey[2] = { fid, rejit };
     if (find(&t, T_VERSIONS, vkey))
-        return txn_fail(&t, ILMAP_E_EXISTS);
+        return draft_fail(&t, ILMAP_E_EXISTS);
 
-    uint64_t function[4] = { fn[0], fn[1], fn[2], rejit };
+    uint64_t function[FUNC_WORDS];
+    memcpy(function, fn, sizeof function);
+    function[FUNC_CURRENT] = rejit;
     struct store_mapref *mr;
     ilmap_status st = wrap_map(&t, map, &mr);
     if (st == ILMAP_OK) {
-        const uint64_t version[3] = { fid, rejit, word_of_ptr(mr) };
+        const uint64_t version[VER_WORDS] = { [VER_FUNC] = fid, [VER_REJIT] = rejit,
+                                               [VER_MAP] = word_of_ptr(mr) };
         st = insert(&t, T_VERSIONS, version);
     }
     if (st == ILMAP_OK && (flags & ILMAP_VERSION_CURRENT))
         st = replace(&t, T_FUNCTIONS, function);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    st = txn_commit(&t);
+        return draft_fail(&t, st);
+    st = draft_commit(&t);
     if (st == ILMAP_OK && !mr)
         ilmap_free(map); /* an empty map: ours, and the version has none */
     return st;
@@ -411,20 +420,22 @@ ilmap_status ilmap_store_add_version(ilmap_store *store, ilmap_function_id funct
 
 static ilmap_status set_current_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
     const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
     if (!fn || !find(&t, T_VERSIONS, vkey))
-        return txn_fail(&t, ILMAP_E_NOT_FOUND);
-    if (fn[3] == rejit)
-        return txn_fail(&t, ILMAP_OK);
+        return draft_fail(&t, ILMAP_E_NOT_FOUND);
+    if (fn[FUNC_CURRENT] == rejit)
+        return draft_fail(&t, ILMAP_OK);
 
-    const uint64_t function[4] = { fn[0], fn[1], fn[2], rejit };
+    uint64_t function[FUNC_WORDS];
+    memcpy(function, fn, sizeof function);
+    function[FUNC_CURRENT] = rejit;
     ilmap_status st = replace(&t, T_FUNCTIONS, function);
-    return st == ILMAP_OK ? txn_commit(&t) : txn_fail(&t, st);
+    return st == ILMAP_OK ? draft_commit(&t) : draft_fail(&t, st);
 }
 
 ilmap_status ilmap_store_set_current(ilmap_store *store, ilmap_function_id function_id,
@@ -442,8 +453,8 @@ ilmap_status ilmap_store_set_current(ilmap_store *store, ilmap_function_id funct
 static ilmap_status revert_locked(ilmap_store *s, ilmap_module_id module, uint32_t method_def,
                                   size_t *reverted)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const vt_shape sh = store_shapes[T_METHOD_FUNCS];
     const uint64_t from[3] = { module, method_def, 0 };
@@ -454,18 +465,21 @@ static ilmap_status revert_locked(ilmap_store *s, ilmap_module_id module, uint32
     /* The instances table is only read here, so its cursor stays valid
      * while FUNCTIONS is copied on write. */
     for (const uint64_t *r = vt_seek(sh, t.draft.tables[T_METHOD_FUNCS], from, &cur);
-         r && r[0] == module && r[1] == method_def; r = vt_next(sh, &cur)) {
-        const uint64_t fkey[1] = { r[2] };
+         r && r[INST_MODULE] == module && r[INST_METHOD_DEF] == method_def;
+         r = vt_next(sh, &cur)) {
+        const uint64_t fkey[1] = { r[INST_FUNC] };
         const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
-        if (!fn || fn[3] == 0)
+        if (!fn || fn[FUNC_CURRENT] == 0)
             continue;
-        const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
+        uint64_t function[FUNC_WORDS];
+        memcpy(function, fn, sizeof function);
+        function[FUNC_CURRENT] = 0;
         st = replace(&t, T_FUNCTIONS, function);
         if (st != ILMAP_OK)
-            return txn_fail(&t, st);
+            return draft_fail(&t, st);
         changed++;
     }
-    st = txn_commit(&t);
+    st = draft_commit(&t);
     if (st == ILMAP_OK)
         *reverted = changed;
     return st;
@@ -535,14 +549,16 @@ static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
 
 /* Makes a body (fresh, filled in) reachable: its BODIES record and the
  * address index. The one place a body enters the tables. */
-static ilmap_status link_body(store_txn *t, const struct store_body *body)
+static ilmap_status link_body(store_draft *t, const struct store_body *body)
 {
     /* The index's prefetch hint: the lines a lookup reads, the first few
      * or the whole body if small. */
     size_t whole = (body->bytes + BH_LINE - 1u) / BH_LINE;
     uint32_t lines = (uint32_t)(whole < AX_MAX_LINES ? whole : AX_MAX_LINES);
-    const uint64_t entry[4] = { body->function_id, body->rejit_id, body->ranges[0].start,
-                                word_of_ptr(body) };
+    const uint64_t entry[BODY_WORDS] = { [BODY_FUNC] = body->function_id,
+                                         [BODY_REJIT] = body->rejit_id,
+                                         [BODY_START] = body->ranges[0].start,
+                                         [BODY_PTR] = word_of_ptr(body) };
     ilmap_status st = insert(t, T_BODIES, entry);
     for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
         st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
@@ -553,15 +569,17 @@ static ilmap_status link_body(store_txn *t, const struct store_body *body)
 /* Takes a published body out of the tables and retires it (with its
  * native map). The caller accounts for its IL map reference. The one
  * place a body leaves the tables. */
-static ilmap_status unlink_body(store_txn *t, struct store_body *body)
+static ilmap_status unlink_body(store_draft *t, struct store_body *body)
 {
-    const uint64_t entry[3] = { body->function_id, body->rejit_id, body->ranges[0].start };
+    const uint64_t entry[BODY_PTR] = { [BODY_FUNC] = body->function_id,
+                                       [BODY_REJIT] = body->rejit_id,
+                                       [BODY_START] = body->ranges[0].start };
     ilmap_status st = erase(t, T_BODIES, entry);
     for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
         st = ax_remove(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
                        range_ref(body, i));
     if (st == ILMAP_OK)
-        st = txn_retire(&t->vt, body, RETIRE_BODY);
+        st = vt_txn_retire(&t->vt, body, RETIRE_BODY);
     return st;
 }
 
@@ -569,30 +587,30 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
                                     const struct store_range *ranges, size_t n, uint32_t total,
                                     ilmap_native *map, unsigned flags)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
     const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
     const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
     if (!ver)
-        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+        return draft_fail(&t, ILMAP_E_NOT_FOUND);
 
     for (size_t i = 0; i < n; i++) {
         if (ax_overlaps(t.draft.code, ranges[i].start, ranges[i].size, range_bounds))
-            return txn_fail(&t, ILMAP_E_OVERLAP);
+            return draft_fail(&t, ILMAP_E_OVERLAP);
     }
 
     /* The IL map in force for this version now (doc/rejit.md#store-maps): the
      * method's for the original version, the version's own otherwise. */
     struct store_mapref *il;
     if (rejit == 0) {
-        const uint64_t mkey[2] = { fn[1], fn[2] };
+        const uint64_t mkey[2] = { fn[FUNC_MODULE], fn[FUNC_METHOD_DEF] };
         const uint64_t *m = find(&t, T_METHODS, mkey);
-        il = m ? ptr_of_word(m[2]) : NULL;
+        il = m ? ptr_of_word(m[METHOD_MAP]) : NULL;
     } else {
-        il = ptr_of_word(ver[2]);
+        il = ptr_of_word(ver[VER_MAP]);
     }
 
     /* The answers (answers.h), laid out behind the ranges. */
@@ -601,28 +619,28 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     ilmap_status st = answers_compose(map, il ? il->map : NULL, (flags & ILMAP_BODY_ORIGINAL_IL) != 0,
                                       total, &iv, &niv);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
+        return draft_fail(&t, st);
     /* The records start 16-byte aligned: none straddles a cache line. */
     size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
     size_t tail = answers_bytes(niv, total), bytes = 0;
     if (tail == SIZE_MAX || !size_add(head, tail, &bytes)) {
         free(iv);
-        return txn_fail(&t, ILMAP_E_LIMIT);
+        return draft_fail(&t, ILMAP_E_LIMIT);
     }
     /* From the bodies' heap (body_heap.h), not the transaction's blocks:
      * freed here on every failure below. */
     struct store_body *body = bh_alloc(&s->bodies, bytes);
     if (!body) {
         free(iv);
-        return txn_fail(&t, ILMAP_E_NOMEM);
+        return draft_fail(&t, ILMAP_E_NOMEM);
     }
     body->bytes = bytes;
     answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
     free(iv);
     body->function_id = fid;
     body->rejit_id = rejit;
-    body->module_id = (ilmap_module_id)fn[1];
-    body->method_def = (uint32_t)fn[2];
+    body->module_id = (ilmap_module_id)fn[FUNC_MODULE];
+    body->method_def = (uint32_t)fn[FUNC_METHOD_DEF];
     body->flags = flags;
     body->native = map;
     body->il = il;
@@ -634,10 +652,10 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     st = link_body(&t, body);
     if (st != ILMAP_OK) {
         bh_free(&s->bodies, body, bytes);
-        return txn_fail(&t, st);
+        return draft_fail(&t, st);
     }
     t.gains = il;
-    st = txn_commit(&t);
+    st = draft_commit(&t);
     if (st != ILMAP_OK) /* not published */
         bh_free(&s->bodies, body, bytes);
     return st;
@@ -665,21 +683,21 @@ ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function
 
 static ilmap_status remove_body_locked(ilmap_store *s, uintptr_t code_start)
 {
-    store_txn t;
+    store_draft t;
     uint32_t lines;
-    txn_begin(s, &t);
+    draft_begin(s, &t);
 
     struct store_body *body =
         (struct store_body *)(ax_candidate(t.draft.code, code_start, &lines) & ~AX_TAG_MASK);
     if (!body || body->ranges[0].start != code_start)
-        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+        return draft_fail(&t, ILMAP_E_NOT_FOUND);
 
     ilmap_status st = unlink_body(&t, body);
     if (st == ILMAP_OK)
-        st = txn_lose(&t, body->il);
+        st = draft_lose(&t, body->il);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    return txn_commit(&t);
+        return draft_fail(&t, st);
+    return draft_commit(&t);
 }
 
 ilmap_status ilmap_store_remove_body(ilmap_store *store, uintptr_t code_start)
@@ -741,7 +759,7 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
 
 /* Whether pdb is attached to a module other than `module` (an O(modules)
  * walk of the published table: writers only, and modules are few). */
-static int attached_elsewhere(const store_txn *t, const ilmap_pdb *pdb, ilmap_module_id module)
+static int attached_elsewhere(const store_draft *t, const ilmap_pdb *pdb, ilmap_module_id module)
 {
     const vt_shape sh = store_shapes[T_MODULES];
     const uint64_t zero[1] = { 0 };
@@ -749,8 +767,8 @@ static int attached_elsewhere(const store_txn *t, const ilmap_pdb *pdb, ilmap_mo
 
     for (const uint64_t *r = vt_seek(sh, t->draft.tables[T_MODULES], zero, &cur); r;
          r = vt_next(sh, &cur)) {
-        const struct store_pdbref *ref = ptr_of_word(r[1]);
-        if (ref->pdb == pdb && r[0] != module)
+        const struct store_pdbref *ref = ptr_of_word(r[MOD_PDB]);
+        if (ref->pdb == pdb && r[MOD_ID] != module)
             return 1;
     }
     return 0;
@@ -759,37 +777,37 @@ static int attached_elsewhere(const store_txn *t, const ilmap_pdb *pdb, ilmap_mo
 static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, ilmap_pdb *pdb,
                                       ilmap_release_fn release, void *context)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t key[1] = { module };
     const uint64_t *rec = find(&t, T_MODULES, key);
-    struct store_pdbref *old = rec ? ptr_of_word(rec[1]) : NULL;
+    struct store_pdbref *old = rec ? ptr_of_word(rec[MOD_PDB]) : NULL;
     ilmap_status st = ILMAP_OK;
 
     if (!pdb) {
         if (!old) /* nothing to detach */
-            return txn_fail(&t, ILMAP_OK);
+            return draft_fail(&t, ILMAP_OK);
         st = erase(&t, T_MODULES, key);
     } else {
         if (old && old->pdb == pdb) /* attached already: ours */
-            return txn_fail(&t, ILMAP_OK);
+            return draft_fail(&t, ILMAP_OK);
         if (attached_elsewhere(&t, pdb, module))
-            return txn_fail(&t, ILMAP_E_EXISTS);
-        struct store_pdbref *ref = txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
+            return draft_fail(&t, ILMAP_E_EXISTS);
+        struct store_pdbref *ref = vt_txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
         if (!ref)
-            return txn_fail(&t, ILMAP_E_NOMEM);
+            return draft_fail(&t, ILMAP_E_NOMEM);
         ref->pdb = pdb;
         ref->release = release;
         ref->context = context;
-        const uint64_t next[2] = { module, word_of_ptr(ref) };
+        const uint64_t next[MOD_WORDS] = { [MOD_ID] = module, [MOD_PDB] = word_of_ptr(ref) };
         st = old ? replace(&t, T_MODULES, next) : insert(&t, T_MODULES, next);
     }
     if (st == ILMAP_OK && old)
-        st = txn_retire(&t.vt, old, RETIRE_PDB);
+        st = vt_txn_retire(&t.vt, old, RETIRE_PDB);
     if (st != ILMAP_OK)
-        return txn_fail(&t, st);
-    return txn_commit(&t);
+        return draft_fail(&t, st);
+    return draft_commit(&t);
 }
 
 ilmap_status ilmap_store_attach_pdb(ilmap_store *store, ilmap_module_id module, ilmap_pdb *pdb,
@@ -814,37 +832,39 @@ ilmap_status ilmap_store_attach_pdb(ilmap_store *store, ilmap_module_id module, 
 
 /* Drops one version: its record, its map reference, and every native
  * body attached to it (with the reference each holds). */
-static ilmap_status drop_version(store_txn *t, const uint64_t *version, ilmap_store_removed *n)
+static ilmap_status drop_version(store_draft *t, const uint64_t *version, ilmap_store_removed *n)
 {
     const vt_shape sh = store_shapes[T_BODIES];
-    const uint64_t from[3] = { version[0], version[1], 0 };
+    const uint64_t from[3] = { version[VER_FUNC], version[VER_REJIT], 0 };
     vt_cursor cur;
 
     ilmap_status st = erase(t, T_VERSIONS, version);
     if (st == ILMAP_OK)
-        st = txn_lose(t, ptr_of_word(version[2]));
+        st = draft_lose(t, ptr_of_word(version[VER_MAP]));
     for (const uint64_t *r = vt_seek(sh, t->base->tables[T_BODIES], from, &cur);
-         st == ILMAP_OK && r && r[0] == version[0] && r[1] == version[1]; r = vt_next(sh, &cur)) {
-        struct store_body *body = ptr_of_word(r[3]);
+         st == ILMAP_OK && r && r[BODY_FUNC] == version[VER_FUNC] &&
+         r[BODY_REJIT] == version[VER_REJIT];
+         r = vt_next(sh, &cur)) {
+        struct store_body *body = ptr_of_word(r[BODY_PTR]);
         st = unlink_body(t, body);
         if (st == ILMAP_OK)
-            st = txn_lose(t, body->il);
+            st = draft_lose(t, body->il);
         n->bodies++;
     }
-    if (version[1] != 0)
+    if (version[VER_REJIT] != 0)
         n->versions++;
     return st;
 }
 
 /* A removal's end: publishes it if it went well (st), and only then
  * tells the caller what went (*counted into *removed). */
-static ilmap_status finish_removal(store_txn *t, ilmap_status st,
+static ilmap_status finish_removal(store_draft *t, ilmap_status st,
                                    const ilmap_store_removed *counted,
                                    ilmap_store_removed *removed)
 {
     if (st != ILMAP_OK)
-        return txn_fail(t, st);
-    st = txn_commit(t);
+        return draft_fail(t, st);
+    st = draft_commit(t);
     if (st == ILMAP_OK)
         *removed = *counted;
     return st;
@@ -853,8 +873,8 @@ static ilmap_status finish_removal(store_txn *t, ilmap_status st,
 static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
                                          ilmap_store_removed *removed)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const vt_shape *sh = store_shapes;
     const uint64_t from[3] = { module, 0, 0 };
@@ -868,29 +888,30 @@ static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
     if (pdb) {
         st = erase(&t, T_MODULES, mkey);
         if (st == ILMAP_OK)
-            st = txn_retire(&t.vt, ptr_of_word(pdb[1]), RETIRE_PDB);
+            st = vt_txn_retire(&t.vt, ptr_of_word(pdb[MOD_PDB]), RETIRE_PDB);
     }
 
     /* The IL-level maps of its methods. */
     for (const uint64_t *r = vt_seek(sh[T_METHODS], t.base->tables[T_METHODS], from, &cur);
-         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHODS], &cur)) {
+         st == ILMAP_OK && r && r[METHOD_MODULE] == module; r = vt_next(sh[T_METHODS], &cur)) {
         st = erase(&t, T_METHODS, r);
         if (st == ILMAP_OK)
-            st = txn_lose(&t, ptr_of_word(r[2]));
+            st = draft_lose(&t, ptr_of_word(r[METHOD_MAP]));
         n.il_maps++;
     }
     /* Every function instance of its methods, with all their versions. */
     for (const uint64_t *r = vt_seek(sh[T_METHOD_FUNCS], t.base->tables[T_METHOD_FUNCS], from,
                                      &cur);
-         st == ILMAP_OK && r && r[0] == module; r = vt_next(sh[T_METHOD_FUNCS], &cur)) {
-        const uint64_t fkey[1] = { r[2] };
-        const uint64_t vfrom[2] = { r[2], 0 };
+         st == ILMAP_OK && r && r[INST_MODULE] == module; r = vt_next(sh[T_METHOD_FUNCS], &cur)) {
+        const uint64_t fkey[1] = { r[INST_FUNC] };
+        const uint64_t vfrom[2] = { r[INST_FUNC], 0 };
         vt_cursor vcur;
         st = erase(&t, T_METHOD_FUNCS, r);
         if (st == ILMAP_OK)
             st = erase(&t, T_FUNCTIONS, fkey);
         for (const uint64_t *v = vt_seek(sh[T_VERSIONS], t.base->tables[T_VERSIONS], vfrom, &vcur);
-             st == ILMAP_OK && v && v[0] == r[2]; v = vt_next(sh[T_VERSIONS], &vcur))
+             st == ILMAP_OK && v && v[VER_FUNC] == r[INST_FUNC];
+             v = vt_next(sh[T_VERSIONS], &vcur))
             st = drop_version(&t, v, &n);
         n.functions++;
     }
@@ -917,21 +938,23 @@ ilmap_status ilmap_store_remove_module(ilmap_store *store, ilmap_module_id modul
 static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
                                           ilmap_rejit_id rejit, ilmap_store_removed *removed)
 {
-    store_txn t;
-    txn_begin(s, &t);
+    store_draft t;
+    draft_begin(s, &t);
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
     const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
     const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
     if (!ver)
-        return txn_fail(&t, ILMAP_E_NOT_FOUND);
+        return draft_fail(&t, ILMAP_E_NOT_FOUND);
 
     /* The current version goes: the original takes its place, in the same
      * publication (as after a revert of this instance). */
-    const uint64_t function[4] = { fn[0], fn[1], fn[2], 0 };
-    const uint64_t version[3] = { ver[0], ver[1], ver[2] };
-    const int was_current = fn[3] == rejit;
+    uint64_t function[FUNC_WORDS], version[VER_WORDS];
+    memcpy(function, fn, sizeof function);
+    function[FUNC_CURRENT] = 0;
+    memcpy(version, ver, sizeof version);
+    const int was_current = fn[FUNC_CURRENT] == rejit;
     ilmap_store_removed n = { 0, 0, 0, 0 };
     ilmap_status st = drop_version(&t, version, &n);
     if (st == ILMAP_OK && was_current)

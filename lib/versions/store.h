@@ -44,13 +44,23 @@ enum store_table {
     T_COUNT
 };
 
+/* Each table's words by name: the one place a record's layout is
+ * written (keys first, then the payload). Records are read and built
+ * through these names only. */
+enum { METHOD_MODULE, METHOD_DEF, METHOD_MAP, METHOD_WORDS };              /* METHODS */
+enum { FUNC_ID, FUNC_MODULE, FUNC_METHOD_DEF, FUNC_CURRENT, FUNC_WORDS };  /* FUNCTIONS */
+enum { INST_MODULE, INST_METHOD_DEF, INST_FUNC, INST_WORDS };              /* METHOD_FUNCS */
+enum { VER_FUNC, VER_REJIT, VER_MAP, VER_WORDS };                          /* VERSIONS */
+enum { BODY_FUNC, BODY_REJIT, BODY_START, BODY_PTR, BODY_WORDS };          /* BODIES */
+enum { MOD_ID, MOD_PDB, MOD_WORDS };                                       /* MODULES */
+
 static const vt_shape store_shapes[T_COUNT] = {
-    [T_METHODS] = { 2, 3 },
-    [T_FUNCTIONS] = { 1, 4 },
-    [T_METHOD_FUNCS] = { 3, 3 },
-    [T_VERSIONS] = { 2, 3 },
-    [T_BODIES] = { 3, 4 },
-    [T_MODULES] = { 1, 2 },
+    [T_METHODS] = { METHOD_MAP, METHOD_WORDS },
+    [T_FUNCTIONS] = { FUNC_MODULE, FUNC_WORDS },
+    [T_METHOD_FUNCS] = { INST_WORDS, INST_WORDS },
+    [T_VERSIONS] = { VER_MAP, VER_WORDS },
+    [T_BODIES] = { BODY_PTR, BODY_WORDS },
+    [T_MODULES] = { MOD_PDB, MOD_WORDS },
 };
 
 /*

@@ -66,12 +66,12 @@ static vt_head *head_new(vt_txn *tx, vt_shape s, uint32_t height)
     vt_head *h;
 
     if (height == 0) {
-        vt_leaf *leaf = txn_alloc(tx, vt_leaf_bytes(s));
+        vt_leaf *leaf = vt_txn_alloc(tx, vt_leaf_bytes(s));
         if (!leaf)
             return NULL;
         h = &leaf->head;
     } else {
-        vt_node *n = txn_alloc(tx, vt_node_bytes(s));
+        vt_node *n = vt_txn_alloc(tx, vt_node_bytes(s));
         if (!n)
             return NULL;
         n->records = 0;
@@ -111,10 +111,10 @@ static void drop_entry(vt_shape s, vt_head *h, uint32_t i)
 static ilmap_status let_go(vt_txn *tx, vt_head *h)
 {
     if (h->gen == tx->gen) {
-        txn_discard(tx, h);
+        vt_txn_discard(tx, h);
         return ILMAP_OK;
     }
-    return txn_retire(tx, h, RETIRE_MEMORY);
+    return vt_txn_retire(tx, h, RETIRE_MEMORY);
 }
 
 /* A fresh copy of h's entries (and record count). */
@@ -141,7 +141,7 @@ static vt_head *own_child(vt_txn *tx, vt_shape s, vt_node *n, uint32_t i)
         return child;
 
     vt_head *copy = copy_of(tx, s, child);
-    if (!copy || txn_retire(tx, child, RETIRE_MEMORY) != ILMAP_OK)
+    if (!copy || vt_txn_retire(tx, child, RETIRE_MEMORY) != ILMAP_OK)
         return NULL; /* copy is fresh: the abort frees it */
     kids(n)[i] = copy;
     return copy;
@@ -156,7 +156,7 @@ static ilmap_status own_root(vt_txn *tx, vt_shape s, vt_top **tp)
     if (t && t->head.gen == tx->gen)
         return ILMAP_OK;
     copy = t ? copy_of(tx, s, &t->head) : head_new(tx, s, 1);
-    if (!copy || (t && txn_retire(tx, t, RETIRE_MEMORY) != ILMAP_OK))
+    if (!copy || (t && vt_txn_retire(tx, t, RETIRE_MEMORY) != ILMAP_OK))
         return ILMAP_E_NOMEM;
     *tp = as_node(copy);
     return ILMAP_OK;
@@ -349,7 +349,7 @@ static ilmap_status rebalance(vt_txn *tx, vt_shape s, vt_node *n, uint32_t i)
         if (a->height)
             as_node(a)->records += as_node(b)->records;
         drop_entry(s, &n->head, l + 1);
-        txn_discard(tx, b);
+        vt_txn_discard(tx, b);
         return ILMAP_OK;
     }
 
@@ -402,7 +402,7 @@ static ilmap_status remove_under(vt_txn *tx, vt_shape s, vt_head *h, const uint6
     n->records--;
     if (child->count == 0) {
         drop_entry(s, h, i);
-        txn_discard(tx, child);
+        vt_txn_discard(tx, child);
         return ILMAP_OK;
     }
     memcpy(key_at(s, n, i), first_key(s, child), s.key_words * WORD);

@@ -3,7 +3,7 @@
 
 #include "versions/txn.h"
 
-void txn_init(vt_txn *tx, uint64_t gen)
+void vt_txn_init(vt_txn *tx, uint64_t gen)
 {
     tx->gen = gen;
     tx->fresh = NULL;
@@ -13,8 +13,8 @@ void txn_init(vt_txn *tx, uint64_t gen)
 }
 
 #ifdef TXN_TEST_HOOKS
-int (*txn_test_alloc)(size_t size);
-#define TEST_FAILS(size) (txn_test_alloc && txn_test_alloc(size))
+int (*vt_txn_test_alloc)(size_t size);
+#define TEST_FAILS(size) (vt_txn_test_alloc && vt_txn_test_alloc(size))
 #else
 #define TEST_FAILS(size) 0
 #endif
@@ -41,7 +41,7 @@ static int grow(void **array, size_t *cap, size_t need, size_t elem)
     return 1;
 }
 
-void *txn_alloc(vt_txn *tx, size_t size)
+void *vt_txn_alloc(vt_txn *tx, size_t size)
 {
     if (tx->nfresh == SIZE_MAX ||
         !grow((void **)&tx->fresh, &tx->fresh_cap, tx->nfresh + 1, sizeof *tx->fresh))
@@ -53,7 +53,7 @@ void *txn_alloc(vt_txn *tx, size_t size)
     return p;
 }
 
-void txn_discard(vt_txn *tx, void *p)
+void vt_txn_discard(vt_txn *tx, void *p)
 {
     /* Newest first: what is discarded was usually allocated just before. */
     for (size_t i = tx->nfresh; i-- > 0;) {
@@ -65,7 +65,7 @@ void txn_discard(vt_txn *tx, void *p)
     }
 }
 
-ilmap_status txn_reserve(vt_txn *tx, size_t more)
+ilmap_status vt_txn_reserve(vt_txn *tx, size_t more)
 {
     if (more > SIZE_MAX - tx->nretired ||
         !grow((void **)&tx->retired, &tx->retired_cap, tx->nretired + more, sizeof *tx->retired))
@@ -73,9 +73,9 @@ ilmap_status txn_reserve(vt_txn *tx, size_t more)
     return ILMAP_OK;
 }
 
-ilmap_status txn_retire(vt_txn *tx, void *p, retire_kind kind)
+ilmap_status vt_txn_retire(vt_txn *tx, void *p, retire_kind kind)
 {
-    ilmap_status st = txn_reserve(tx, 1);
+    ilmap_status st = vt_txn_reserve(tx, 1);
 
     if (st != ILMAP_OK)
         return st;
@@ -85,23 +85,23 @@ ilmap_status txn_retire(vt_txn *tx, void *p, retire_kind kind)
     return ILMAP_OK;
 }
 
-void txn_abort(vt_txn *tx)
+void vt_txn_abort(vt_txn *tx)
 {
     for (size_t i = 0; i < tx->nfresh; i++)
         free(tx->fresh[i]);
     free(tx->fresh);
     free(tx->retired);
-    txn_init(tx, tx->gen);
+    vt_txn_init(tx, tx->gen);
 }
 
-void txn_settle(vt_txn *tx)
+void vt_txn_settle(vt_txn *tx)
 {
     free(tx->fresh);
     tx->fresh = NULL;
     tx->nfresh = tx->fresh_cap = 0;
 }
 
-retire_item *txn_take_retired(vt_txn *tx, size_t *count)
+retire_item *vt_txn_take_retired(vt_txn *tx, size_t *count)
 {
     retire_item *items = tx->retired;
 

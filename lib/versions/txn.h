@@ -37,37 +37,37 @@ typedef struct vt_txn {
     size_t nretired, retired_cap;
 } vt_txn;
 
-void txn_init(vt_txn *tx, uint64_t gen);
+void vt_txn_init(vt_txn *tx, uint64_t gen);
 
-/* A fresh block of size bytes (freed by txn_abort()), or NULL. */
-void *txn_alloc(vt_txn *tx, size_t size);
+/* A fresh block of size bytes (freed by vt_txn_abort()), or NULL. */
+void *vt_txn_alloc(vt_txn *tx, size_t size);
 
 /* Frees a fresh block now: it was replaced before anyone could see it. */
-void txn_discard(vt_txn *tx, void *p);
+void vt_txn_discard(vt_txn *tx, void *p);
 
-/* Makes room for `more` retirements, so that txn_retire() cannot fail
+/* Makes room for `more` retirements, so that vt_txn_retire() cannot fail
  * after a point of no return. */
-ilmap_status txn_reserve(vt_txn *tx, size_t more);
+ilmap_status vt_txn_reserve(vt_txn *tx, size_t more);
 
 /* Adds a published object to the retire list (growing it if needed). */
-ilmap_status txn_retire(vt_txn *tx, void *p, retire_kind kind);
+ilmap_status vt_txn_retire(vt_txn *tx, void *p, retire_kind kind);
 
 /* Undoes everything: frees the fresh blocks, forgets the retire list. */
-void txn_abort(vt_txn *tx);
+void vt_txn_abort(vt_txn *tx);
 
 /* After publication: the fresh blocks belong to the published snapshot
- * now. The retire list is left for the caller to take (txn_take_retired). */
-void txn_settle(vt_txn *tx);
+ * now. The retire list is left for the caller to take (vt_txn_take_retired). */
+void vt_txn_settle(vt_txn *tx);
 
 /* Hands the retire list over (the caller frees the array); resets it. */
-retire_item *txn_take_retired(vt_txn *tx, size_t *count);
+retire_item *vt_txn_take_retired(vt_txn *tx, size_t *count);
 
 #ifdef TXN_TEST_HOOKS
 /* Test builds only (test/meson.build builds txn.c into test-table with
  * TXN_TEST_HOOKS; the library never has it): called before every
  * allocation, with the block's size (0 for the lists' own arrays); a
  * non-zero return makes the allocation fail. */
-extern int (*txn_test_alloc)(size_t size);
+extern int (*vt_txn_test_alloc)(size_t size);
 #endif
 
 #endif
