@@ -7,7 +7,7 @@
 
 #include "common/bytes.h"
 #include "il/opcodes.h"
-#include "il/rewrite.h"
+#include "il/emit.h"
 
 /* ECMA-335 II.25.4.6: the small layout has 16-bit offsets, 8-bit lengths
  * and a one-byte DataSize (4 + 12n <= 255, so at most 20 clauses). */
@@ -113,8 +113,9 @@ static void write_clause(uint8_t *p, const ilmap_il_clause *c, int fat)
     }
 }
 
-ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, struct ilmap_rewrite *r)
+ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, rw_body *r)
 {
+    memset(r, 0, sizeof *r);
     const ilmap_il_body *b = l->body;
     const uint32_t eh_count = b->eh_count;
     ilmap_il_clause *clauses = NULL;
@@ -193,8 +194,8 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, struct ilmap_rewr
 
     r->bytes = out;
     r->size = (size_t)size;
-    r->info.header_size = tiny ? 1 : 12;
-    r->info.max_stack = tiny ? 8 : (uint32_t)max_stack;
-    r->info.eh_fat = eh_count ? (uint32_t)eh_fat : 0;
+    r->header_size = tiny ? 1 : 12;
+    r->max_stack = tiny ? 8 : (uint32_t)max_stack;
+    r->eh_fat = eh_count ? (uint32_t)eh_fat : 0;
     return ILMAP_OK;
 }

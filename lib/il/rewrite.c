@@ -6,9 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "il/rewrite.h"
+#include "il/emit.h"
+#include "il/layout.h"
 #include "common/search.h"
 #include "common/size_limits.h"
+
+/* The result: the new body and the map. */
+struct ilmap_rewrite {
+    uint8_t *bytes;
+    size_t size;
+    ilmap_entry *entries;  /* one per original instruction */
+    uint32_t *new_offsets; /* where each original instruction now begins */
+    size_t count;
+    ilmap_rewrite_info info;
+};
 
 static void layout_free(rw_layout *l)
 {
@@ -227,8 +238,15 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
         goto done;
     }
     st = fill_map(&l, r);
-    if (st == ILMAP_OK)
-        st = rw_emit(&l, extra_stack, r);
+    if (st == ILMAP_OK) {
+        rw_body b;
+        st = rw_emit(&l, extra_stack, &b);
+        r->bytes = b.bytes;
+        r->size = b.size;
+        r->info.header_size = b.header_size;
+        r->info.max_stack = b.max_stack;
+        r->info.eh_fat = b.eh_fat;
+    }
     if (st != ILMAP_OK) {
         ilmap_rewrite_free(r);
         r = NULL;

@@ -1,18 +1,10 @@
-/* The rewriter's shared state: the parsed original, where each piece of
- * the new code goes, and the result object. */
-#ifndef ILMAP_IL_REWRITE_H
-#define ILMAP_IL_REWRITE_H
+/* The rewriter's layout of the new code, which rewrite.c computes and
+ * emit.c writes out: the parsed original, where each piece of the new
+ * code goes. */
+#ifndef ILMAP_IL_LAYOUT_H
+#define ILMAP_IL_LAYOUT_H
 
 #include "il/decode.h"
-
-struct ilmap_rewrite {
-    uint8_t *bytes;
-    size_t size;
-    ilmap_entry *entries;  /* one per original instruction */
-    uint32_t *new_offsets; /* where each original instruction now begins */
-    size_t count;
-    ilmap_rewrite_info info;
-};
 
 /* The layout of the new code. Index n (= instruction count) stands for
  * the code size: what is inserted there is appended. */
@@ -30,10 +22,6 @@ typedef struct rw_layout {
     uint32_t code_size;  /* of the new code */
     uint32_t widened_count;
 } rw_layout;
-
-/* Writes the new body for a finished layout into r (bytes, size, info
- * fields about the header and EH). */
-ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, struct ilmap_rewrite *r);
 
 /* The new length of instruction i. */
 static inline uint32_t rw_length(const rw_layout *l, size_t i)
