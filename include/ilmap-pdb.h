@@ -226,9 +226,11 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lin
 ILMAP_EXPORT size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines);
 
 /**
- * Seed 000's rule as a check (doc/source-lines.md#map-check): a profiler
- * that instruments a method must give its COR_IL_MAP an entry for every
- * sequence point, or stepping through the instrumented code breaks there.
+ * The rule for profilers that rewrite IL, as a check
+ * (doc/source-lines.md#map-check): a profiler that instruments a method
+ * must give its COR_IL_MAP an entry of its own (old_offset = the point's
+ * IL offset) for every sequence point, or a debugger stepping through the
+ * instrumented code loses its place there.
  * Lists, in order, the indexes in points of the visible sequence points
  * whose IL offset is no entry's old_offset; the buffer protocol. Pure:
  * works on arrays (from ilmap_pdb_get_sequence_points() and the map's

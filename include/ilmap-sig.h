@@ -344,8 +344,9 @@ ILMAP_EXPORT ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, siz
  * ------------------------------------------------------------------ */
 
 /** The representation of an argument, return value, field or local in
- *  the memory the runtime hands to a profiler (seed 004's table,
- *  doc/signatures.md#classification; value types: #value-types). */
+ *  the memory the runtime hands to a profiler (the table of
+ *  doc/signatures.md#classification, from the profiling API's
+ *  "inspecting objects" rules; value types: #value-types). */
 typedef enum ilmap_sig_repr {
     ILMAP_SIG_REPR_VOID = 0,          /**< no value (a void return) */
     ILMAP_SIG_REPR_PRIMITIVE = 1,     /**< the value itself, `size` bytes */

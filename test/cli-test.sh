@@ -174,7 +174,7 @@ contains "its id differs" "the mismatch is named"
 rm "$dir/beside/Tiny.pdb"
 expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
 contains "no embedded PDB and no PDB beside it" "the missing PDB is named"
-# validate --pdb: seed 000's rule, every visible sequence point of the
+# validate --pdb: the map-check rule (doc/source-lines.md#map-check), every visible sequence point of the
 # method needs an entry of its own in the map.
 printf '0 100\n2 102\n8 110\n12 120\n20 130\n' > "$dir/steps.txt"
 expect 1 "validate --pdb: a sequence point without an entry" -- "$tool" validate "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001

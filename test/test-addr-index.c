@@ -14,7 +14,7 @@
  *     intact). After each: ax_candidate() at every range's first and last
  *     byte, the bytes around them and random addresses, with the prefetch
  *     hint it was given; ax_overlaps() for random spans, both against the
- *     model (doc/rejit.md#store-lookups: the candidate is the range with
+ *     model (doc/rejit.md#store-lookup: the candidate is the range with
  *     the greatest start at or below the address in its page).
  *  3. The per-page limit (AX_LEAF_MAX): the build with a limit of 40
  *     (test/meson.build) fills a page until ILMAP_E_LIMIT, then frees one

@@ -365,8 +365,9 @@ static void edits_examples(void)
     CHECK(memcmp(e, want, sizeof want) == 0 && memcmp(at, want_at, sizeof at) == 0);
     CHECK(size == 22 && bad == ILMAP_NO_INDEX);
 
-    /* The seed's map, (0,0),(5,10),(9,20): instructions at 0, 5, 9 of a
-     * 12-byte method, the first two rewritten into 10 bytes each. */
+    /* The worked example's map (doc/il-maps.md#worked-example),
+     * (0,0),(5,10),(9,20): instructions at 0, 5, 9 of a 12-byte method,
+     * the first two rewritten into 10 bytes each. */
     const uint32_t s3[] = {0, 5, 9};
     const ilmap_edit seed[] = {{ILMAP_EDIT_REPLACE, 0, 10}, {ILMAP_EDIT_REPLACE, 5, 10}};
     CHECK(ilmap_edits_build(s3, 3, 12, seed, 2, e, NULL, &size, NULL) == ILMAP_OK);
@@ -407,8 +408,9 @@ static void edits_examples(void)
     CHECK(ilmap_edits_build(NULL, 0, 3, NULL, 0, NULL, NULL, &size, NULL) == ILMAP_E_INVALID_ARG);
 }
 
-/* The seed's example composes with a second pass that inserts 3 bytes
- * before v1 offset 10 (and maps every v1 instruction). */
+/* The worked example (doc/il-maps.md#worked-example) composes with a
+ * second pass that inserts 3 bytes before v1 offset 10 (and maps every v1
+ * instruction). */
 static void compose_example(void)
 {
     const ilmap_entry a_e[] = {{0, 0, 1}, {5, 10, 1}, {9, 20, 1}};

@@ -542,7 +542,8 @@ static int cmd_source(const char *path)
     return rc;
 }
 
-/* validate --pdb: seed 000's rule (ilmap_pdb_check_map) for one method. */
+/* validate --pdb: the map-check rule (ilmap_pdb_check_map,
+ * doc/source-lines.md#map-check) for one method. */
 static int check_against_pdb(const char *path, const loaded *l, const char *pdb_path,
                              uint32_t token)
 {

@@ -1,5 +1,5 @@
 /*
- * The ilmap tool's text format for a COR_IL_MAP (doc/guide.md#cli): one
+ * The ilmap tool's text format for a COR_IL_MAP (doc/guide.md#tool): one
  * entry per line, "OLD NEW [ACCURATE]", fields separated by blanks, tabs
  * or commas, each a decimal number, 0x followed by hex digits, or one of
  * PROLOG, EPILOG, NO_MAPPING (the special values), ACCURATE also a

@@ -1,5 +1,5 @@
-/* Seed 000's rule: every visible sequence point needs an entry of its own
- * in the method's COR_IL_MAP (doc/source-lines.md#map-check). */
+/* The map-check rule: every visible sequence point needs an entry of its
+ * own in the method's COR_IL_MAP (doc/source-lines.md#map-check). */
 #include "common/search.h"
 #include "pdb/pdb.h"
 

@@ -3,7 +3,7 @@
  * with tiering kept, one per tier, each announced by its own
  * JITCompilationFinished (ReJITID 0) or ReJITCompilationFinished (a ReJIT
  * version), while GetCodeInfo3 keeps describing the first
- * (doc/rejit.md#bodies). Each body is found by its code start
+ * (doc/rejit.md#tiering). Each body is found by its code start
  * (GetNativeCodeStartAddresses), read by it (GetCodeInfo4,
  * GetILToNativeMapping3), and recorded in the version store with its own
  * native map; the hooks are told (body_read).

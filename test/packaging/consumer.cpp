@@ -145,8 +145,9 @@ static void test_native_map()
     const ilm::native_map loaded = ilm::native_map::deserialize(nm.serialize());
     CHECK(loaded.native_to_il(15).il_offset == 5);
 
-    // Built from JIT boundaries through the seed map: IL offsets come out
-    // in original coordinates (instrumented 10 -> original 5).
+    // Built from JIT boundaries through the worked example's map
+    // (doc/il-maps.md#worked-example): IL offsets come out in original
+    // coordinates (instrumented 10 -> original 5).
     const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
     const ilm::map il_map(seed);
     const ilmap_boundary jit[] = { { 0, ilm::prolog, ILMAP_SOURCE_STACK_EMPTY },
@@ -287,7 +288,7 @@ static void test_pdb()
     const ilm::pdb_lines lines = p.lines(0x06000002);
     const std::optional<ilmap_pdb_sequence_point> at3 = lines.find_source(3);
     CHECK(lines.size() > 0 && at3 && at3->start_line == 16 && at3->start_column == 18);
-    // Every visible point of a method, and the seed's map check: a map
+    // Every visible point of a method, and the map check (doc/source-lines.md#map-check): a map
     // with no entry for any point lists them all.
     const std::vector<ilmap_pdb_sequence_point> points = p.sequence_points(0x06000001);
     std::size_t visible = 0;

@@ -388,7 +388,8 @@ static void assemblies(void)
     ilmap_pdb_free(p);
 }
 
-/* Seed 000's rule: visible points without an entry of their own. */
+/* The map-check rule (doc/source-lines.md#map-check): visible points
+ * without an entry of their own. */
 static void map_check(void)
 {
     const ilmap_pdb_sequence_point sp[] = {

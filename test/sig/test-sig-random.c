@@ -5,7 +5,7 @@
  * writes each one three ways at once: its bytes, through this file's own
  * encoder (written from the standard's description, not calling the
  * library's); its text in sig-dump.h's form; and the classification of
- * its values (seed 004's table), with random type arguments for VAR and
+ * its values (doc/signatures.md#classification), with random type arguments for VAR and
  * MVAR. The library must decode the bytes to that text, encode them back
  * to the same bytes and classify them the same.
  *

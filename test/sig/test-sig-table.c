@@ -1,7 +1,7 @@
 /*
  * Table-driven tests of ilmap-sig.h. Each row is a blob and what must come
  * of it: its decoded form (the text of sig-dump.h), or the status, defect
- * and offset of its error; its classification (seed 004's table of
+ * and offset of its error; its classification (the table of
  * representations, doc/signatures.md#classification); a field's static
  * kind. The blobs are written by hand from ECMA-335 II.23.2's grammar, and
  * the compressed-integer rows use the standard's own example values. Then
@@ -349,7 +349,7 @@ static void test_depth(void)
     ilmap_sig_free(sig);
 }
 
-/* ---- classification: seed 004's table ---- */
+/* ---- classification: doc/signatures.md#classification ---- */
 
 typedef struct class_row {
     const char *hex;
