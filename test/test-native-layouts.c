@@ -17,8 +17,48 @@
 #include <string.h>
 
 #include "ilmap.h"
+#include "native/shape.h"
 #include "prng.h"
 #include "test.h"
+
+/* The shapes the checked maps got (native/shape.h): every form and every
+ * feature must be reached, or the test fails (a threshold that moved would
+ * otherwise leave a shape unchecked without a word). */
+static unsigned long forms_seen[NATIVE_SHAPE_FORMS], features_seen[NATIVE_FEATURES];
+
+static void note_shape(const ilmap_native *m)
+{
+    native_shape s = native_shape_of(m);
+    forms_seen[s.form]++;
+    for (unsigned i = 0; i < NATIVE_FEATURES; i++)
+        features_seen[i] += (s.features >> i) & 1u;
+}
+
+static void check_shapes_reached(void)
+{
+    printf("maps checked by shape:");
+    for (unsigned f = 0; f < NATIVE_SHAPE_FORMS; f++)
+        printf(" %s %lu", native_shape_form_name((native_shape_form)f), forms_seen[f]);
+    printf("\nby feature:");
+    for (unsigned i = 0; i < NATIVE_FEATURES; i++)
+        printf(" %s %lu", native_shape_feature_name(i), features_seen[i]);
+    printf("\n");
+    for (unsigned f = 0; f < NATIVE_SHAPE_FORMS; f++) {
+        test_checks++;
+        if (!forms_seen[f]) {
+            test_failures++;
+            fprintf(stderr, "no map checked has the shape %s\n",
+                    native_shape_form_name((native_shape_form)f));
+        }
+    }
+    for (unsigned i = 0; i < NATIVE_FEATURES; i++) {
+        test_checks++;
+        if (!features_seen[i]) {
+            test_failures++;
+            fprintf(stderr, "no map checked has the feature %s\n", native_shape_feature_name(i));
+        }
+    }
+}
 
 /* The runtime's scan over the stored table (end 0: open, except for a
  * PROLOG); returns the entry, or (size_t)-1. */
@@ -284,6 +324,7 @@ static void check_map(const char *name, const ilmap_native *m, prng *rng)
         check_il(name, m, t, n, prng_below(rng, max_il + 8), code_size);
     }
     check_read_back(name, m, t, n, rng);
+    note_shape(m);
     free(t);
 }
 
@@ -567,5 +608,20 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* Boundaries all at native 0 (code of 0 bytes, or every entry but
+     * the last empty): one key, too few entries for the 8-key steps,
+     * the small form that counts 4 at a time. */
+    for (uint32_t code_size = 0; code_size <= 2; code_size++) {
+        for (size_t k = 1; k <= 3; k++) {
+            static const uint32_t il[3] = { 0, 4, ILMAP_EPILOG };
+            for (int prolog = 0; prolog < 2; prolog++) {
+                ilmap_native *m = edge_map(il, k, 0, code_size, prolog);
+                if (m)
+                    check_map("every boundary at native 0", m, &rng);
+                ilmap_native_free(m);
+            }
+        }
+    }
+    check_shapes_reached();
     return test_finish("native-layouts");
 }

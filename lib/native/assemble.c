@@ -265,20 +265,15 @@ static uint32_t max_bound(const native_table *t)
     return most;
 }
 
-/* The exported entry of unknown end, NATIVE_NONE or NATIVE_SEVERAL
- * (native.h). */
+/* The exported entry of unknown end (at most one: native.h), or
+ * NATIVE_NONE. */
 static uint32_t unknown_end(const native_table *t)
 {
-    uint32_t found = NATIVE_NONE;
-
     for (uint32_t k = 0; k < t->count; k++) {
-        if (t->records[k].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN) {
-            if (found != NATIVE_NONE)
-                return NATIVE_SEVERAL;
-            found = k;
-        }
+        if (t->records[k].source & ILMAP_SOURCE_NATIVE_END_OFFSET_UNKNOWN)
+            return k;
     }
-    return found;
+    return NATIVE_NONE;
 }
 
 /* The IL column and the sources of the exported entries. */
@@ -321,7 +316,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
              * unknown end, and the word before the first normal IL
              * offset (a PROLOG's, or the last key) not equal to it */
             uint32_t top = normal ? t->records[a->normal_end - 1].il_offset : 0;
-            if (a->nkeys <= 8 && normal <= 8 && unknown_end(t) != NATIVE_SEVERAL &&
+            if (a->nkeys <= 8 && normal <= 8 &&
                 a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
                 (a->prolog_end > 0 || normal == 0 ||
                  a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
@@ -365,7 +360,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
     memcpy(base + l.kinds, a->kind, a->nintervals);
     fill_positions(t, a, 1, 0, base + l.starts, base + l.ends);
     uint32_t unknown = unknown_end(t);
-    base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown == NATIVE_SEVERAL ? 0xFEu : unknown);
+    base[l.unknown] = (uint8_t)(unknown == NATIVE_NONE ? 0xFFu : unknown);
     if (tiny) {
         /* 2 * normal, prolog_end, uint16_t IL offsets, then uint32_t
          * start | end << 16 */
@@ -577,7 +572,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
     unsigned bounds = x.flags & (NATIVE_VALUES | NATIVE_POS16 | NATIVE_POS32);
     if (direct && (x.flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) == NATIVE_COMMON_FLAGS &&
         (bounds == (NATIVE_VALUES | NATIVE_POS16) || bounds == 0) &&
-        x.unknown_end != NATIVE_SEVERAL && ((uint64_t)x.il_nb << x.il_shift) <= 0x80000000u &&
+        ((uint64_t)x.il_nb << x.il_shift) <= 0x80000000u &&
         (x.prolog_end > 0 || x.normal_end == 0 ||
          a->breakpoints[x.nkeys - 1] != t->records[0].il_offset))
         m->info |= NATIVE_FAST_IL | (bounds ? NATIVE_FAST_PAIRS : 0u);

@@ -745,8 +745,7 @@ NATIVE_NOINLINE ilmap_status il_to_native_other(const ilmap_native *m, uint32_t 
 }
 
 /* Entry k of a positional map (keys, position columns of `width`
- * bytes) as exported; unknown is the entry of unknown end (native.h),
- * not NATIVE_SEVERAL. */
+ * bytes) as exported; unknown is the entry of unknown end (native.h). */
 NATIVE_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const uint32_t *keys,
                                                   const uint32_t *il, const void *starts,
                                                   const void *ends, unsigned width,
@@ -802,8 +801,7 @@ NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32
 
 /* ilmap_il_to_native on a small map, for a normal IL offset: the floor
  * entry when it is its IL group's first (nearly always), the rest (no
- * floor, a group, several entries of unknown end) the general way by a
- * tail call. */
+ * floor, a group) the general way by a tail call. */
 NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t il_offset,
                                                  ilmap_native_entry *entry, size_t *index,
                                                  int *il_matched, int one)
@@ -828,11 +826,9 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     const uint32_t *row = il + k; /* row[-1]: a key or a PROLOG's IL for k == lo */
     uint32_t v = row[0];
 
-    /* a floor that is not its group's first, several entries of unknown
-     * end: the general way (one: NATIVE_SMALL_ONE rules out the latter
-     * and makes the test against lo needless) */
-    if (one ? !NATIVE_LIKELY(row[-1] != v)
-            : !NATIVE_LIKELY(((k == lo) | (row[-1] != v)) & (unknown != 0xFEu)))
+    /* a floor that is not its group's first: the general way (one:
+     * NATIVE_SMALL_ONE makes the test against lo needless) */
+    if (one ? !NATIVE_LIKELY(row[-1] != v) : !NATIVE_LIKELY((k == lo) | (row[-1] != v)))
         return il_to_native_any(m, il_offset, entry, index, il_matched);
     if (entry) {
         uint32_t end = keys[starts[count + k]];
@@ -957,7 +953,7 @@ NATIVE_INLINE ilmap_status direct_found(const ilmap_native *m, const uint32_t *i
 
 /* ilmap_il_to_native on a direct map, for a normal IL offset: the
  * common shape here, anything rarer (wide or portable tables, a long IL
- * group, several entries of unknown end) through il_to_native_any, by a
+ * group) through il_to_native_any, by a
  * tail call, so that this path keeps its values in registers. */
 NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                                  ilmap_native_entry *entry, size_t *index,
@@ -965,9 +961,8 @@ NATIVE_NOINLINE ilmap_status direct_il_to_native(const ilmap_native *m, uint32_t
 {
     const native_index *ix = native_index_of(m);
     unsigned flags = ix->flags;
-    uint32_t unknown = ix->unknown_end;
 
-    if ((flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) != NATIVE_COMMON_FLAGS || unknown == NATIVE_SEVERAL)
+    if ((flags & (NATIVE_WIDE_IL | NATIVE_SIMD)) != NATIVE_COMMON_FLAGS)
         return il_to_native_any(m, il_offset, entry, index, il_matched);
 
     const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);

@@ -175,12 +175,10 @@ static inline size_t native_tiny_bytes(uint32_t normal)
 }
 
 /* The exported entry of unknown end (END_OFFSET_UNKNOWN, exported with
- * the code size as its end; a built map has one, the last in native
- * order), so that the lookups need not read the source bits: its index,
- * NATIVE_NONE when there is none, NATIVE_SEVERAL when there are more
- * (the source bits say which then). A small map keeps it in a byte,
- * 0xFF and 0xFE for these two. */
-#define NATIVE_SEVERAL 0xFFFFFFFEu
+ * the code size as its end) is kept as an index, so that the lookups need
+ * not read the source bits: a built map has exactly one, the last in
+ * native order (ilmap_native_build refuses the bit on its input), a map
+ * from entries none (NATIVE_NONE; a small map's byte: 0xFF). */
 
 /* A small map's answer word (always narrow): IL offset | which << 16 |
  * (exported index + 1 of the matched entry, 0: none) << 24. */
