@@ -1,7 +1,7 @@
 #include "core/lookup_kernels.h"
 
 #include "core/batch_block.h"
-#include "index/node_count.h"
+#include "index/count.h"
 #include "platform/prefetch.h"
 
 static uint32_t lookup_no_keys(const struct ilmap_direction *d, uint32_t x)
@@ -43,7 +43,7 @@ static uint32_t lookup_no_keys(const struct ilmap_direction *d, uint32_t x)
 DEFINE_LOOKUPS(NO_ATTR, portable, node_count_portable)
 #ifdef RANK_HAVE_X86
 DEFINE_LOOKUPS(NO_ATTR, sse2, node_count_sse2)
-DEFINE_LOOKUPS(NODE_TARGET_AVX2, avx2, node_count_avx2)
+DEFINE_LOOKUPS(COUNT_TARGET_AVX2, avx2, node_count_avx2)
 #endif
 #ifdef RANK_HAVE_NEON
 DEFINE_LOOKUPS(NO_ATTR, neon, node_count_neon)
@@ -96,70 +96,26 @@ static void rank8_no_keys(const struct ilmap_direction *d, const uint32_t *x, ui
             rank[k] = q[k] * RANK_NODE_KEYS + NODE_COUNT(leaves + q[k] * RANK_NODE_KEYS, xb[k]); \
     }
 
-/*
- * One node (at most 16 keys): the block's eight queries side by side in
- * vectors, compared with one key at a time. A key above a query adds -1
- * to its lane, from the number of keys compared down: what is left is the
- * count of keys <= x. The keys are compared four at a time, as many
- * groups as hold real keys (a map of 4 keys costs 4 steps); the padding
- * slots after them are above every query (rank_index.h), so they count
- * nothing. With floor 1 key[0] is compared as the least key, below every
- * query.
- */
-static inline int32_t node_key(const int32_t *node, uint32_t j, uint32_t floor)
-{
-    return floor && j == 0 ? INT32_MIN : node[j];
-}
-
+/* One node (at most 16 keys): the block's eight queries side by side,
+ * counted against each key (index/count.h: count_queries8_*). */
 static inline void rank8_body_portable_1(const struct ilmap_direction *d, const uint32_t *x,
                                          uint32_t *rank, uint32_t floor)
 {
-    const int32_t *node = d->index.nodes;
-    const uint32_t nkeys = d->index.nkeys;
-    for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
-        int32_t xb = (int32_t)(x[k] ^ RANK_BIAS);
-        uint32_t c = 0;
-        for (uint32_t j = 0; j < nkeys; j++)
-            c += node_key(node, j, floor) <= xb;
-        rank[k] = c;
-    }
+    count_queries8_portable(d->index.nodes, d->index.nkeys, x, rank, floor);
 }
 
 #ifdef RANK_HAVE_X86
 static inline void rank8_body_sse2_1(const struct ilmap_direction *d, const uint32_t *x,
                                      uint32_t *rank, uint32_t floor)
 {
-    const int32_t *node = d->index.nodes;
-    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
-    const __m128i bias = _mm_set1_epi32((int)RANK_BIAS);
-    __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)x), bias);
-    __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + 4)), bias);
-    __m128i ca = _mm_set1_epi32((int)groups * 4), cb = ca;
-    for (uint32_t j = 0; j < groups * 4; j += 4) {
-        for (uint32_t u = 0; u < 4; u++) {
-            __m128i key = _mm_set1_epi32(node_key(node, j + u, floor));
-            ca = _mm_add_epi32(ca, _mm_cmpgt_epi32(key, a));
-            cb = _mm_add_epi32(cb, _mm_cmpgt_epi32(key, b));
-        }
-    }
-    _mm_storeu_si128((__m128i *)(void *)rank, ca);
-    _mm_storeu_si128((__m128i *)(void *)(rank + 4), cb);
+    count_queries8_sse2(d->index.nodes, d->index.nkeys, x, rank, floor);
 }
 
-NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_direction *d,
-                                                      const uint32_t *x, uint32_t *rank,
-                                                      uint32_t floor)
+COUNT_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_direction *d,
+                                                       const uint32_t *x, uint32_t *rank,
+                                                       uint32_t floor)
 {
-    const int32_t *node = d->index.nodes;
-    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
-    __m256i q = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)x),
-                                 _mm256_set1_epi32((int)RANK_BIAS));
-    __m256i c = _mm256_set1_epi32((int)groups * 4);
-    for (uint32_t j = 0; j < groups * 4; j += 4)
-        for (uint32_t u = 0; u < 4; u++)
-            c = _mm256_add_epi32(
-                c, _mm256_cmpgt_epi32(_mm256_set1_epi32(node_key(node, j + u, floor)), q));
-    _mm256_storeu_si256((__m256i *)(void *)rank, c);
+    count_queries8_avx2(d->index.nodes, d->index.nkeys, x, rank, floor);
 }
 #endif
 
@@ -167,21 +123,7 @@ NODE_TARGET_AVX2 static inline void rank8_body_avx2_1(const struct ilmap_directi
 static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint32_t *x,
                                      uint32_t *rank, uint32_t floor)
 {
-    const int32_t *node = d->index.nodes;
-    const uint32_t groups = (d->index.nkeys + 3u) / 4u;
-    const uint32x4_t bias = vdupq_n_u32(RANK_BIAS);
-    int32x4_t a = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x), bias));
-    int32x4_t b = vreinterpretq_s32_u32(veorq_u32(vld1q_u32(x + 4), bias));
-    uint32x4_t ca = vdupq_n_u32(groups * 4), cb = ca;
-    for (uint32_t j = 0; j < groups * 4; j += 4) {
-        for (uint32_t u = 0; u < 4; u++) {
-            int32x4_t key = vdupq_n_s32(node_key(node, j + u, floor));
-            ca = vaddq_u32(ca, vcgtq_s32(key, a));
-            cb = vaddq_u32(cb, vcgtq_s32(key, b));
-        }
-    }
-    vst1q_u32(rank, ca);
-    vst1q_u32(rank + 4, cb);
+    count_queries8_neon(d->index.nodes, d->index.nkeys, x, rank, floor);
 }
 #endif
 
@@ -257,7 +199,7 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
 DEFINE_RANK8S(NO_ATTR, portable, node_count_portable)
 #ifdef RANK_HAVE_X86
 DEFINE_RANK8S(NO_ATTR, sse2, node_count_sse2)
-DEFINE_RANK8S(NODE_TARGET_AVX2, avx2, node_count_avx2)
+DEFINE_RANK8S(COUNT_TARGET_AVX2, avx2, node_count_avx2)
 #endif
 #ifdef RANK_HAVE_NEON
 DEFINE_RANK8S(NO_ATTR, neon, node_count_neon)

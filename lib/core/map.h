@@ -6,7 +6,7 @@
 #include "common/search.h"
 #include "ilmap.h"
 #include "index/cpu.h"
-#include "index/node_count.h"
+#include "index/count.h"
 #include "index/rank_index.h"
 
 /*

@@ -62,34 +62,6 @@ static inline uint32_t translate_or_reuse(const struct ilmap_direction *d, uint3
     return translate_one(d, x, dac);
 }
 
-/* How many of the 8 biased keys at k are <= x (biased xb); they ascend. */
-#ifdef RANK_HAVE_X86
-static inline uint32_t window_count8(const int32_t *k, int32_t xb)
-{
-    __m128i x = _mm_set1_epi32(xb);
-    __m128i a = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)k), x);
-    __m128i b = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), x);
-    unsigned above = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
-                     ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4);
-    return NODE_CTZ(above | 0x100u);
-}
-#elif defined(RANK_HAVE_NEON)
-static inline uint32_t window_count8(const int32_t *k, int32_t xb)
-{
-    int32x4_t x = vdupq_n_s32(xb);
-    int32x4_t a = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(k), x));
-    int32x4_t b = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(k + 4), x));
-    return (uint32_t)-vaddvq_s32(vaddq_s32(a, b));
-}
-#else
-static inline uint32_t window_count8(const int32_t *k, int32_t xb)
-{
-    uint32_t c = 0;
-    for (int j = 0; j < 8; j++)
-        c += k[j] <= xb;
-    return c;
-}
-#endif
 
 /* Ascending queries past the remembered interval, one search each as a
  * merge does it: the count of the next 8 keys of the index's leaf layer
@@ -110,7 +82,7 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
         x[k] = in[k]; /* read all before the first answer is written (in place) */
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++) {
-        uint32_t c = r + 8u <= room ? window_count8(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
+        uint32_t c = r + 8u <= room ? count8_i32(leaves + r, (int32_t)(x[k] ^ RANK_BIAS)) : 8u;
         r = c < 8u ? r + c : rank_index_count_le(index, x[k]);
         ranks[k] = r;
     }

@@ -1,5 +1,19 @@
 /* The generic descent of rank_index.h, once per instruction set. */
-#include "index/node_count.h"
+#include "index/count.h"
+
+/* The descent: root to leaf, one node per layer; the leaf position
+ * reached is the count. LAYERS may be a constant, so that specialised
+ * copies have no loop. */
+#define RANK_DESCEND(NODE_COUNT, index, xb, LAYERS)                                  \
+    do {                                                                             \
+        const int32_t *nodes_ = (index)->nodes;                                      \
+        uint32_t q_ = 0;                                                             \
+        for (uint32_t i_ = 0; i_ + 1 < (LAYERS); i_++)                               \
+            q_ = q_ * RANK_FANOUT +                                                  \
+                 NODE_COUNT(nodes_ + (index)->layer_start[i_] + q_ * RANK_NODE_KEYS, xb); \
+        return q_ * RANK_NODE_KEYS +                                                 \
+               NODE_COUNT(nodes_ + (index)->layer_start[(LAYERS) - 1] + q_ * RANK_NODE_KEYS, xb); \
+    } while (0)
 
 /* One kernel: the shared descent over one instruction set's node count. */
 #define RANK_KERNEL(attr, name, node_count)                                \
@@ -8,14 +22,14 @@
         int32_t xb = (int32_t)(x ^ RANK_BIAS);                             \
         if (index->nlayers == 0)                                            \
             return 0;                                                       \
-        NODE_DESCEND(node_count, index, xb, index->nlayers);                \
+        RANK_DESCEND(node_count, index, xb, index->nlayers);                \
     }
 
 RANK_KERNEL(, rank_count_le_portable, node_count_portable)
 
 #ifdef RANK_HAVE_X86
 RANK_KERNEL(, rank_count_le_sse2, node_count_sse2)
-RANK_KERNEL(NODE_TARGET_AVX2, rank_count_le_avx2, node_count_avx2)
+RANK_KERNEL(COUNT_TARGET_AVX2, rank_count_le_avx2, node_count_avx2)
 #endif
 
 #ifdef RANK_HAVE_NEON

@@ -27,14 +27,15 @@
 #include <stdint.h>
 
 #include "common/search.h"
-#include "index/node_count.h"
+#include "index/count.h"
 #include "native/native.h"
 
 #define NATIVE_WINDOW 4u
+_Static_assert(NATIVE_WINDOW == 4, "a bucket window is one count4_u32 run (index/count.h)");
 
 /* The flags of most indexed maps (native_index.flags): narrow tables,
  * and the SIMD window where the library has one. */
-#if defined(RANK_HAVE_X86) || defined(RANK_HAVE_NEON)
+#if COUNT_HAVE_VECTOR
 #define NATIVE_COMMON_FLAGS NATIVE_SIMD
 #else
 #define NATIVE_COMMON_FLAGS 0u
@@ -68,74 +69,19 @@ NATIVE_INLINE uint32_t rank_search(const uint32_t *keys, uint32_t n, uint32_t x)
 }
 
 /* How many of k[0, len) are <= x, len <= NATIVE_WINDOW, k ascending;
- * reads k[0, NATIVE_WINDOW). */
-NATIVE_INLINE uint32_t window_rank_portable(const uint32_t *k, uint32_t len, uint32_t x)
-{
-    uint32_t n = 0;
-
-    for (uint32_t j = 0; j < NATIVE_WINDOW; j++)
-        n += (j < len) & (k[j] <= x);
-    return n;
-}
-
-#ifdef RANK_HAVE_X86
-/* The keys above x form a suffix of the window (those in the bucket are
- * ascending; those past it are cut off by len): the count is the
- * position of the first lane above x, found from the "above" mask, or
- * len if that comes first.
- * SSE2 compares signed, so keys and x are biased. */
-NATIVE_INLINE uint32_t window_rank_sse2(const uint32_t *k, uint32_t len, uint32_t x)
-{
-    const __m128i bias = _mm_set1_epi32(INT32_MIN);
-    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
-    __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
-    uint32_t above = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, xb)));
-    /* bit len stops the count at the bucket's end (len <= 4) */
-    return NODE_CTZ(above | (1u << len));
-}
-#endif
-
-#ifdef RANK_HAVE_NEON
-/* Lanes with key <= x inside the bucket are all ones (-1): their sum,
- * negated, is the count. */
-NATIVE_INLINE uint32_t window_rank_neon(const uint32_t *k, uint32_t len, uint32_t x)
-{
-    static const uint32_t lanes[NATIVE_WINDOW] = { 0, 1, 2, 3 };
-    uint32x4_t xv = vdupq_n_u32(x), lv = vdupq_n_u32(len);
-    uint32x4_t a = vandq_u32(vcleq_u32(vld1q_u32(k), xv), vcltq_u32(vld1q_u32(lanes), lv));
-    return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(a));
-}
-#endif
-
-/* The window count of the kernel the map chose (simd: SSE2 or NEON where
- * the library has them). */
+ * reads k[0, NATIVE_WINDOW): the map's choice of kernel (simd: the
+ * vector one of index/count.h where the library has one). */
 NATIVE_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, int simd)
 {
-#if defined(RANK_HAVE_X86)
-    if (simd)
-        return window_rank_sse2(k, len, x);
-#elif defined(RANK_HAVE_NEON)
-    if (simd)
-        return window_rank_neon(k, len, x);
-#else
-    (void)simd;
-#endif
-    return window_rank_portable(k, len, x);
+    return simd ? count4_u32(k, len, x) : count4_u32_portable(k, len, x);
 }
 
 /* window_rank() where the bucket's keys and x are below 2^31 (the
  * lookups' inline paths, NATIVE_FAST_*: every bucket below nbuckets
- * ends there): SSE2's signed compare without the bias. */
+ * ends there): a signed compare without the bias. */
 NATIVE_INLINE uint32_t window_rank_small(const uint32_t *k, uint32_t len, uint32_t x, int simd)
 {
-#if defined(RANK_HAVE_X86)
-    if (simd) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)k);
-        __m128i above = _mm_cmpgt_epi32(a, _mm_set1_epi32((int32_t)x));
-        return NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | (1u << len));
-    }
-#endif
-    return window_rank(k, len, x, simd);
+    return simd ? count4_u32_low(k, len, x) : count4_u32_portable(k, len, x);
 }
 
 /* Entry i of a bucket table. */

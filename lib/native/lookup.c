@@ -14,7 +14,7 @@
 
 #include "common/copy_out.h"
 #include "common/search.h"
-#include "index/node_count.h"
+#include "index/count.h"
 #include "native/buckets.h"
 #include "native/native.h"
 
@@ -65,29 +65,21 @@ NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t 
         uint32_t open = (end[i] == 0) & (il[i] != ILMAP_PROLOG);
         hits |= (uint32_t)((x >= start[i]) & ((x < end[i]) | open)) << i;
     }
-    return hits ? NODE_CTZ(hits) + 1 : 0;
+    return hits ? COUNT_CTZ(hits) + 1 : 0;
 }
 
 /* How many of a small map's ascending keys[0, nkeys) are <= x: its
- * native keys, or the normal entries' IL offsets. */
+ * native keys, or the normal entries' IL offsets. Groups of 4 keys
+ * (index/count.h); a last group may read up to 3 words past the keys,
+ * inside the block (after the native keys, the IL column of at least 3
+ * entries; after the IL column, the answers of at least 4 intervals),
+ * compared and ignored. Without vector compares: a binary search. */
 NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t x)
 {
-#if defined(RANK_HAVE_X86)
-    /* Groups of 4 keys by one biased compare each; the keys above x are
-     * a suffix of a group, the count the position of the first (bit
-     * `valid` stops it at the keys' end). A last group may read up to 3
-     * words past the keys, inside the block (after the native keys, the
-     * IL column of at least 3 entries; after the IL column, the answers
-     * of at least 4 intervals), compared and ignored. */
-    const __m128i bias = _mm_set1_epi32(INT32_MIN);
-    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
+#if COUNT_HAVE_VECTOR
     uint32_t rank = 0;
-    for (uint32_t i = 0; i < nkeys; i += 4) {
-        uint32_t valid = nkeys - i < 4 ? nkeys - i : 4;
-        __m128i k = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
-        rank += NODE_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(k, xb))) |
-                         (1u << valid));
-    }
+    for (uint32_t i = 0; i < nkeys; i += 4)
+        rank += count4_u32(keys + i, nkeys - i < 4 ? nkeys - i : 4, x);
     return rank;
 #else
     return rank_search(keys, nkeys, x);
@@ -96,33 +88,18 @@ NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t
 
 /* small_rank() 8 keys per step (NATIVE_SMALL_WIDE: a last step, or the
  * first when nkeys = 0, may read up to 8 words past the keys, inside the
- * block; one: nkeys <= 8, NATIVE_SMALL_ONE, a single step): two biased compares,
- * their masks packed to 16-bit lanes, so that the count is half the
- * position of the first mask bit of a key above x. */
+ * block; one: nkeys <= 8, NATIVE_SMALL_ONE, a single step, every key
+ * below 2^31, so that x capped at INT32_MAX needs no bias). */
 NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x, int one)
 {
-#if defined(RANK_HAVE_X86)
-    const __m128i bias = _mm_set1_epi32(INT32_MIN);
-    const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
-    uint32_t rank = 0, i = 0;
-    if (one) {
-        /* NATIVE_SMALL_ONE: nkeys <= 8 and every key below 2^31, so that
-         * a signed compare with x capped at INT32_MAX needs no bias. */
-        const __m128i xs = _mm_set1_epi32((int32_t)(x < 0x7FFFFFFFu ? x : 0x7FFFFFFFu));
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)keys);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(keys + 4));
-        __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xs), _mm_cmpgt_epi32(b, xs));
-        return NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * nkeys))) >> 1;
-    }
+#if COUNT_HAVE_VECTOR
+    if (one)
+        return count8_u32_low(keys, nkeys, x < 0x7FFFFFFFu ? x : 0x7FFFFFFFu);
     /* The first step unconditionally (nkeys = 0 counts 0), the rest in a
      * loop. */
+    uint32_t rank = 0, i = 0;
     do {
-        uint32_t valid = nkeys - i < 8 ? nkeys - i : 8;
-        __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i)), bias);
-        __m128i b =
-            _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(keys + i + 4)), bias);
-        __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
-        rank += NODE_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
+        rank += count8_u32(keys + i, nkeys - i < 8 ? nkeys - i : 8, x);
         i += 8;
     } while (i < nkeys);
     return rank;
@@ -858,25 +835,11 @@ NATIVE_NOINLINE NATIVE_NO_SLP ilmap_status small_il_to_native_one(const ilmap_na
 }
 
 /* How many of a tiny map's uint16_t IL offsets (ascending, below 65535;
- * lanes is twice their count) are <= x (at most 65535): SSE2 reads 8
- * lanes (the table has 16 bytes from col on), compares them biased,
- * signed, and ignores those past the column. */
+ * lanes is twice their count) are <= x (at most 65535): index/count.h's
+ * count8_u16 (the table has 16 bytes from col on). */
 NATIVE_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t lanes, uint32_t x)
 {
-#if defined(RANK_HAVE_X86)
-    const __m128i bias = _mm_set1_epi16((short)0x8000);
-    __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)col), bias);
-    __m128i xb = _mm_set1_epi16((short)(uint16_t)(x ^ 0x8000u));
-    return NODE_CTZ((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << lanes)) >> 1;
-#else
-    uint32_t p = 0;
-    for (uint32_t j = 0; 2 * j < lanes; j++) {
-        uint16_t v;
-        memcpy(&v, col + 2 * (size_t)j, sizeof v);
-        p += v <= x;
-    }
-    return p;
-#endif
+    return count8_u16(col, lanes / 2, x);
 }
 
 /* floor_none() out of line, so that the tiny map's path keeps its
