@@ -24,19 +24,19 @@ native_shape native_shape_of(const ilmap_native *m)
         unsigned f = ix->flags;
         s.form = native_form(m) == NATIVE_FORM_DIRECT ? NATIVE_SHAPE_DIRECT
                                                       : NATIVE_SHAPE_INDEXED;
-        s.features |= (info & NATIVE_PACKED) ? NATIVE_FEATURE_PACKED : 0u;
-        s.features |= (info & NATIVE_FAST_TO_IL) ? NATIVE_FEATURE_FAST_TO_IL : 0u;
-        s.features |= (info & NATIVE_FAST_IL) ? NATIVE_FEATURE_FAST_IL : 0u;
-        s.features |= (info & NATIVE_FAST_PAIRS) ? NATIVE_FEATURE_FAST_PAIRS : 0u;
-        s.features |= (info & NATIVE_FAST_DETAIL) ? NATIVE_FEATURE_FAST_DETAIL : 0u;
-        s.features |= (f & NATIVE_ENTRIES) ? NATIVE_FEATURE_ENTRIES : 0u;
-        s.features |= (f & NATIVE_VALUES) ? NATIVE_FEATURE_VALUES : 0u;
-        s.features |= (f & NATIVE_POS16) ? NATIVE_FEATURE_POS16 : 0u;
-        s.features |= (f & NATIVE_POS32) ? NATIVE_FEATURE_POS32 : 0u;
-        s.features |= (f & NATIVE_WIDE_ANSWERS) ? NATIVE_FEATURE_WIDE_ANSWERS : 0u;
-        s.features |= (f & NATIVE_WIDE_NATIVE) ? NATIVE_FEATURE_WIDE_NATIVE : 0u;
-        s.features |= (f & NATIVE_WIDE_IL) ? NATIVE_FEATURE_WIDE_IL : 0u;
-        s.features |= (f & NATIVE_SIMD) ? NATIVE_FEATURE_SIMD : 0u;
+        /* The feature bits, in enum order: where each is kept. */
+        static const struct {
+            int in_info;
+            unsigned bit;
+        } where[NATIVE_FEATURES] = {
+            { 1, NATIVE_PACKED },       { 1, NATIVE_FAST_TO_IL },  { 1, NATIVE_FAST_IL },
+            { 1, NATIVE_FAST_PAIRS },   { 1, NATIVE_FAST_DETAIL }, { 0, NATIVE_ENTRIES },
+            { 0, NATIVE_VALUES },       { 0, NATIVE_POS16 },       { 0, NATIVE_POS32 },
+            { 0, NATIVE_WIDE_ANSWERS }, { 0, NATIVE_WIDE_NATIVE }, { 0, NATIVE_WIDE_IL },
+            { 0, NATIVE_SIMD },
+        };
+        for (unsigned i = 0; i < NATIVE_FEATURES; i++)
+            s.features |= ((where[i].in_info ? info : f) & where[i].bit) ? 1u << i : 0u;
         break;
     }
     }
