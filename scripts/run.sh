@@ -157,6 +157,17 @@ job_windows() {
     # time limit pays for them (a first test was seen to finish its checks
     # and then wait out its 30 s at exit).
     DISPLAY='' timeout 300 wine cmd /c exit >/dev/null 2>&1 || say "wine's warm-up failed (continuing)"
+    # wine that cannot start a program still exits 0 (seen with 32-bit
+    # programs and no wine32: the loader fails, the status is 0), which
+    # would pass every test unrun: a program's own exit status must come
+    # back first.
+    local probe=0
+    DISPLAY='' timeout 300 wine cmd /c exit 3 >/dev/null 2>&1 || probe=$?
+    if [ "$probe" != 3 ]; then
+        say "wine does not run Windows x86-64 programs here (exit 3 came back as $probe): failing this job"
+        DISPLAY='' wineserver -k || true
+        return 1
+    fi
     say "test suites, Windows x86-64 (MinGW-w64) under wine"
     local rc=0
     DISPLAY='' meson test -C build-win64 --print-errorlogs || rc=$?
