@@ -14,10 +14,6 @@
 #include "native/native.h"
 #include "platform/memory.h"
 
-/* At most this many times the exported array (12 bytes per entry), the
- * allocator's rounding included (doc/performance.md#native-memory). */
-#define NATIVE_MEMORY_FACTOR 2u
-
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -316,7 +312,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
              * unknown end, and the word before the first normal IL
              * offset (a PROLOG's, or the last key) not equal to it */
             uint32_t top = normal ? t->records[a->normal_end - 1].il_offset : 0;
-            if (a->nkeys <= 8 && normal <= 8 &&
+            if (a->nkeys <= NATIVE_ONE_MAX && normal <= NATIVE_ONE_MAX &&
                 a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
                 (a->prolog_end > 0 || normal == 0 ||
                  a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
@@ -337,7 +333,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
                    (k == a->prolog_end || t->records[k - 1].il_offset != r->il_offset);
         }
         if (fits && ilmap_malloc_estimate(native_small_layout_of(t->count, a->nkeys, mode, normal)
-                                              .size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count) {
+                                              .size) <= native_memory_bound(t->count)) {
             tiny = normal;
             info &= ~NATIVE_SMALL_WIDE;
             l = native_small_layout_of(t->count, a->nkeys, mode, tiny);
@@ -461,7 +457,7 @@ static int plan_buckets(native_index *x, unsigned mode, int direct, const uint32
      * the table */
     plan pn = plan_start(keys, x->nkeys, code_size);
     plan pi = plan_start(il_keys, x->normal_end - x->prolog_end, 0);
-    uint64_t limit = (uint64_t)NATIVE_MEMORY_FACTOR * 12u * x->count;
+    uint64_t limit = native_memory_bound(x->count);
 
     for (;;) {
         x->native_nb = pn.nb;
@@ -532,7 +528,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         v.flags = (uint8_t)(v.flags | NATIVE_ENTRIES);
         indexed_layout(&v, mode, 1);
         if (count < 0xFFFFu && v.size != 0 &&
-            ilmap_malloc_estimate(v.size) <= (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
+            ilmap_malloc_estimate(v.size) <= native_memory_bound(count))
             x = v;
         /* Then the starts and ends as values rather than key positions,
          * which spares IL -> native a dependent load, where that fits
@@ -543,7 +539,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
                             (max_bound(t) > 0xFFFFu ? NATIVE_POS32 : NATIVE_POS16));
         indexed_layout(&v, mode, 1);
         if (v.size != 0 && ilmap_malloc_estimate(v.size) <=
-                               (uint64_t)NATIVE_MEMORY_FACTOR * 12u * count)
+                               native_memory_bound(count))
             x = v;
     }
 
@@ -652,7 +648,7 @@ ilmap_status native_assemble(const native_table *t, ilmap_native **out)
             mode == NATIVE_SRC_UNIFORM && common > 0xFFu ? NATIVE_SRC_U32 : mode;
         size_t size = native_small_layout_of(t->count, a.nkeys, small_mode, 0).size;
         status = a.narrow &&
-                         ilmap_malloc_estimate(size) <= (size_t)NATIVE_MEMORY_FACTOR * 12u * t->count
+                         ilmap_malloc_estimate(size) <= native_memory_bound(t->count)
                      ? assemble_small(t, mode, common, &a, out)
                      : assemble_scan(t, mode, common, out);
     } else {

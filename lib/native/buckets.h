@@ -30,8 +30,6 @@
 #include "index/count.h"
 #include "native/native.h"
 
-#define NATIVE_WINDOW 4u
-_Static_assert(NATIVE_WINDOW == 4, "a bucket window is one count4_u32 run (index/count.h)");
 
 /* The flags of most indexed maps (native_index.flags): narrow tables,
  * and the SIMD window where the library has one. */

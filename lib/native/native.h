@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "ilmap.h"
+#include "native/tuning.h"
 
 #define NATIVE_NONE 0xFFFFFFFFu
 
@@ -98,10 +99,10 @@
  * window never leaves the block.
  */
 
-/* Entries up to which a map without call sites is scanned, and up to
- * which it keeps no bucket table. */
-#define NATIVE_SCAN_MAX 2u
-#define NATIVE_SMALL_MAX 32u
+/* The small form's fields hold its counts (6 bits: entries, prolog_end,
+ * normal_end; 7 bits: keys, at most 2 * count + 1). */
+_Static_assert(NATIVE_SMALL_MAX < 64 && 2 * NATIVE_SMALL_MAX + 1 < 128,
+               "a small map's counts fit its info word");
 
 /* info word: the form, then per form. */
 #define NATIVE_FORM_MASK 0x3u
@@ -117,9 +118,9 @@
  * TO_IL: narrow native table, the platform's window, every bucket below
  * the last ending by 2^31 (a signed compare without the bias); inline
  * with packed answer words (NATIVE_PACKED), one call away without. IL: the
- * same for the IL table, at most one entry of unknown end, and the word
- * before the first normal IL offset (a PROLOG's, or the last key)
- * differing from it (the floor's group test needs no bound check). */
+ * same for the IL table, and the word before the first normal IL offset
+ * (a PROLOG's, or the last key) differing from it (the floor's group
+ * test needs no bound check). */
 #define NATIVE_FAST_TO_IL 0x20u
 #define NATIVE_FAST_IL 0x40u    /* ... and uint16_t pairs or uint8_t positions */
 #define NATIVE_FAST_PAIRS 0x80u /* ... the former */
@@ -140,16 +141,16 @@
 #define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
 /* small: 8 words can be read from any multiple of 8 keys into the keys,
  * and into the normal entries' IL offsets, without leaving the block
- * (the lookups count 8 keys per step, SSE2; else 4). */
+ * (the lookups count 8 keys per step, index/count.h; else 4). */
 #define NATIVE_SMALL_WIDE 0x40000000u
-/* small, with NATIVE_SMALL_WIDE: at most 8 keys and at most 8 normal
+/* small, with NATIVE_SMALL_WIDE: at most NATIVE_ONE_MAX keys and normal
  * entries, so that each count is one step (most small maps), all below
- * 2^31 (a signed compare without a bias); at most one
- * entry of unknown end, and the word before the first normal IL offset
- * differs from it (IL -> native steps back without a test). */
+ * 2^31 (a signed compare without a bias), and the word before the first
+ * normal IL offset differs from it (IL -> native steps back without a
+ * test). */
 #define NATIVE_SMALL_ONE 0x80000000u
 /* small: NATIVE_SMALL_ONE without NATIVE_SMALL_WIDE (whose conditions
- * hold too) marks a "tiny" map: 1 to 8 normal entries, no two with the
+ * hold too) marks a "tiny" map: 1 to NATIVE_ONE_MAX normal entries, no two with the
  * same IL offset, IL offsets below 65535 and exported starts and ends
  * (the code size for the entry of unknown end) below 65536, and room in
  * the bound for an IL -> native table after the byte naming the entry of
