@@ -4,6 +4,8 @@
  */
 #include "native/shape.h"
 
+#include "index/count.h"
+
 native_shape native_shape_of(const ilmap_native *m)
 {
     native_shape s = { NATIVE_SHAPE_SCAN, 0 };
@@ -41,6 +43,12 @@ native_shape native_shape_of(const ilmap_native *m)
     }
     }
     return s;
+}
+
+unsigned native_shape_features_built(void)
+{
+    unsigned all = (1u << NATIVE_FEATURES) - 1u;
+    return COUNT_HAVE_VECTOR ? all : all & ~(unsigned)NATIVE_FEATURE_SIMD;
 }
 
 const char *native_shape_form_name(native_shape_form form)

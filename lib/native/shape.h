@@ -47,6 +47,12 @@ typedef struct native_shape {
 /* m's shape; a NULL map is a scan of nothing. */
 native_shape native_shape_of(const ilmap_native *m);
 
+/* The features this build can give a map (enum native_shape_feature
+ * bits): all of them, except NATIVE_FEATURE_SIMD where the target has no
+ * vector counting (index/count.h: COUNT_HAVE_VECTOR 0, as on i686
+ * without SSE2). */
+unsigned native_shape_features_built(void);
+
 /* Names for reports: "scan", "small-one", ...; "packed", "fast-to-il", ... */
 const char *native_shape_form_name(native_shape_form form);
 const char *native_shape_feature_name(unsigned feature_bit_index);
