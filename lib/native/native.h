@@ -12,8 +12,9 @@
 
 #define NATIVE_NONE 0xFFFFFFFFu
 
-/* The lookups' helpers are inlined into each public function, so that a
- * lookup is one function with no call inside. */
+/* The lookups' helpers are inlined into each form's lookup (forms.h),
+ * so that a lookup is the public function's switch and one function with
+ * no call inside. */
 /* NATIVE_NO_SLP: GCC's store merging through vector registers (two
  * 32-bit stores become movd, movd, punpckldq, movq) left out of the
  * IL -> native lookups, which write an entry's fields. */
@@ -26,10 +27,15 @@
 #define NATIVE_INLINE static inline __attribute__((always_inline))
 #define NATIVE_NOINLINE static __attribute__((noinline))
 #define NATIVE_LIKELY(c) __builtin_expect(!!(c), 1)
+/* The form of info word i, for the public lookups' switch: small
+ * expected (most methods' maps are small), so that its case is tested
+ * first. */
+#define NATIVE_FORM_SWITCH(i) __builtin_expect((i) & NATIVE_FORM_MASK, NATIVE_FORM_SMALL)
 #else
 #define NATIVE_INLINE static inline
 #define NATIVE_NOINLINE static
 #define NATIVE_LIKELY(c) (c)
+#define NATIVE_FORM_SWITCH(i) ((i) & NATIVE_FORM_MASK)
 #endif
 
 /* -10 and MAX_ILNUM as the two flavours' duplicate trackers start
