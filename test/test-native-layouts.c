@@ -492,8 +492,8 @@ int main(int argc, char **argv)
             check_map(shapes[s].name, m, &rng);
         ilmap_native_free(m);
     }
-    /* Small maps of every size (8-key steps where the block allows them,
-     * 4-key ones elsewhere), with and without a PROLOG. */
+    /* Small maps of every size (one 8-key step, several), with and
+     * without a PROLOG. */
     for (size_t n = 3; n <= 32; n++) {
         ilmap_native *m = jit_map(n, 0, &rng);
         if (m)
@@ -619,8 +619,8 @@ int main(int argc, char **argv)
         }
     }
     /* Boundaries all at native 0 (code of 0 bytes, or every entry but
-     * the last empty): one key, too few entries for the 8-key steps,
-     * the small form that counts 4 at a time. */
+     * the last empty): one key, and columns too short for an 8-key step
+     * without the block's padding. */
     for (uint32_t code_size = 0; code_size <= 2; code_size++) {
         for (size_t k = 1; k <= 3; k++) {
             static const uint32_t il[3] = { 0, 4, ILMAP_EPILOG };

@@ -9,8 +9,7 @@
  *   count8_i32       8 biased int32 keys (a rank index's leaf layer,
  *                    read as one window: lib/core/map_batch.c)
  *   count4_u32       the first `valid` (<= 4) of 4 uint32_t keys (a
- *                    native map's bucket window, its small form's 4-key
- *                    steps: lib/native/)
+ *                    native map's bucket window: lib/native/)
  *   count8_u32       the first `valid` (<= 8) of 8 uint32_t keys
  *   count8_u16       the first `valid` (<= 8) of 8 uint16_t keys, at
  *                    any alignment, x <= 65535 (a tiny native map's IL

@@ -301,27 +301,17 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
                     a->prolog_end << NATIVE_SMALL_PROLOG_SHIFT |
                     a->normal_end << NATIVE_SMALL_NORMAL_SHIFT;
     uint32_t normal = a->normal_end - a->prolog_end;
-    {
-        /* The last 8-key step of each array the lookups count. */
-        size_t keys_end = sizeof(ilmap_native) + 4 * (8 * (size_t)((a->nkeys - 1) / 8) + 8);
-        size_t il_end = l.il + 4 * ((size_t)a->prolog_end +
-                                    (normal ? 8 * (size_t)((normal - 1) / 8) : 0) + 8);
-        if (keys_end <= l.size && il_end <= l.size) {
-            info |= NATIVE_SMALL_WIDE;
-            /* ... and, for IL -> native's copy: not several entries of
-             * unknown end, and the word before the first normal IL
-             * offset (a PROLOG's, or the last key) not equal to it */
-            uint32_t top = normal ? t->records[a->normal_end - 1].il_offset : 0;
-            if (a->nkeys <= NATIVE_ONE_MAX && normal <= NATIVE_ONE_MAX &&
-                a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
-                (a->prolog_end > 0 || normal == 0 ||
-                 a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
-                info |= NATIVE_SMALL_ONE;
-        }
-    }
-    /* A tiny map (native.h): NATIVE_SMALL_ONE without NATIVE_SMALL_WIDE
-     * (whose reads its table only extends), where the table fits the
-     * bound. */
+    /* One step per count (native.h), and for IL -> native's copy the
+     * word before the first normal IL offset (a PROLOG's, or the last
+     * key) not equal to it. */
+    uint32_t top = normal ? t->records[a->normal_end - 1].il_offset : 0;
+    if (a->nkeys <= NATIVE_ONE_MAX && normal <= NATIVE_ONE_MAX &&
+        a->breakpoints[a->nkeys - 1] < 0x80000000u && top < 0x80000000u &&
+        (a->prolog_end > 0 || normal == 0 ||
+         a->breakpoints[a->nkeys - 1] != t->records[0].il_offset))
+        info |= NATIVE_SMALL_ONE;
+    /* A tiny map (native.h): NATIVE_SMALL_ONE and a table of its own,
+     * where the table fits the bound. */
     uint32_t tiny = 0;
     if (info & NATIVE_SMALL_ONE) {
         int fits = normal >= 1;
@@ -335,7 +325,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
         if (fits && ilmap_malloc_estimate(native_small_layout_of(t->count, a->nkeys, mode, normal)
                                               .size) <= native_memory_bound(t->count)) {
             tiny = normal;
-            info &= ~NATIVE_SMALL_WIDE;
+            info |= NATIVE_SMALL_TINY;
             l = native_small_layout_of(t->count, a->nkeys, mode, tiny);
         }
     }
@@ -343,6 +333,7 @@ static ilmap_status assemble_small(const native_table *t, unsigned mode, uint32_
 
     if (!base)
         return ILMAP_E_NOMEM;
+    memset(base, 0, l.size); /* the padding the lookups read past the IL column */
     ilmap_native *m = (ilmap_native *)(void *)base;
     m->info = info;
     m->code_size = t->code_size;

@@ -93,8 +93,7 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
     if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)) ==
                       (NATIVE_FORM_DIRECT | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)))
         return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
-    if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) ==
-        (NATIVE_FORM_SMALL | NATIVE_SMALL_ONE))
+    if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_TINY)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_TINY))
         return native_small_il_to_native_tiny(m, il_offset, entry, index, il_matched);
     switch (NATIVE_FORM_SWITCH(info)) {
     case NATIVE_FORM_SMALL:
@@ -123,7 +122,7 @@ ilmap_status ilmap_il_to_native_ranges(const ilmap_native *m, uint32_t il_offset
         uint32_t info = m->info;
         switch (NATIVE_FORM_SWITCH(info)) {
         case NATIVE_FORM_SMALL:
-            if ((info & (NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) == NATIVE_SMALL_ONE) /* tiny */
+            if (info & NATIVE_SMALL_TINY)
                 return native_small_tiny_ranges(m, il_offset, cap, total, out);
             break;
         case NATIVE_FORM_DIRECT:

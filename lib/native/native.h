@@ -78,11 +78,12 @@
  *     kind bytes), each entry's start and end as a uint8_t position in
  *     the keys, the source bits; the head's info word holds the counts.
  *     Lookups count the keys, or the normal entries' IL offsets, 8 at a
- *     time (SSE2, NATIVE_SMALL_WIDE; 4 at a time where the block would
- *     not hold the reads; a binary search without SSE2), in one step for
- *     maps of NATIVE_SMALL_ONE: no bucket table. A "tiny" one (up to 8
- *     normal entries, 16-bit values, native_small_tiny()) adds an IL ->
- *     native table after the byte naming the entry of unknown end.
+ *     time (index/count.h; a binary search without vector compares), in
+ *     one step for maps of NATIVE_SMALL_ONE: no bucket table. The block
+ *     is long enough for those reads (native_small_layout_of()). A
+ *     "tiny" one (up to 8 normal entries, 16-bit values,
+ *     native_small_tiny()) adds an IL -> native table after the byte
+ *     naming the entry of unknown end.
  *   - direct (indexed, direct answers): an index part after the head
  *     (native_index), the keys, the IL column, the direct answers, the
  *     starts' and the ends' positions in the keys (uint8_t, uint16_t or
@@ -145,19 +146,17 @@ _Static_assert(NATIVE_SMALL_MAX < 64 && 2 * NATIVE_SMALL_MAX + 1 < 128,
 #define NATIVE_SMALL_KEYS_SHIFT 11u /* small: the keys, 7 bits */
 #define NATIVE_SMALL_PROLOG_SHIFT 18u /* small: prolog_end, 6 bits */
 #define NATIVE_SMALL_NORMAL_SHIFT 24u /* small: normal_end, 6 bits */
-/* small: 8 words can be read from any multiple of 8 keys into the keys,
- * and into the normal entries' IL offsets, without leaving the block
- * (the lookups count 8 keys per step, index/count.h; else 4). */
-#define NATIVE_SMALL_WIDE 0x40000000u
-/* small, with NATIVE_SMALL_WIDE: at most NATIVE_ONE_MAX keys and normal
+/* small: a "tiny" map (native_small_tiny(), with NATIVE_SMALL_ONE). */
+#define NATIVE_SMALL_TINY 0x40000000u
+/* small: at most NATIVE_ONE_MAX keys and normal
  * entries, so that each count is one step (most small maps), all below
  * 2^31 (a signed compare without a bias), and the word before the first
  * normal IL offset differs from it (IL -> native steps back without a
  * test). */
 #define NATIVE_SMALL_ONE 0x80000000u
-/* small: NATIVE_SMALL_ONE without NATIVE_SMALL_WIDE (whose conditions
- * hold too) marks a "tiny" map: 1 to NATIVE_ONE_MAX normal entries, no two with the
- * same IL offset, IL offsets below 65535 and exported starts and ends
+/* small: NATIVE_SMALL_TINY (with NATIVE_SMALL_ONE, whose conditions
+ * hold too) marks a "tiny" map: 1 to NATIVE_ONE_MAX normal entries, no
+ * two with the same IL offset, IL offsets below 65535 and exported starts and ends
  * (the code size for the entry of unknown end) below 65536, and room in
  * the bound for an IL -> native table after the byte naming the entry of
  * unknown end: a byte holding twice the normal entries' count, a byte
@@ -169,7 +168,7 @@ _Static_assert(NATIVE_SMALL_MAX < 64 && 2 * NATIVE_SMALL_MAX + 1 < 128,
  * stays inside the block. */
 static inline uint32_t native_small_tiny(uint32_t info)
 {
-    return (info & (NATIVE_SMALL_ONE | NATIVE_SMALL_WIDE)) == NATIVE_SMALL_ONE
+    return (info & NATIVE_SMALL_TINY)
                ? ((info >> NATIVE_SMALL_NORMAL_SHIFT) & 0x3Fu) -
                      ((info >> NATIVE_SMALL_PROLOG_SHIFT) & 0x3Fu)
                : 0;
@@ -339,6 +338,12 @@ static inline native_small_layout native_small_layout_of(uint32_t count, uint32_
     if (mode == NATIVE_SRC_U32)
         l.sources = (l.sources + 3u) & ~(size_t)3u;
     l.size = l.sources + (mode == NATIVE_SRC_UNIFORM ? 1 : count * native_source_bytes(mode));
+    /* The lookups read 8 keys per step from any multiple of 8 into the
+     * keys, and from the first normal entry's on into the IL column: at
+     * most 8 words past the IL column (the keys' steps end before the
+     * IL column's 7th word). Whatever the rest leaves short is padding. */
+    if (l.size < l.il + 4 * ((size_t)count + 8))
+        l.size = l.il + 4 * ((size_t)count + 8);
     return l;
 }
 

@@ -16,10 +16,9 @@ native_shape native_shape_of(const ilmap_native *m)
     case NATIVE_FORM_SCAN:
         break;
     case NATIVE_FORM_SMALL:
-        s.form = native_small_tiny(info)          ? NATIVE_SHAPE_SMALL_TINY
-                 : (info & NATIVE_SMALL_ONE)      ? NATIVE_SHAPE_SMALL_ONE
-                 : (info & NATIVE_SMALL_WIDE)     ? NATIVE_SHAPE_SMALL_WIDE
-                                                  : NATIVE_SHAPE_SMALL;
+        s.form = (info & NATIVE_SMALL_TINY)  ? NATIVE_SHAPE_SMALL_TINY
+                 : (info & NATIVE_SMALL_ONE) ? NATIVE_SHAPE_SMALL_ONE
+                                             : NATIVE_SHAPE_SMALL;
         break;
     default: {
         const native_index *ix = native_index_of(m);
@@ -54,7 +53,7 @@ unsigned native_shape_features_built(void)
 const char *native_shape_form_name(native_shape_form form)
 {
     static const char *const names[NATIVE_SHAPE_FORMS] = {
-        "scan", "small", "small-wide", "small-one", "small-tiny", "indexed", "direct",
+        "scan", "small", "small-one", "small-tiny", "indexed", "direct",
     };
     return (unsigned)form < NATIVE_SHAPE_FORMS ? names[form] : "?";
 }

@@ -11,10 +11,9 @@
 /* The form, the small forms by how they count their keys. */
 typedef enum native_shape_form {
     NATIVE_SHAPE_SCAN,       /* every entry tested */
-    NATIVE_SHAPE_SMALL,      /* keys counted 4 at a time, or by a binary search */
-    NATIVE_SHAPE_SMALL_WIDE, /* 8 at a time (NATIVE_SMALL_WIDE) */
+    NATIVE_SHAPE_SMALL,      /* keys counted 8 at a time, or by a binary search */
     NATIVE_SHAPE_SMALL_ONE,  /* in one step (NATIVE_SMALL_ONE) */
-    NATIVE_SHAPE_SMALL_TINY, /* and an IL -> native table (native_small_tiny) */
+    NATIVE_SHAPE_SMALL_TINY, /* and an IL -> native table (NATIVE_SMALL_TINY) */
     NATIVE_SHAPE_INDEXED,    /* bucket tables, entry answers */
     NATIVE_SHAPE_DIRECT,     /* bucket tables, direct answers */
     NATIVE_SHAPE_FORMS

@@ -2,8 +2,8 @@
  * The small form (native.h): up to NATIVE_SMALL_MAX entries, no call
  * sites, no bucket table. Its keys and its normal entries' IL offsets
  * are counted in the block with index/count.h's vector compares, 8 at a
- * time (NATIVE_SMALL_WIDE), in one step (NATIVE_SMALL_ONE) or 4 at a
- * time; a binary search without vector compares. A tiny map
+ * time, or in one step (NATIVE_SMALL_ONE); a binary search without
+ * vector compares. A tiny map
  * (native_small_tiny()) answers IL -> native from a table of its own.
  * The layout is native_small_layout_of()'s, which assemble.c writes.
  */
@@ -16,27 +16,12 @@
 #include "native/forms.h"
 
 /* How many of a small map's ascending keys[0, nkeys) are <= x: its
- * native keys, or the normal entries' IL offsets. Groups of 4 keys
- * (index/count.h); a last group may read up to 3 words past the keys,
- * inside the block (after the native keys, the IL column of at least 3
- * entries; after the IL column, the answers of at least 4 intervals),
- * compared and ignored. Without vector compares: a binary search. */
-NATIVE_INLINE uint32_t small_rank(const uint32_t *keys, uint32_t nkeys, uint32_t x)
-{
-#if COUNT_HAVE_VECTOR
-    uint32_t rank = 0;
-    for (uint32_t i = 0; i < nkeys; i += 4)
-        rank += count4_u32(keys + i, nkeys - i < 4 ? nkeys - i : 4, x);
-    return rank;
-#else
-    return rank_search(keys, nkeys, x);
-#endif
-}
-
-/* small_rank() 8 keys per step (NATIVE_SMALL_WIDE: a last step, or the
- * first when nkeys = 0, may read up to 8 words past the keys, inside the
- * block; one: nkeys <= 8, NATIVE_SMALL_ONE, a single step, every key
- * below 2^31, so that x capped at INT32_MAX needs no bias). */
+ * native keys, or the normal entries' IL offsets, 8 per step
+ * (index/count.h; a last step, or the first when nkeys = 0, may read up
+ * to 8 words past the keys, inside the block: native_small_layout_of()).
+ * one: nkeys <= 8, NATIVE_SMALL_ONE, a single step, every key below
+ * 2^31, so that x capped at INT32_MAX needs no bias. Without vector
+ * compares: a binary search. */
 NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x, int one)
 {
 #if COUNT_HAVE_VECTOR
@@ -56,13 +41,10 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
 #endif
 }
 
-/* A small map's interval of x: its keys counted 8 at a time where the
- * block allows (one step: NATIVE_SMALL_ONE, or one set), else 4. */
+/* A small map's interval of x (one: NATIVE_SMALL_ONE, in one step). */
 NATIVE_INLINE uint32_t small_interval(uint32_t info, const uint32_t *keys, uint32_t x, int one)
 {
-    uint32_t nkeys = native_small_keys(info);
-    return one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE)) ? small_rank8(keys, nkeys, x, one)
-                                                                  : small_rank(keys, nkeys, x);
+    return small_rank8(keys, native_small_keys(info), x, one);
 }
 
 /* The layout of small map m (native.h: its counts are in the info
@@ -145,9 +127,7 @@ NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t
     const uint32_t *il = native_at(m, (uint32_t)l.il);
     /* The normal entries' IL offsets ascend: counted as the keys are
      * (a last group may read past them, into the block). */
-    uint32_t p = lo + (one || (info & (NATIVE_SMALL_WIDE | NATIVE_SMALL_ONE))
-                           ? small_rank8(il + lo, hi - lo, il_offset, one)
-                           : small_rank(il + lo, hi - lo, il_offset));
+    uint32_t p = lo + small_rank8(il + lo, hi - lo, il_offset, one);
     const uint8_t *starts = native_at(m, (uint32_t)l.starts);
     uint32_t unknown = starts[2 * count]; /* l.unknown; 0xFF: none, never an entry's index */
     if (!NATIVE_LIKELY(p > lo)) /* no floor (x below the first IL offset) */

@@ -39,7 +39,7 @@ static inline uint64_t native_memory_bound(uint32_t count)
 
 _Static_assert(sizeof(ilmap_native_entry) == 12, "an exported entry is three 32-bit words");
 _Static_assert(NATIVE_SCAN_MAX < NATIVE_SMALL_MAX, "the scan form comes first");
-_Static_assert(NATIVE_SMALL_MAX <= 32, "a scan map's hits are one 32-bit mask (lookup.c)");
+_Static_assert(NATIVE_SMALL_MAX <= 32, "a scan map's hits are one 32-bit mask (scan.c)");
 _Static_assert(NATIVE_ONE_MAX == 8, "one count8_u32 / count8_u16 step (index/count.h)");
 _Static_assert(NATIVE_WINDOW == 4, "a bucket window is one count4_u32 (index/count.h)");
 
