@@ -86,13 +86,16 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
         return no_map_to_native(entry, index, il_matched);
     if (!NATIVE_LIKELY(!native_is_special(il_offset)))
         return native_il_to_native_any(m, il_offset, entry, index, il_matched);
-    /* The commonest shapes before the switch: a large method's direct map
-     * with uint16_t pairs, inline, and a small method's tiny map (tested
-     * apart from the switch: 10% on its lookups, bench-native). */
+    /* The commonest shapes before the switch, each by one test: a large
+     * method's direct map (with uint16_t pairs: inline; with positions)
+     * and a small method's tiny map. */
     uint32_t info = m->info;
     if (NATIVE_LIKELY((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)) ==
                       (NATIVE_FORM_DIRECT | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)))
         return fast_il_to_native(m, il_offset, entry, index, il_matched, 1);
+    if ((info & (NATIVE_FORM_MASK | NATIVE_FAST_IL | NATIVE_FAST_PAIRS)) ==
+        (NATIVE_FORM_DIRECT | NATIVE_FAST_IL))
+        return native_direct_il_to_native_positions(m, il_offset, entry, index, il_matched);
     if ((info & (NATIVE_FORM_MASK | NATIVE_SMALL_TINY)) == (NATIVE_FORM_SMALL | NATIVE_SMALL_TINY))
         return native_small_il_to_native_tiny(m, il_offset, entry, index, il_matched);
     switch (NATIVE_FORM_SWITCH(info)) {
@@ -100,10 +103,7 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
         return (info & NATIVE_SMALL_ONE)
                    ? native_small_il_to_native_one(m, il_offset, entry, index, il_matched)
                    : native_small_il_to_native(m, il_offset, entry, index, il_matched);
-    case NATIVE_FORM_DIRECT:
-        return (info & NATIVE_FAST_IL)
-                   ? native_direct_il_to_native_positions(m, il_offset, entry, index, il_matched)
-                   : native_direct_il_to_native(m, il_offset, entry, index, il_matched);
+    case NATIVE_FORM_DIRECT: return native_direct_il_to_native(m, il_offset, entry, index, il_matched);
     case NATIVE_FORM_INDEXED:
         return native_indexed_il_to_native(m, il_offset, entry, index, il_matched);
     default: return native_il_to_native_any(m, il_offset, entry, index, il_matched);
