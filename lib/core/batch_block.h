@@ -9,12 +9,7 @@
 #define ILMAP_CORE_BATCH_BLOCK_H
 
 #include "core/map.h"
-
-#ifdef RANK_HAVE_X86
-#include <emmintrin.h>
-#elif defined(RANK_HAVE_NEON)
-#include <arm_neon.h>
-#endif
+#include "index/count.h"
 
 /* Queries x with x - lo < span (unsigned) all answer `value`: the
  * interval between the rank-th key and the next. */
@@ -88,59 +83,6 @@ static inline void batch_interval_at(const struct batch_source *src, uint32_t ra
     iv->rank = rank;
 }
 
-#ifdef RANK_HAVE_X86
-/* Non-zero when all 8 queries at in have x - lo < span (unsigned). */
-static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
-{
-    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
-    __m128i l = _mm_set1_epi32((int)lo);
-    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)span), bias);
-    __m128i a = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)in), l);
-    __m128i b = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in + 4)), l);
-    __m128i in_a = _mm_cmplt_epi32(_mm_xor_si128(a, bias), s);
-    __m128i in_b = _mm_cmplt_epi32(_mm_xor_si128(b, bias), s);
-    return _mm_movemask_epi8(_mm_and_si128(in_a, in_b)) == 0xFFFF;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    __m128i v = _mm_set1_epi32((int)value);
-    _mm_storeu_si128((__m128i *)(void *)out, v);
-    _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
-}
-#elif defined(RANK_HAVE_NEON)
-/* NEON has unsigned compares: no bias needed. */
-static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
-{
-    uint32x4_t l = vdupq_n_u32(lo);
-    uint32x4_t s = vdupq_n_u32(span);
-    uint32x4_t in_a = vcltq_u32(vsubq_u32(vld1q_u32(in), l), s);
-    uint32x4_t in_b = vcltq_u32(vsubq_u32(vld1q_u32(in + 4), l), s);
-    return vminvq_u32(vandq_u32(in_a, in_b)) == 0xFFFFFFFFu;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    uint32x4_t v = vdupq_n_u32(value);
-    vst1q_u32(out, v);
-    vst1q_u32(out + 4, v);
-}
-#else
-static inline int block_inside(const uint32_t *in, uint32_t lo, uint32_t span)
-{
-    uint32_t outside = 0;
-    for (int k = 0; k < 8; k++)
-        outside |= (uint32_t)(in[k] - lo >= span);
-    return !outside;
-}
-
-static inline void block_fill(uint32_t *out, uint32_t value)
-{
-    for (int k = 0; k < 8; k++)
-        out[k] = value;
-}
-#endif
-
 /* The answers of a searched block of eight queries at in, of ranks r:
  * values[r[k]], with the floor's select only in a block holding a query
  * below the first key (a compare per block, not a select per query). in
@@ -148,7 +90,7 @@ static inline void block_fill(uint32_t *out, uint32_t value)
 static inline void batch_answer8(const struct batch_source *src, const uint32_t *in,
                                  const uint32_t *r, uint32_t *out)
 {
-    if (src->floor != 0 && !block_inside(in, src->first, src->first_span)) {
+    if (src->floor != 0 && !count8_all_within(in, src->first, src->first_span)) {
         for (uint32_t k = 0; k < 8; k++)
             out[k] = batch_value(src, r[k]);
         return;

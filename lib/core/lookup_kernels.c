@@ -150,14 +150,14 @@ static inline void rank8_body_neon_1(const struct ilmap_direction *d, const uint
         size_t i = 0;                                                                     \
         src.floor = (FLOOR); /* fl->floor, known here */                                  \
         for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {                          \
-            if (block_inside(in + i, v.lo, v.span)) {                                     \
-                block_fill(out + i, v.value);                                             \
+            if (count8_all_within(in + i, v.lo, v.span)) {                                \
+                count8_fill(out + i, v.value);                                            \
                 continue;                                                                 \
             }                                                                             \
-            if (!block_inside(in + i, base, width))                                       \
+            if (!count8_all_within(in + i, base, width))                                  \
                 break;                                                                    \
             uint32_t r[DIRECTION_BLOCK];                                                  \
-            if ((FLOOR) && ((H) == 1 || !block_inside(in + i, src.first, src.first_span))) \
+            if ((FLOOR) && ((H) == 1 || !count8_all_within(in + i, src.first, src.first_span))) \
                 rank8_body_##ISA##_##H(d, in + i, r, 1);                                  \
             else                                                                          \
                 rank8_body_##ISA##_##H(d, in + i, r, 0);                                  \

@@ -77,7 +77,7 @@ static inline int block_merge(const struct ilmap_direction *d, const flavour *fl
     uint32_t room = (index->nkeys + RANK_NODE_KEYS - 1u) / RANK_NODE_KEYS * RANK_NODE_KEYS;
     uint32_t r = iv->rank, x[DIRECTION_BLOCK], ranks[DIRECTION_BLOCK];
 
-    if (!block_inside(in, fl->base, fl->width))
+    if (!count8_all_within(in, fl->base, fl->width))
         return 0;
     for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
         x[k] = in[k]; /* read all before the first answer is written (in place) */
@@ -103,7 +103,7 @@ static inline uint32_t block_lookup(const struct ilmap_direction *d, const flavo
 {
     uint32_t r[DIRECTION_BLOCK];
 
-    if (block_inside(in, fl->base, fl->width)) {
+    if (count8_all_within(in, fl->base, fl->width)) {
         /* The caller's queries themselves: a copy just stored would be
          * read back by the kernel's wide loads, which store forwarding
          * does not serve (a stall per block). */
@@ -176,7 +176,7 @@ static inline size_t batch_large(const struct ilmap_direction *d, const flavour 
     size_t i = 0;
 
     for (; i + DIRECTION_BLOCK <= n; i += DIRECTION_BLOCK) {
-        if (block_inside(in + i, p.lo, p.span)) {
+        if (count8_all_within(in + i, p.lo, p.span)) {
             uint32_t last = in[i + DIRECTION_BLOCK - 1], end = p.end;
             for (uint32_t k = 0; k < DIRECTION_BLOCK; k++)
                 out[i + k] = in[i + k] < end ? p.value : p.next;

@@ -16,6 +16,9 @@
  *                    column)
  *   *_low            the same where the counted keys and x are below
  *                    2^31: a signed compare needs no bias
+ *   count8_all_within whether 8 values all lie in [lo, lo + span) (a
+ *                    batch's block of queries inside one interval:
+ *                    lib/core/batch_block.h), count8_fill their answers
  *   count_queries8_* the other way round: 8 queries side by side, each
  *                    counted against every key of one node (the IL
  *                    maps' batch kernels, lib/core/lookup_kernels.c)
@@ -355,6 +358,66 @@ COUNT_INLINE void count_queries8_neon(const int32_t *node, uint32_t nkeys, const
     }
     vst1q_u32(rank, ca);
     vst1q_u32(rank + 4, cb);
+}
+#endif
+
+/* count8_all_within: whether all 8 values at x have x - lo < span
+ * (unsigned): a block of queries inside one interval
+ * (lib/core/batch_block.h). count8_fill: their 8 answers, as two 16-byte
+ * stores (one 32-byte store, which the compiler makes of a loop in the
+ * AVX2 kernels, splits a cache line every other block of a 16-byte
+ * aligned output: the sorted batches ran 1.3x-1.8x slower). Plain
+ * inline, which the compiler does anyway: forced, it allocates the batch
+ * kernels' registers otherwise, one instruction more per block. */
+#ifdef RANK_HAVE_X86
+static inline int count8_all_within(const uint32_t *x, uint32_t lo, uint32_t span)
+{
+    const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+    __m128i l = _mm_set1_epi32((int)lo);
+    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)span), bias);
+    __m128i a = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)x), l);
+    __m128i b = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + 4)), l);
+    __m128i in_a = _mm_cmplt_epi32(_mm_xor_si128(a, bias), s);
+    __m128i in_b = _mm_cmplt_epi32(_mm_xor_si128(b, bias), s);
+    return _mm_movemask_epi8(_mm_and_si128(in_a, in_b)) == 0xFFFF;
+}
+
+static inline void count8_fill(uint32_t *out, uint32_t value)
+{
+    __m128i v = _mm_set1_epi32((int)value);
+    _mm_storeu_si128((__m128i *)(void *)out, v);
+    _mm_storeu_si128((__m128i *)(void *)(out + 4), v);
+}
+#elif defined(RANK_HAVE_NEON)
+/* NEON compares unsigned: no bias. */
+static inline int count8_all_within(const uint32_t *x, uint32_t lo, uint32_t span)
+{
+    uint32x4_t l = vdupq_n_u32(lo);
+    uint32x4_t s = vdupq_n_u32(span);
+    uint32x4_t in_a = vcltq_u32(vsubq_u32(vld1q_u32(x), l), s);
+    uint32x4_t in_b = vcltq_u32(vsubq_u32(vld1q_u32(x + 4), l), s);
+    return vminvq_u32(vandq_u32(in_a, in_b)) == 0xFFFFFFFFu;
+}
+
+static inline void count8_fill(uint32_t *out, uint32_t value)
+{
+    uint32x4_t v = vdupq_n_u32(value);
+    vst1q_u32(out, v);
+    vst1q_u32(out + 4, v);
+}
+#else
+static inline int count8_all_within(const uint32_t *x, uint32_t lo, uint32_t span)
+{
+    uint32_t outside = 0;
+    for (int k = 0; k < 8; k++)
+        outside |= (uint32_t)(x[k] - lo >= span);
+    return !outside;
+}
+
+static inline void count8_fill(uint32_t *out, uint32_t value)
+{
+    for (int k = 0; k < 8; k++)
+        out[k] = value;
 }
 #endif
 
