@@ -27,9 +27,13 @@ NATIVE_NOINLINE unsigned no_map_to_il(uint32_t *il_offset, size_t *entry, uint32
     return ILMAP_MAPPING_NO_INFO;
 }
 
-NATIVE_NOINLINE ilmap_status no_map_to_native(ilmap_native_entry *entry, size_t *index,
-                                              int *il_matched)
+/* No map, or a special IL offset. */
+NATIVE_NOINLINE ilmap_status il_to_native_rest(const ilmap_native *m, uint32_t il_offset,
+                                               ilmap_native_entry *entry, size_t *index,
+                                               int *il_matched)
 {
+    if (m)
+        return native_il_to_native_any(m, il_offset, entry, index, il_matched);
     floor_none(entry, index, il_matched);
     return ILMAP_E_INVALID_ARG;
 }
@@ -82,10 +86,8 @@ NATIVE_NO_SLP ilmap_status ilmap_il_to_native(const ilmap_native *m, uint32_t il
                                               ilmap_native_entry *entry, size_t *index,
                                               int *il_matched)
 {
-    if (!NATIVE_LIKELY(m != NULL))
-        return no_map_to_native(entry, index, il_matched);
-    if (!NATIVE_LIKELY(!native_is_special(il_offset)))
-        return native_il_to_native_any(m, il_offset, entry, index, il_matched);
+    if (!NATIVE_LIKELY(m != NULL && !native_is_special(il_offset)))
+        return il_to_native_rest(m, il_offset, entry, index, il_matched);
     /* The commonest shapes before the switch, each by one test: a large
      * method's direct map (with uint16_t pairs: inline; with positions)
      * and a small method's tiny map. */
