@@ -154,6 +154,23 @@ _Static_assert(NATIVE_SMALL_MAX < 64 && 2 * NATIVE_SMALL_MAX + 1 < 128,
  * normal IL offset differs from it (IL -> native steps back without a
  * test). */
 #define NATIVE_SMALL_ONE 0x80000000u
+/* The info word's fields, as assemble.c writes them and the lookups read
+ * them, side by side without overlap: form, DAC, source mode (2 bits),
+ * then a scan or small map's count (6), a small map's keys (7),
+ * prolog_end (6), normal_end (6), TINY, ONE; a direct map's shape bits
+ * where the count would be. */
+_Static_assert(NATIVE_SRC_SHIFT == 3 && NATIVE_COUNT_SHIFT == NATIVE_SRC_SHIFT + 2 &&
+                   NATIVE_SMALL_KEYS_SHIFT == NATIVE_COUNT_SHIFT + 6 &&
+                   NATIVE_SMALL_PROLOG_SHIFT == NATIVE_SMALL_KEYS_SHIFT + 7 &&
+                   NATIVE_SMALL_NORMAL_SHIFT == NATIVE_SMALL_PROLOG_SHIFT + 6 &&
+                   NATIVE_SMALL_TINY == 1u << (NATIVE_SMALL_NORMAL_SHIFT + 6) &&
+                   NATIVE_SMALL_ONE == NATIVE_SMALL_TINY << 1,
+               "a small map's info word: fields side by side");
+_Static_assert((NATIVE_FORM_MASK | NATIVE_DAC) < 1u << NATIVE_SRC_SHIFT &&
+                   NATIVE_FAST_TO_IL >= 1u << NATIVE_COUNT_SHIFT &&
+                   (NATIVE_FAST_TO_IL | NATIVE_FAST_IL | NATIVE_FAST_PAIRS | NATIVE_FAST_DETAIL |
+                    NATIVE_PACKED) < 1u << NATIVE_SMALL_KEYS_SHIFT,
+               "a direct map's shape bits: above the source mode");
 /* small: NATIVE_SMALL_TINY (with NATIVE_SMALL_ONE, whose conditions
  * hold too) marks a "tiny" map: 1 to NATIVE_ONE_MAX normal entries, no
  * two with the same IL offset, IL offsets below 65535 and exported starts and ends
@@ -300,6 +317,8 @@ static inline uint32_t native_small_keys(uint32_t info)
 
 /* Where an indexed map's keys start. */
 #define NATIVE_INDEXED_KEYS_OFF (sizeof(ilmap_native) + sizeof(native_index))
+_Static_assert(sizeof(ilmap_native) == 12 && NATIVE_INDEXED_KEYS_OFF % sizeof(uint32_t) == 0,
+               "the head, then an indexed map's keys aligned for uint32_t reads");
 
 /* The keys of a small or indexed map. */
 static inline const uint32_t *native_keys(const ilmap_native *m)
