@@ -36,7 +36,7 @@ static_assert(noexcept(std::declval<const ilm::native_map &>().il_to_native(0u))
 
 static void test_map()
 {
-    // The rewrite put 5 bytes before old offset 0 and 10 before old 9.
+    // The rewrite inserted 5 bytes before old offset 5 and 6 before old 9.
     const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
     const ilm::map m(seed);
     CHECK(m.old_to_new(7) == 10);
