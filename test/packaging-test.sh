@@ -5,8 +5,10 @@
 #  2. installed, found with CMake: find_package(ilmap 0.2 REQUIRED) from a
 #     moved copy of the installed tree (the package is relocatable), the C
 #     and C++ consumers on ilmap::ilmap, the C one on ilmap::ilmap_static;
+#     the installed `ilmap` tool runs from the moved tree;
 #  3. as a Meson subproject, through dependency('ilmap')
-#     (override_dependency): the C and the C++ consumer.
+#     (override_dependency), the library alone (-Dilmap:shim=false): the C
+#     and the C++ consumer.
 # The consumers (test/packaging/) check real answers and exit non-zero
 # otherwise. Skips (77) in a cross build, and when cmake or a C++ compiler
 # is absent after running what does not need them; `scripts/run.sh test` installs both.
@@ -79,6 +81,12 @@ if command -v cmake >/dev/null 2>&1 && [ ${#cxxs[@]} -gt 0 ]; then
     echo "== installed, via CMake (find_package(ilmap 0.2), relocated prefix)"
     # The installed tree, moved: nothing may point at the configured prefix.
     mv "$work/root$prefix" "$work/moved"
+    # The installed tool finds the installed library from the moved tree
+    # (its rpath is relative to itself), not from this build.
+    echo "-- the installed tool, from the moved prefix"
+    env -u LD_LIBRARY_PATH "$work/moved/bin/ilmap" --version
+    env -u LD_LIBRARY_PATH ldd "$work/moved/bin/ilmap" | grep -q "$work/moved/.*libilmap" ||
+        { env -u LD_LIBRARY_PATH ldd "$work/moved/bin/ilmap"; echo "the tool does not load the moved libilmap"; exit 1; }
     config=$(find "$work/moved" -name ilmapConfig.cmake | head -n 1)
     [ -n "$config" ] && [ -f "$(dirname "$config")/ilmapConfigVersion.cmake" ] ||
         { echo "ilmapConfig.cmake / ilmapConfigVersion.cmake not installed"; exit 1; }
@@ -119,10 +127,14 @@ if [ ${#cxxs[@]} -eq 0 ]; then
     sed -i -e "s/'c', 'cpp',/'c',/" -e '/consumer-cpp/d' "$work/proj/meson.build"
     langs=(c)
 fi
+# As a consumer would: the library alone (-Dilmap:shim=false builds no shim).
 CC=$cc CXX=${cxxs[0]:-c++} meson setup "$work/proj/build" "$work/proj" -Db_sanitize="$sanitize" \
+    -Dilmap:shim=false -Dilmap:tests=false -Dilmap:bench=false -Dilmap:examples=false \
     > "$work/setup.log" 2>&1 || { cat "$work/setup.log"; exit 1; }
 grep -q "Executing subproject ilmap" "$work/setup.log" || { cat "$work/setup.log"; exit 1; }
 ninja -C "$work/proj/build" >/dev/null
+! find "$work/proj/build" -name 'libilmap_clr*' | grep -q . ||
+    { echo "-Dilmap:shim=false built the shim"; exit 1; }
 "$work/proj/build/consumer"
 [ "${langs[*]}" = c ] || "$work/proj/build/consumer-cpp"
 
