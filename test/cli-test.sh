@@ -187,9 +187,18 @@ expect 2 "validate --token not a MethodDef" -- "$tool" validate "$dir/steps.txt"
 expect 2 "show --pdb" -- "$tool" show "$dir/steps.txt" --pdb "$pdbs/tiny.pdb" --token 0x06000001
 printf '0x06000001 x\n' > "$dir/badq.txt"
 expect 2 "source: malformed query" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
-contains "line 1" "names the query line"
+contains "error line 1: not" "names the query line"
 printf '6000001 0\n' > "$dir/badq.txt"
 expect 2 "source: token without 0x" -- tool_in "$dir/badq.txt" source "$pdbs/tiny.pdb"
+# IL offsets in 0x hex too (as IL_0003 is written); a bad line is answered
+# with an error line, the rest still answered, the exit status 2 at the end.
+printf '0x06000001 0x3\n0x06000001 zz\n\n0x06000002 1000\n0x06000001 0x\n0x06000001 3\n' > "$dir/mixq.txt"
+expect 2 "source: every line answered" -- tool_in "$dir/mixq.txt" source "$pdbs/tiny.pdb"
+want=$'0x06000001 3 /src/Tiny.cs 8 31\nerror line 2: not "TOKEN IL" (TOKEN 0x hex, IL 0x hex or decimal)\n0x06000002 1000 /src/Tiny.cs 22 13\nerror line 5: not "TOKEN IL" (TOKEN 0x hex, IL 0x hex or decimal)\n0x06000001 3 /src/Tiny.cs 8 31'
+got=$(tool_in "$dir/mixq.txt" source "$pdbs/tiny.pdb" 2>/dev/null)
+got=${got//$'\r'/}
+[ "$got" = "$want" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); printf 'FAIL: source, mixed lines:\n%s\nwant:\n%s\n' "$got" "$want"; }
+contains "2 of 5 queries not answered" "the failures are counted"
 expect 3 "source: missing file" -- "$tool" source "$dir/nonexistent.pdb"
 expect 1 "source: not a PDB" -- "$tool" source "$dir/seed.txt"
 contains "metadata" "the defect is named"

@@ -6,6 +6,7 @@
  * numbers in decimal or 0x hex or the names PROLOG, EPILOG, NO_MAPPING,
  * '#' starting a comment. See usage() for commands and exit codes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +57,11 @@ static void usage(FILE *to)
                 "  source     PATH is a Portable PDB, or a .dll: its PDB is the CodeView\n"
                 "             entry's path, or that file name beside PATH, with the DLL's id;\n"
                 "             else the embedded PDB; else PATH with .pdb. Reads lines\n"
-                "             \"TOKEN IL\" (MethodDef token in 0x hex, IL offset decimal) and\n"
-                "             prints \"TOKEN IL DOCUMENT LINE COLUMN\", or \"TOKEN IL -\" when\n"
-                "             the runtime's stack traces show no source\n"
+                "             \"TOKEN IL\" (MethodDef token in 0x hex, IL offset in 0x hex\n"
+                "             or decimal) and prints \"TOKEN IL DOCUMENT LINE COLUMN\", or\n"
+                "             \"TOKEN IL -\" when the runtime's stack traces show no source;\n"
+                "             a query it cannot answer gets a line \"error line N: ...\"\n"
+                "             and the exit status, at the end, is that of the first failure\n"
                 "\n"
                 "  --lenient        accept maps that are not strictly ascending, answering\n"
                 "                   as the runtime's linear scan does\n"
@@ -463,6 +466,21 @@ static ilmap_status document_name(const ilmap_pdb *pdb, uint32_t document, char 
     return ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
 }
 
+/* An unsigned number below 2^32 at p: 0x hex, or decimal when hex is
+ * 0; *end past it. 0 when there is none. */
+static int parse_u32(const char *p, int hex, unsigned long *v, char **end)
+{
+    int prefixed = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex && !prefixed)
+        return 0;
+    const char *digits = prefixed ? p + 2 : p;
+    if (!(prefixed ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+        return 0;
+    errno = 0;
+    *v = strtoul(digits, end, prefixed ? 16 : 10);
+    return errno == 0 && *v <= 0xFFFFFFFFul;
+}
+
 static int cmd_source(const char *path)
 {
     ilmap_pdb *pdb = NULL;
@@ -474,28 +492,28 @@ static int cmd_source(const char *path)
     if (rc == EXIT_OK && !name)
         rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
     ilmap_pdb_lines *lines = NULL;
-    unsigned long last_token = 0, lines_token = 0;
+    unsigned long last_token = 0, lines_token = 0, failed = 0, queries = 0;
+    int first_failure = EXIT_OK;
     for (unsigned long n = 1; rc == EXIT_OK && fgets(line, sizeof line, stdin); n++) {
-        char *end, *p = line;
-        unsigned long token, il;
+        char *end = NULL, *p = line;
+        unsigned long token = 0, il = 0;
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p == '\n' || *p == '\0')
             continue;
-        int ok = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-        token = ok ? strtoul(p + 2, &end, 16) : 0;
-        ok = ok && end != p + 2 && (*end == ' ' || *end == '\t') && token <= 0xFFFFFFFFul;
+        queries++;
+        int ok = parse_u32(p, 1, &token, &end) && (*end == ' ' || *end == '\t');
         if (ok) {
             p = end + strspn(end, " \t");
-            il = strtoul(p, &end, 10);
-            ok = end != p && *p >= '0' && *p <= '9' && il <= 0xFFFFFFFFul &&
-                 end[strspn(end, " \t\r\n")] == '\0';
+            ok = parse_u32(p, 0, &il, &end) && end[strspn(end, " \t\r\n")] == '\0';
         }
         if (!ok) {
-            fprintf(stderr, "%s: standard input line %lu: not \"TOKEN IL\" (0x hex, decimal)\n",
-                    prog, n);
-            rc = EXIT_USAGE;
-            break;
+            /* Answered, and the rest of the queries too. */
+            printf("error line %lu: not \"TOKEN IL\" (TOKEN 0x hex, IL 0x hex or decimal)\n", n);
+            failed++;
+            if (first_failure == EXIT_OK)
+                first_failure = EXIT_USAGE;
+            continue;
         }
         ilmap_pdb_sequence_point sp;
         ilmap_pdb_error e;
@@ -526,15 +544,30 @@ static int cmd_source(const char *path)
         }
         if (st == ILMAP_OK)
             st = document_name(pdb, sp.document, &name, &name_cap, &e);
-        if (st != ILMAP_OK) {
-            rc = pdb_defect(path, st, &e);
+        if (st == ILMAP_E_NOMEM) {
+            rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
             break;
+        }
+        if (st != ILMAP_OK) {
+            /* This method's sequence points (or a document) are defective:
+             * said on its line, and the other methods still answered. */
+            printf("error line %lu: 0x%08lx %lu: %s at byte offset %zu\n", n, token, il,
+                   ilmap_pdb_defect_str(e.defect), e.offset);
+            failed++;
+            if (first_failure == EXIT_OK)
+                first_failure = EXIT_INVALID;
+            continue;
         }
         printf("0x%08lx %lu %s %u %u\n", token, il, name, (unsigned)sp.start_line,
                (unsigned)sp.start_column);
     }
     if (rc == EXIT_OK && ferror(stdin))
         rc = fail(EXIT_IO, "cannot read standard input: %s%s", strerror(errno), "");
+    if (rc == EXIT_OK && failed) {
+        fprintf(stderr, "%s: %lu of %lu queries not answered (the lines \"error line N\")\n",
+                prog, failed, queries);
+        rc = first_failure;
+    }
     free(name);
     ilmap_pdb_lines_free(lines);
     ilmap_pdb_free(pdb);
