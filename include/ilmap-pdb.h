@@ -316,9 +316,10 @@ typedef enum ilmap_pdb_origin {
  * then its file name in the assembly's directory, then the embedded PDB,
  * then the assembly's name with .pdb beside it. A file is taken only when
  * it is a Portable PDB and, if the assembly has a CodeView entry, its id
- * matches (ilmap_pdb_check_id()); other files are passed over. The
- * handle owns the PDB's bytes (read or inflated): ilmap_pdb_free()
- * releases them with it.
+ * matches (ilmap_pdb_check_id()); other files are passed over, as the
+ * runtime does, and when no PDB is taken the first of them is reported
+ * (ILMAP_E_FORMAT). The handle owns the PDB's bytes (read or inflated):
+ * ilmap_pdb_free() releases them with it.
  *
  * @param path          the assembly's file name, as fopen() takes it (its
  *                      directory is where PDB files are looked for).
@@ -326,14 +327,16 @@ typedef enum ilmap_pdb_origin {
  *                      NULL and 0: the function reads the file at path.
  * @param out           receives the handle; NULL on failure.
  * @param origin        optional; where it was found (NONE on failure).
- * @param err           optional; the defect when ILMAP_E_FORMAT; with
- *                      ILMAP_E_NOT_FOUND, ILMAP_PDB_DEFECT_ID_MISMATCH
- *                      when a PDB file was passed over for its id.
- * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no PDB, or pe NULL and path
- *         cannot be read: err's defect is NONE); ILMAP_E_FORMAT (the
- *         assembly's debug directory, or its embedded PDB, is malformed);
- *         ILMAP_E_UNSUPPORTED (only an embedded PDB, built without zlib);
- *         ILMAP_E_NOMEM; ILMAP_E_INVALID_ARG.
+ * @param err           optional; with ILMAP_E_FORMAT the defect and its
+ *                      offset (ILMAP_PDB_DEFECT_ID_MISMATCH, offset 0,
+ *                      for a PDB file of another id); else NONE.
+ * @return ILMAP_OK; ILMAP_E_NOT_FOUND (no PDB file at any place and none
+ *         embedded); ILMAP_E_FORMAT (the assembly's debug directory or
+ *         its embedded PDB is malformed, or no PDB was taken and a file
+ *         was passed over: the first one's defect, malformed or
+ *         ILMAP_PDB_DEFECT_ID_MISMATCH); ILMAP_E_IO (pe NULL and the file
+ *         at path cannot be read); ILMAP_E_UNSUPPORTED (only an embedded
+ *         PDB, built without zlib); ILMAP_E_NOMEM; ILMAP_E_INVALID_ARG.
  */
 ILMAP_EXPORT ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe,
                                                       size_t pe_size, ilmap_pdb **out,

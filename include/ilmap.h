@@ -119,11 +119,12 @@ typedef enum ilmap_status {
      *  section size, 32-bit offsets (ilmap-il.h, ilmap-serial.h); a
      *  signature nested deeper than ILMAP_SIG_MAX_DEPTH (ilmap-sig.h). */
     ILMAP_E_LIMIT = 15,
-    /** Serialized data was refused; the ilmap_serial_error says why
-     *  (ilmap-serial.h). Also a malformed metadata signature, or a
-     *  field's metadata claiming two static kinds; the ilmap_sig_defect
-     *  says why (ilmap-sig.h). Also a malformed Portable PDB or PE file;
-     *  the ilmap_pdb_error says why and where (ilmap-pdb.h). */
+    /** Malformed input, refused; the domain's error says what and where:
+     *  serialized data (ilmap_serial_error, ilmap-serial.h), a metadata
+     *  signature, or a field's metadata claiming two static kinds
+     *  (ilmap_sig_defect, ilmap-sig.h), a Portable PDB or PE file, or a
+     *  PDB that is not the assembly's own (ilmap_pdb_error,
+     *  ilmap-pdb.h). */
     ILMAP_E_FORMAT = 16,
     /** The key is taken already: a version or FunctionID registered
      *  before, differently (ilmap-versions.h). */
@@ -136,7 +137,11 @@ typedef enum ilmap_status {
     ILMAP_E_TRUNCATED = 19,
     /** The input needs something this build lacks: an embedded Portable
      *  PDB in a library built without zlib (ilmap-pdb.h). */
-    ILMAP_E_UNSUPPORTED = 20
+    ILMAP_E_UNSUPPORTED = 20,
+    /** A file the call was given could not be read: missing, not
+     *  readable, or a read error (ilmap_pdb_open_for_assembly()'s
+     *  assembly, ilmap-pdb.h). */
+    ILMAP_E_IO = 21
 } ilmap_status;
 
 /**

@@ -1242,7 +1242,9 @@ public:
      *  pe: the assembly's bytes when the caller has them (read during the
      *  call only), else empty and the file at path is read. origin, when
      *  given, says where it was found. Throws ILMAP_E_NOT_FOUND when there
-     *  is none, ILMAP_E_UNSUPPORTED for an embedded PDB without zlib. */
+     *  is none, ILMAP_E_FORMAT when the one there is malformed or not the
+     *  assembly's own, ILMAP_E_IO when path cannot be read (pe empty),
+     *  ILMAP_E_UNSUPPORTED for an embedded PDB without zlib. */
     static pdb for_assembly(const char *path, span<const std::uint8_t> pe = {},
                             ::ilmap_pdb_origin *origin = nullptr)
     {

@@ -171,6 +171,9 @@ rsds=$(grep -obUaP "RSDS" "$dir/beside/Tiny.dll" | head -n 1 | cut -d: -f1)
 printf '\x5A' | dd of="$dir/beside/Tiny.dll" bs=1 seek=$((rsds + 4)) conv=notrunc 2>/dev/null
 expect 1 "source: PDB with another id" -- tool_in "$dir/q.txt" source "$dir/beside/Tiny.dll"
 contains "its id differs" "the mismatch is named"
+head -c 300 "$pdbs/tiny.pdb" > "$dir/beside/Tiny.pdb"
+expect 1 "source: a malformed PDB beside the DLL" -- "$tool" source "$dir/beside/Tiny.dll"
+contains "byte offset" "the PDB's defect is named, not 'no PDB'"
 rm "$dir/beside/Tiny.pdb"
 expect 1 "source: DLL without a PDB" -- "$tool" source "$dir/beside/Tiny.dll"
 contains "no embedded PDB and no PDB beside it" "the missing PDB is named"

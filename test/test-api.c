@@ -11,7 +11,8 @@
 static void status_strings(void)
 {
     const ilmap_status all[] = { ILMAP_OK, ILMAP_E_INVALID_ARG, ILMAP_E_UNSORTED, ILMAP_E_NOMEM,
-                                 ILMAP_E_FULL, ILMAP_E_TRUNCATED, ILMAP_E_UNSUPPORTED };
+                                 ILMAP_E_NOT_FOUND, ILMAP_E_FORMAT, ILMAP_E_FULL,
+                                 ILMAP_E_TRUNCATED, ILMAP_E_UNSUPPORTED, ILMAP_E_IO };
     size_t n = sizeof all / sizeof all[0];
 
     CHECK(ILMAP_OK == 0);
@@ -25,7 +26,7 @@ static void status_strings(void)
     for (int d = ILMAP_DEFECT_NONE; d <= ILMAP_DEFECT_BAD_ARGUMENT; d++)
         CHECK(strcmp(ilmap_defect_str((ilmap_defect)d), "unknown defect") != 0);
     CHECK(strcmp(ilmap_defect_str((ilmap_defect)99), "unknown defect") == 0);
-    CHECK(ILMAP_E_TRUNCATED == 19 && ILMAP_E_UNSUPPORTED == 20);
+    CHECK(ILMAP_E_TRUNCATED == 19 && ILMAP_E_UNSUPPORTED == 20 && ILMAP_E_IO == 21);
     CHECK(strcmp(ilmap_version(), "0.2.0") == 0);
     CHECK(ILMAP_VERSION_MAJOR == 0 && ILMAP_VERSION_MINOR == 2 && ILMAP_VERSION_MICRO == 0);
 }

@@ -441,12 +441,12 @@ static int open_source(const char *path, ilmap_pdb **pdb, uint8_t **bytes)
         return EXIT_OK;
     if (st == ILMAP_E_UNSUPPORTED)
         return fail(EXIT_INTERNAL, "%s: embedded PDB, but this libilmap has no zlib%s", path, "");
-    if (st == ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_ID_MISMATCH)
+    if (st == ILMAP_E_FORMAT && e.defect == ILMAP_PDB_DEFECT_ID_MISMATCH)
         return fail(EXIT_INVALID, "%s: the PDB beside it is not its own (its id differs)%s",
                     path, "");
     if (st == ILMAP_E_NOT_FOUND)
         return fail(EXIT_INVALID, "%s: no embedded PDB and no PDB beside it%s", path, "");
-    return pdb_defect(path, st, &e);
+    return pdb_defect(path, st, &e); /* the DLL, or the PDB found for it, is malformed */
 }
 
 /* A document's name into *name (grown as needed, capacity *cap). */

@@ -15,7 +15,7 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_INVALID_ARG: return "invalid argument";
     case ILMAP_E_UNSORTED: return "map is not strictly ascending in both offsets";
     case ILMAP_E_NOMEM: return "out of memory";
-    case ILMAP_E_NOT_FOUND: return "no entry found";
+    case ILMAP_E_NOT_FOUND: return "not found";
     case ILMAP_E_NATIVE_ORDER: return "native offsets are not in non-decreasing order";
     case ILMAP_E_CODE_SIZE: return "native offset beyond the code size";
     case ILMAP_E_BAD_RANGE: return "native range starts after its end";
@@ -27,11 +27,12 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_IL_EH: return "EH clause outside the code or not on instruction starts";
     case ILMAP_E_EDIT: return "edit is not at an instruction start or deletes original IL";
     case ILMAP_E_LIMIT: return "result exceeds a format limit";
-    case ILMAP_E_FORMAT: return "serialized data or signature refused";
+    case ILMAP_E_FORMAT: return "malformed input (serialized map, signature, PDB or PE file)";
     case ILMAP_E_EXISTS: return "already exists with other values";
     case ILMAP_E_FULL: return "fixed capacity exhausted";
     case ILMAP_E_TRUNCATED: return "the buffer holds the first cap items; *total says how many there are";
     case ILMAP_E_UNSUPPORTED: return "not supported by this build";
+    case ILMAP_E_IO: return "a file could not be read";
     }
     return "unknown status";
 }

@@ -14,7 +14,8 @@
 typedef struct search {
     const ilmap_pdb_pe_info *pe;
     ilmap_pdb **out;
-    int mismatch;
+    int refused;                 /* a file was there but passed over */
+    ilmap_pdb_error first_error; /* ... the first one's defect and offset */
     int nomem;
 } search;
 
@@ -43,14 +44,17 @@ static int try_file(search *s, const char *dir, size_t dir_len, const char *name
     ilmap_pdb_error e;
     ilmap_status st = ilmap_pdb_open(b, size, s->out, &e);
     if (st == ILMAP_OK && s->pe->has_codeview && ilmap_pdb_check_id(*s->out, s->pe, &e) != ILMAP_OK) {
-        s->mismatch = 1;
         ilmap_pdb_free(*s->out);
         *s->out = NULL;
-        st = ILMAP_E_FORMAT;
+        st = ILMAP_E_FORMAT; /* e: ILMAP_PDB_DEFECT_ID_MISMATCH */
     }
     if (st != ILMAP_OK) {
         if (st == ILMAP_E_NOMEM)
             s->nomem = 1;
+        else if (!s->refused) {
+            s->refused = 1;
+            s->first_error = e;
+        }
         free(b);
         return 0;
     }
@@ -81,7 +85,7 @@ ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe, size_
         size_t size = 0;
         uint8_t *file = common_read_file(path, &size, &nomem);
         if (!file)
-            return nomem ? ILMAP_E_NOMEM : ILMAP_E_NOT_FOUND;
+            return nomem ? ILMAP_E_NOMEM : ILMAP_E_IO;
         ilmap_status st = ilmap_pdb_open_for_assembly(path, file, size, out, origin, err);
         free(file);
         return st;
@@ -90,7 +94,7 @@ ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe, size_
     ilmap_status st = ilmap_pdb_read_pe(pe, pe_size, &info, err);
     if (st != ILMAP_OK)
         return st;
-    search s = { &info, out, 0, 0 };
+    search s = { &info, out, 0, { ILMAP_PDB_DEFECT_NONE, 0 }, 0 };
     size_t dir = base_start(path, strlen(path));
     ilmap_pdb_origin found = ILMAP_PDB_ORIGIN_NONE;
     if (info.has_codeview && info.path_size > 0) {
@@ -123,9 +127,11 @@ ilmap_status ilmap_pdb_open_for_assembly(const char *path, const void *pe, size_
     if (found == ILMAP_PDB_ORIGIN_NONE) {
         if (s.nomem)
             return ILMAP_E_NOMEM;
-        if (s.mismatch && err) {
-            err->defect = ILMAP_PDB_DEFECT_ID_MISMATCH;
-            err->offset = 0;
+        if (s.refused) {
+            /* No PDB taken, and one was there: say why it was not. */
+            if (err)
+                *err = s.first_error;
+            return ILMAP_E_FORMAT;
         }
         return ILMAP_E_NOT_FOUND;
     }

@@ -365,7 +365,7 @@ static void assemblies(void)
     CHECK(ilmap_pdb_open_for_assembly("x.dll", junk, sizeof junk, &p, NULL, &e) ==
               ILMAP_E_FORMAT && p == NULL);
     CHECK(ilmap_pdb_open_for_assembly("/nonexistent/dir/x.dll", NULL, 0, &p, &origin, &e) ==
-              ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_NONE);
+              ILMAP_E_IO && e.defect == ILMAP_PDB_DEFECT_NONE && p == NULL);
     const char *root = getenv("ILMAP_SOURCE_ROOT");
     if (!root)
         return;
@@ -386,6 +386,94 @@ static void assemblies(void)
         CHECK(ilmap_pdb_find_source(p, 0x06000001u, 0, &sp, &e) == ILMAP_OK &&
               sp.start_line == 7 && origin != ILMAP_PDB_ORIGIN_NONE);
     ilmap_pdb_free(p);
+}
+
+/* A whole file into a malloc'd buffer; NULL when it cannot be read. */
+static uint8_t *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    size_t got;
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *bigger = realloc(b, cap *= 2);
+            if (!bigger)
+                free(b);
+            b = bigger;
+        }
+    }
+    fclose(f);
+    *size = n;
+    return b;
+}
+
+static int spill(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    int ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+/* A PDB file beside the assembly that is passed over (malformed, or
+ * another id) is what ilmap_pdb_open_for_assembly reports when it takes
+ * none: ILMAP_E_FORMAT with the defect, not ILMAP_E_NOT_FOUND. The
+ * assembly's bytes are given (tiny.dll's, named beside-test.dll in the
+ * working directory), the PDB candidates are read: beside-test.pdb. */
+static void assemblies_refused(void)
+{
+    const char *root = getenv("ILMAP_SOURCE_ROOT");
+    if (!root)
+        return;
+    char path[4096];
+    size_t dll_size = 0, pdb_size = 0;
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.dll", root);
+    uint8_t *dll = slurp(path, &dll_size);
+    snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.pdb", root);
+    uint8_t *pdb_bytes = slurp(path, &pdb_size);
+    CHECK(dll && pdb_bytes);
+    if (!dll || !pdb_bytes) {
+        free(dll);
+        free(pdb_bytes);
+        return;
+    }
+    const char *dll_path = "beside-test.dll", *pdb_path = "beside-test.pdb";
+    ilmap_pdb *p = NULL;
+    ilmap_pdb_origin origin;
+    ilmap_pdb_error e;
+    remove(pdb_path);
+    CHECK(ilmap_pdb_open_for_assembly(dll_path, dll, dll_size, &p, &origin, &e) ==
+              ILMAP_E_NOT_FOUND && e.defect == ILMAP_PDB_DEFECT_NONE && p == NULL);
+    /* malformed: its first 300 bytes */
+    CHECK(spill(pdb_path, pdb_bytes, 300));
+    CHECK(ilmap_pdb_open_for_assembly(dll_path, dll, dll_size, &p, &origin, &e) ==
+              ILMAP_E_FORMAT && e.defect != ILMAP_PDB_DEFECT_NONE &&
+          e.defect != ILMAP_PDB_DEFECT_ID_MISMATCH && p == NULL &&
+          origin == ILMAP_PDB_ORIGIN_NONE);
+    /* whole, but the assembly's CodeView GUID changed: another id */
+    CHECK(spill(pdb_path, pdb_bytes, pdb_size));
+    CHECK(ilmap_pdb_open_for_assembly(dll_path, dll, dll_size, &p, &origin, &e) == ILMAP_OK &&
+          origin == ILMAP_PDB_ORIGIN_BESIDE);
+    ilmap_pdb_free(p);
+    uint8_t *rsds = NULL;
+    for (size_t i = 0; i + 8 <= dll_size && !rsds; i++)
+        if (memcmp(dll + i, "RSDS", 4) == 0)
+            rsds = dll + i;
+    CHECK(rsds != NULL);
+    if (rsds) {
+        rsds[4] ^= 0x5A;
+        CHECK(ilmap_pdb_open_for_assembly(dll_path, dll, dll_size, &p, &origin, &e) ==
+                  ILMAP_E_FORMAT && e.defect == ILMAP_PDB_DEFECT_ID_MISMATCH && e.offset == 0 &&
+              p == NULL);
+    }
+    remove(pdb_path);
+    free(dll);
+    free(pdb_bytes);
 }
 
 /* The map-check rule (doc/source-lines.md#map-check): visible points
@@ -571,6 +659,7 @@ int main(int argc, char **argv)
     truncations();
     pe_files();
     assemblies();
+    assemblies_refused();
     lines_api();
     random_lines(seed);
     return test_finish("test-pdb-table");
