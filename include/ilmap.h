@@ -92,7 +92,8 @@ typedef enum ilmap_status {
     /** JIT boundaries are not in non-decreasing native order;
      *  ilmap_native_validate_boundaries() says where. */
     ILMAP_E_NATIVE_ORDER = 5,
-    /** A native offset lies beyond the code size. */
+    /** A native offset lies beyond the code size, or a native map's code
+     *  size is not the body's (ilmap_store_add_body()). */
     ILMAP_E_CODE_SIZE = 6,
     /** A native range starts after its end. */
     ILMAP_E_BAD_RANGE = 7,

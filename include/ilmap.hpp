@@ -1001,9 +1001,19 @@ public:
     void add_body(function_id fid, rejit_id rejit, span<const ::ilmap_code_range> ranges,
                   native_map &&m, unsigned flags = 0)
     {
-        detail::check(::ilmap_store_add_body(h_.get(), fid, rejit, ranges.data(), ranges.size(),
-                                             m.get(), flags),
-                      "ilmap_store_add_body");
+        const ::ilmap_status st = ::ilmap_store_add_body(h_.get(), fid, rejit, ranges.data(),
+                                                         ranges.size(), m.get(), flags);
+        if (st == ILMAP_E_CODE_SIZE) {
+            // Both sizes in the message: which one is wrong is the caller's call.
+            std::uint64_t total = 0;
+            for (const ::ilmap_code_range &r : ranges)
+                total += r.size;
+            const std::string sizes = "the native map's code size is " +
+                                      std::to_string(m.code_size()) + " bytes, the ranges hold " +
+                                      std::to_string(total);
+            throw error(st, "ilmap_store_add_body", no_index, sizes.c_str());
+        }
+        detail::check(st, "ilmap_store_add_body");
         (void)m.release();
     }
     void remove_body(std::uintptr_t code_start)

@@ -17,7 +17,7 @@ const char *ilmap_status_str(ilmap_status status)
     case ILMAP_E_NOMEM: return "out of memory";
     case ILMAP_E_NOT_FOUND: return "not found";
     case ILMAP_E_NATIVE_ORDER: return "native offsets are not in non-decreasing order";
-    case ILMAP_E_CODE_SIZE: return "native offset beyond the code size";
+    case ILMAP_E_CODE_SIZE: return "native offset beyond the code size, or code sizes that differ";
     case ILMAP_E_BAD_RANGE: return "native range starts after its end";
     case ILMAP_E_OVERLAP: return "native ranges overlap";
     case ILMAP_E_IL_OPCODE: return "invalid IL opcode";

@@ -224,6 +224,19 @@ static void test_store()
         thrown = e.code() == ILMAP_E_EXISTS;
     }
     CHECK(thrown);
+
+    // A body whose map's code size is not its ranges' total: both sizes said.
+    thrown = false;
+    const ilmap_code_range short_code[] = { { 0x30000, 24 } };
+    ilm::native_map wrong(ne, 30);
+    try {
+        st.add_body(fid, 0, short_code, std::move(wrong));
+    } catch (const ilm::error &e) {
+        const std::string what = e.what();
+        thrown = e.code() == ILMAP_E_CODE_SIZE &&
+                 what.find("code size is 30 bytes, the ranges hold 24") != std::string::npos;
+    }
+    CHECK(thrown && wrong);  // not consumed
 }
 
 static void test_fid_mapper()
