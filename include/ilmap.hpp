@@ -941,6 +941,8 @@ private:
  * takes it by rvalue reference and consumes it only on success: on a
  * throw the caller's object still owns it.
  */
+class pdb;
+
 class store {
 public:
     /** ilmap_store_create(): max_readers 0 = ILMAP_STORE_DEFAULT_READERS. */
@@ -1019,6 +1021,37 @@ public:
     void remove_body(std::uintptr_t code_start)
     {
         detail::check(::ilmap_store_remove_body(h_.get(), code_start), "ilmap_store_remove_body");
+    }
+    /** ModuleUnloadStarted: everything of the module, its PDB included
+     *  (ilmap_store_remove_module()); returns what was removed. */
+    ::ilmap_store_removed remove_module(module_id module)
+    {
+        ::ilmap_store_removed removed{};
+        detail::check(::ilmap_store_remove_module(h_.get(), module, &removed),
+                      "ilmap_store_remove_module");
+        return removed;
+    }
+    /** One ReJIT version and its bodies (ilmap_store_remove_version()). */
+    ::ilmap_store_removed remove_version(function_id fid, rejit_id rejit)
+    {
+        ::ilmap_store_removed removed{};
+        detail::check(::ilmap_store_remove_version(h_.get(), fid, rejit, &removed),
+                      "ilmap_store_remove_version");
+        return removed;
+    }
+    /** ilmap_store_attach_pdb(): the store takes the PDB, the handle and
+     *  the bytes the object keeps (pdb(std::vector&&), pdb::for_assembly()),
+     *  and frees them once no read can see them; p is empty after. A pdb
+     *  over the caller's span hands over the handle only: those bytes must
+     *  stay alive until the module is removed or its PDB replaced and the
+     *  store has reclaimed it (or the store is freed). On failure p is
+     *  unchanged. Defined after class pdb. */
+    void attach_pdb(module_id module, pdb &&p);
+    /** Detaches the module's PDB (freed once no read can see it). */
+    void detach_pdb(module_id module)
+    {
+        detail::check(::ilmap_store_attach_pdb(h_.get(), module, nullptr, nullptr, nullptr),
+                      "ilmap_store_attach_pdb");
     }
     /** Frees what no read can see; returns how many objects still wait. */
     std::size_t reclaim()
@@ -1337,8 +1370,30 @@ private:
 
     /* Declared first, destroyed last: the handle points into it. */
     std::vector<std::uint8_t> owned_;
+    friend class store; // attach_pdb hands the handle and the bytes over
     detail::unique_handle<::ilmap_pdb, detail::free_pdb> h_;
 };
+
+namespace detail {
+inline void free_pdb_bytes(void *bytes) { delete static_cast<std::vector<std::uint8_t> *>(bytes); }
+} // namespace detail
+
+inline void store::attach_pdb(module_id module, pdb &&p)
+{
+    // Moving a vector keeps its buffer where the handle points.
+    std::vector<std::uint8_t> *bytes =
+        p.owned_.empty() ? nullptr : new std::vector<std::uint8_t>(std::move(p.owned_));
+    const ::ilmap_status s = ::ilmap_store_attach_pdb(
+        h_.get(), module, p.h_.get(), bytes ? &detail::free_pdb_bytes : nullptr, bytes);
+    if (s != ILMAP_OK) {
+        if (bytes) {
+            p.owned_ = std::move(*bytes);
+            delete bytes;
+        }
+        detail::check(s, "ilmap_store_attach_pdb");
+    }
+    (void)p.h_.release();
+}
 
 /** ilmap_pdb_check_map(): the indexes in points of the visible sequence
  *  points whose IL offset has no entry of its own in the map. */

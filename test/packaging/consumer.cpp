@@ -340,6 +340,47 @@ static void test_pdb()
           beside != ILMAP_PDB_ORIGIN_EMBEDDED);
 }
 
+// What a profiler does with the store and a module's PDB: a body of
+// method 0x06000001 (IL 0 at native [0, 12), IL 3 at [12, 20)), its
+// module's PDB attached from owned bytes (line 8 at IL 3, as above), a
+// ReJIT version removed, then the module removed at unload.
+static void test_store_pdb()
+{
+    const char *dir = std::getenv("ILMAP_CONSUMER_DATA");
+    CHECK(dir != nullptr);
+    if (!dir)
+        return;
+    const ilm::function_id fid = 0x300;
+    const ilm::module_id module = 0x400;
+    ilm::store st;
+    st.add_function(fid, module, 0x06000001);
+    const ilmap_native_entry ne[] = { { 0, 0, 12 }, { 3, 12, 20 } };
+    const ilmap_code_range code[] = { { 0x50000, 20 } };
+    st.add_body(fid, 0, code, ilm::native_map(ne, 20));
+    ilm::pdb p(read_bytes(std::string(dir) + "/tiny.pdb"));
+    st.attach_pdb(module, std::move(p));
+    CHECK(!p); // handed over, bytes and all
+    const ilm::reader rd = st.register_reader();
+    {
+        const ilm::snapshot snap = rd.begin();
+        const auto src = snap.lookup_source(0x50000 + 14);
+        CHECK(src.status == ILMAP_OK && src.source.pdb != nullptr &&
+              src.source.point.start_line == 8 && src.location.il_offset == 3);
+    }
+    // A ReJIT version and its body, removed.
+    st.add_version(fid, 1, ilm::map(), ILMAP_VERSION_CURRENT);
+    const ilmap_code_range code1[] = { { 0x60000, 20 } };
+    st.add_body(fid, 1, code1, ilm::native_map(ne, 20));
+    const ilmap_store_removed v = st.remove_version(fid, 1);
+    CHECK(v.versions == 1 && v.bodies == 1 && !rd.lookup(0x60000 + 1));
+    // ModuleUnloadStarted: the function, its body and the PDB leave.
+    const ilmap_store_removed m = st.remove_module(module);
+    CHECK(m.functions == 1 && m.bodies == 1 && !rd.lookup(0x50000 + 1));
+    CHECK(st.reclaim() == 0);
+    // Detaching what is not there is fine; a PDB can come and go.
+    st.detach_pdb(module);
+}
+
 int main()
 {
     try {
@@ -350,6 +391,7 @@ int main()
         test_fid_mapper();
         test_sig();
         test_pdb();
+        test_store_pdb();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;
