@@ -6,7 +6,6 @@
  * numbers in decimal or 0x hex or the names PROLOG, EPILOG, NO_MAPPING,
  * '#' starting a comment. See usage() for commands and exit codes.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,19 +465,16 @@ static ilmap_status document_name(const ilmap_pdb *pdb, uint32_t document, char 
     return ilmap_pdb_get_document_name(pdb, document, *cap, &total, *name, e);
 }
 
-/* An unsigned number below 2^32 at p: 0x hex, or decimal when hex is
- * 0; *end past it. 0 when there is none. */
-static int parse_u32(const char *p, int hex, unsigned long *v, char **end)
+/* The blank-delimited field at p as a number (text_map_parse_value(): 0x
+ * hex or decimal; only 0x hex when hex is set; never a special's name);
+ * *end past the field. */
+static int parse_field(const char *p, int hex, uint32_t *v, const char **end)
 {
-    int prefixed = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-    if (hex && !prefixed)
-        return 0;
-    const char *digits = prefixed ? p + 2 : p;
-    if (!(prefixed ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
-        return 0;
-    errno = 0;
-    *v = strtoul(digits, end, prefixed ? 16 : 10);
-    return errno == 0 && *v <= 0xFFFFFFFFul;
+    size_t n = strcspn(p, " \t\r\n");
+    *end = p + n;
+    int prefixed = n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    return (prefixed || (!hex && p[0] >= '0' && p[0] <= '9')) &&
+           text_map_parse_value((const uint8_t *)p, n, v);
 }
 
 static int cmd_source(const char *path)
@@ -495,17 +491,18 @@ static int cmd_source(const char *path)
     unsigned long last_token = 0, lines_token = 0, failed = 0, queries = 0;
     int first_failure = EXIT_OK;
     for (unsigned long n = 1; rc == EXIT_OK && fgets(line, sizeof line, stdin); n++) {
-        char *end = NULL, *p = line;
-        unsigned long token = 0, il = 0;
+        char *p = line;
+        const char *end = NULL;
+        uint32_t token = 0, il = 0;
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p == '\n' || *p == '\0')
             continue;
         queries++;
-        int ok = parse_u32(p, 1, &token, &end) && (*end == ' ' || *end == '\t');
+        int ok = parse_field(p, 1, &token, &end) && (*end == ' ' || *end == '\t');
         if (ok) {
-            p = end + strspn(end, " \t");
-            ok = parse_u32(p, 0, &il, &end) && end[strspn(end, " \t\r\n")] == '\0';
+            const char *q = end + strspn(end, " \t");
+            ok = parse_field(q, 0, &il, &end) && end[strspn(end, " \t\r\n")] == '\0';
         }
         if (!ok) {
             /* Answered, and the rest of the queries too. */
@@ -526,7 +523,7 @@ static int cmd_source(const char *path)
             lines = NULL;
         }
         if (!lines && token == last_token) {
-            st = ilmap_pdb_lines_create(pdb, (uint32_t)token, &lines);
+            st = ilmap_pdb_lines_create(pdb, token, &lines);
             if (st == ILMAP_E_NOMEM) {
                 rc = fail(EXIT_INTERNAL, "%s: out of memory%s", path, "");
                 break;
@@ -535,11 +532,11 @@ static int cmd_source(const char *path)
         }
         last_token = token;
         if (lines)
-            st = ilmap_pdb_lines_find_source(lines, (uint32_t)il, &sp, &e);
+            st = ilmap_pdb_lines_find_source(lines, il, &sp, &e);
         else
-            st = ilmap_pdb_find_source(pdb, (uint32_t)token, (uint32_t)il, &sp, &e);
+            st = ilmap_pdb_find_source(pdb, token, il, &sp, &e);
         if (st == ILMAP_E_NOT_FOUND || st == ILMAP_E_INVALID_ARG) {
-            printf("0x%08lx %lu -\n", token, il);
+            printf("0x%08lx %lu -\n", (unsigned long)token, (unsigned long)il);
             continue;
         }
         if (st == ILMAP_OK)
@@ -551,15 +548,15 @@ static int cmd_source(const char *path)
         if (st != ILMAP_OK) {
             /* This method's sequence points (or a document) are defective:
              * said on its line, and the other methods still answered. */
-            printf("error line %lu: 0x%08lx %lu: %s at byte offset %zu\n", n, token, il,
-                   ilmap_pdb_defect_str(e.defect), e.offset);
+            printf("error line %lu: 0x%08lx %lu: %s at byte offset %zu\n", n, (unsigned long)token,
+                   (unsigned long)il, ilmap_pdb_defect_str(e.defect), e.offset);
             failed++;
             if (first_failure == EXIT_OK)
                 first_failure = EXIT_INVALID;
             continue;
         }
-        printf("0x%08lx %lu %s %u %u\n", token, il, name, (unsigned)sp.start_line,
-               (unsigned)sp.start_column);
+        printf("0x%08lx %lu %s %u %u\n", (unsigned long)token, (unsigned long)il, name,
+               (unsigned)sp.start_line, (unsigned)sp.start_column);
     }
     if (rc == EXIT_OK && ferror(stdin))
         rc = fail(EXIT_IO, "cannot read standard input: %s%s", strerror(errno), "");

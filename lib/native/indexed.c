@@ -51,12 +51,17 @@ NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32
     return e;
 }
 
+/* indexed_answer() with the map's own flags: the common shape's copy
+ * with its flags as constants, the rest with them read. */
+NATIVE_INLINE uint32_t indexed_answer_of(const ilmap_native *m, const native_index *ix, uint32_t x)
+{
+    return ix->flags == NATIVE_COMMON_FLAGS ? indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x)
+                                            : indexed_answer(m, ix, ix->flags, x);
+}
+
 uint32_t native_indexed_answer(const ilmap_native *m, uint32_t x)
 {
-    const native_index *ix = native_index_of(m);
-    if (ix->flags == NATIVE_COMMON_FLAGS)
-        return indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x);
-    return indexed_answer(m, ix, ix->flags, x);
+    return indexed_answer_of(m, native_index_of(m), x);
 }
 
 /* The answer of a normal entry first: the specials (PROLOG, EPILOGs,
@@ -65,9 +70,7 @@ unsigned native_indexed_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_of
 {
     const native_index *ix = native_index_of(m);
     const uint32_t *il = (const uint32_t *)native_at(m, NATIVE_INDEXED_KEYS_OFF) + ix->nkeys;
-    uint32_t a = ix->flags == NATIVE_COMMON_FLAGS ? indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x)
-                                                  : indexed_answer(m, ix, ix->flags, x);
-    return answer_normal_first(m, il, ix->count, a, x, il_offset);
+    return answer_normal_first(m, il, ix->count, indexed_answer_of(m, ix, x), x, il_offset);
 }
 
 uint32_t native_index_il_rank(const ilmap_native *m, uint32_t x, uint32_t *prolog_end)

@@ -9,6 +9,7 @@
  * ilmap_pdb_find_source() on random blobs (seeded: argv[1] or
  * ILMAP_TEST_SEED replays a run), corrupt ones included.
  */
+#include "common/read_file.h"
 #include "ilmap-pdb.h"
 #include "test.h"
 
@@ -388,29 +389,6 @@ static void assemblies(void)
     ilmap_pdb_free(p);
 }
 
-/* A whole file into a malloc'd buffer; NULL when it cannot be read. */
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    size_t got;
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *bigger = realloc(b, cap *= 2);
-            if (!bigger)
-                free(b);
-            b = bigger;
-        }
-    }
-    fclose(f);
-    *size = n;
-    return b;
-}
-
 static int spill(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -433,9 +411,9 @@ static void assemblies_refused(void)
     char path[4096];
     size_t dll_size = 0, pdb_size = 0;
     snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.dll", root);
-    uint8_t *dll = slurp(path, &dll_size);
+    uint8_t *dll = common_read_file(path, &dll_size, NULL);
     snprintf(path, sizeof path, "%s/test/fuzz/corpus-pdb/tiny.pdb", root);
-    uint8_t *pdb_bytes = slurp(path, &pdb_size);
+    uint8_t *pdb_bytes = common_read_file(path, &pdb_size, NULL);
     CHECK(dll && pdb_bytes);
     if (!dll || !pdb_bytes) {
         free(dll);
