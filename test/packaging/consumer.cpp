@@ -1,7 +1,9 @@
 // The C++ consumer of the packaging test (test/packaging-test.sh): uses
 // only ilmap.hpp, built against the installed library (pkg-config, CMake)
 // and as a Meson subproject, with -Wall -Wextra -Wpedantic -Werror (and
-// more). Exits non-zero unless every answer is right.
+// more). Exits non-zero unless every answer is right. The throwing forms:
+// consumer-nothrow.cpp covers the result<T> forms, with and without
+// exceptions.
 #include <ilmap.hpp>
 
 #include <array>
@@ -10,6 +12,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -99,7 +103,7 @@ static void test_map()
         ilm::map bad(unsorted);
     } catch (const ilm::error &e) {
         thrown = true;
-        CHECK(e.code() == ILMAP_E_UNSORTED);
+        CHECK(e.status() == ILMAP_E_UNSORTED);
         CHECK(e.index() == 2);
         CHECK(std::strcmp(e.status_str(), ilmap_status_str(ILMAP_E_UNSORTED)) == 0);
         CHECK(std::strstr(e.what(), "ilmap_create") != nullptr);
@@ -120,7 +124,7 @@ static void test_native_map()
     const ilm::native_map nm(entries, 30);
     CHECK(nm.size() == 4 && nm.code_size() == 30 && nm.last_il() == 5);
 
-    ilm::native_to_il_result r = nm.native_to_il(15);
+    ilm::native_to_il_answer r = nm.native_to_il(15);
     CHECK(r.il_offset == 5 && r.mapping == ILMAP_MAPPING_APPROXIMATE);
     r = nm.native_to_il(4);
     CHECK(r.il_offset == 0 && r.mapping == ILMAP_MAPPING_EXACT);
@@ -150,19 +154,32 @@ static void test_native_map()
     // coordinates (instrumented 10 -> original 5).
     const ilmap_entry seed[] = { { 0, 0, 1 }, { 5, 10, 1 }, { 9, 20, 1 } };
     const ilm::map il_map(seed);
+    bool thrown = false;
     const ilmap_boundary jit[] = { { 0, ilm::prolog, ILMAP_SOURCE_STACK_EMPTY },
                                    { 4, 0, ILMAP_SOURCE_STACK_EMPTY },
                                    { 12, 10, ILMAP_SOURCE_STACK_EMPTY },
                                    { 20, ilm::epilog, ILMAP_SOURCE_STACK_EMPTY } };
-    const ilm::native_map built = ilm::native_map::build(jit, 30, il_map);
+    const ilm::native_map built = ilm::native_map::build(jit, il_map, 30);
     CHECK(built.native_to_il(15).il_offset == 5);
+    // Without a map (the C order: jit, instrumented, code_size, flags).
+    const ilm::native_map plain = ilm::native_map::build(jit, nullptr, 30, ilm::dac);
+    CHECK(plain.native_to_il(15).il_offset == 10 && plain.is_dac());
+    thrown = false;
+    try {
+        const ilmap_boundary beyond[] = { { 0, 0, ILMAP_SOURCE_STACK_EMPTY },
+                                          { 40, 2, ILMAP_SOURCE_STACK_EMPTY } };
+        (void)ilm::native_map::build(beyond, {}, 30);
+    } catch (const ilm::error &e) {
+        thrown = e.status() == ILMAP_E_CODE_SIZE && e.index() == 1;
+    }
+    CHECK(thrown);
 
-    bool thrown = false;
+    thrown = false;
     try {
         const ilmap_native_entry overlapping[] = { { 0, 0, 10 }, { 1, 5, 12 } };
         ilm::native_map bad(overlapping, 30);
     } catch (const ilm::error &e) {
-        thrown = e.code() == ILMAP_E_OVERLAP && e.index() == 1;
+        thrown = e.status() == ILMAP_E_OVERLAP && e.index() == 1;
     }
     CHECK(thrown);
 }
@@ -221,7 +238,7 @@ static void test_store()
     try {
         st.add_function(fid, module, method + 1);
     } catch (const ilm::error &e) {
-        thrown = e.code() == ILMAP_E_EXISTS;
+        thrown = e.status() == ILMAP_E_EXISTS;
     }
     CHECK(thrown);
 
@@ -233,7 +250,7 @@ static void test_store()
         st.add_body(fid, 0, short_code, std::move(wrong));
     } catch (const ilm::error &e) {
         const std::string what = e.what();
-        thrown = e.code() == ILMAP_E_CODE_SIZE &&
+        thrown = e.status() == ILMAP_E_CODE_SIZE &&
                  what.find("code size is 30 bytes, the ranges hold 24") != std::string::npos;
     }
     CHECK(thrown && wrong);  // not consumed
@@ -268,7 +285,7 @@ static void test_sig()
     try {
         ilm::sig b(bad);
     } catch (const ilm::error &e) {
-        thrown = e.code() == ILMAP_E_FORMAT && e.index() == 3;
+        thrown = e.status() == ILMAP_E_FORMAT && e.index() == 3;
     }
     CHECK(thrown);
 }
@@ -291,6 +308,7 @@ static void test_pdb()
         return;
     const std::vector<std::uint8_t> bytes = read_bytes(std::string(dir) + "/tiny.pdb");
     CHECK(!bytes.empty());
+    bool thrown = false;
     const ilm::pdb p(bytes); // zero-copy over bytes
     CHECK(p.info().method_count >= 3);
     // The answers `ilmap source` gives (test/cli-test.sh checks them too).
@@ -309,15 +327,44 @@ static void test_pdb()
         visible += sp.start_line != ILMAP_PDB_HIDDEN_LINE;
     const ilmap_entry none[] = { { 0xFFFFFF00u, 0, 1 } };
     CHECK(!points.empty() && ilm::check_map(points, none).size() == visible);
-    // A defect throws with its byte offset.
+    // A non-owning view, from the pdb or from the raw handle; a document
+    // name into a buffer, in one call without allocating.
+    const ilm::pdb_ref view = p;
+    const ilm::pdb_ref raw(p.get());
+    char name[64];
+    CHECK(at0 && view.document_name(at0->document, name) == "/src/Tiny.cs" &&
+          std::strcmp(name, "/src/Tiny.cs") == 0);
+    CHECK(raw.find_source(0x06000002, 3) && raw.info().document_count == p.info().document_count);
+    char small[4];
+    thrown = false;
+    try {
+        (void)raw.document_name(1, small);
+    } catch (const ilm::error &e) {
+        thrown = e.status() == ILMAP_E_TRUNCATED &&
+                 std::strstr(e.what(), "needs 13 bytes, the buffer holds 4") != nullptr;
+    }
+    CHECK(thrown);
+    // release(): over the caller's bytes the handle alone (release null) ...
+    ilm::pdb zero_copy(bytes);
+    const ilm::released_pdb parts = zero_copy.release();
+    CHECK(!zero_copy && parts.pdb != nullptr && parts.release == nullptr);
+    CHECK(ilm::pdb_ref(parts.pdb).find_source(0x06000001, 0));
+    ilmap_pdb_free(parts.pdb);
+    // ... over owned bytes the handle and the bytes, given back by adopt().
+    ilm::pdb owning = ilm::pdb::open(std::vector<std::uint8_t>(bytes));
+    const ilm::released_pdb owned = owning.release();
+    CHECK(!owning && owned.pdb != nullptr && owned.release != nullptr && owned.context != nullptr);
+    const ilm::pdb back = ilm::pdb::adopt(owned);
+    CHECK(back.get() == owned.pdb && back.find_source(0x06000001, 0));
+    // A defect throws with its byte offset; the bytes stay the caller's.
     std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + 16);
-    bool thrown = false;
+    thrown = false;
     try {
         ilm::pdb bad(std::move(cut));
     } catch (const ilm::error &e) {
-        thrown = e.code() == ILMAP_E_FORMAT && e.index() != ilm::no_index;
+        thrown = e.status() == ILMAP_E_FORMAT && e.index() != ilm::no_index;
     }
-    CHECK(thrown);
+    CHECK(thrown && cut.size() == 16);
     // An assembly's PDB found as the runtime finds it: embedded (from the
     // bytes in hand), and beside the DLL (from the file), moved around.
     const std::string embedded_dll = std::string(dir) + "/tiny-embedded.dll";
@@ -331,7 +378,7 @@ static void test_pdb()
         const std::optional<ilmap_pdb_sequence_point> sp = moved.find_source(0x06000002, 3);
         CHECK(!e && sp && sp->start_line == 16 && origin == ILMAP_PDB_ORIGIN_EMBEDDED);
     } catch (const ilm::error &e) {
-        CHECK(e.code() == ILMAP_E_UNSUPPORTED); // a library built without zlib
+        CHECK(e.status() == ILMAP_E_UNSUPPORTED); // a library built without zlib
     }
     ilmap_pdb_origin beside = ILMAP_PDB_ORIGIN_NONE;
     const ilm::pdb b = ilm::pdb::for_assembly((std::string(dir) + "/tiny.dll").c_str(), {}, &beside);
@@ -381,6 +428,106 @@ static void test_store_pdb()
     st.detach_pdb(module);
 }
 
+
+// The IL side: a fat body whose code is try { nop; leave L } catch { pop;
+// leave L } L: ret, with one small EH clause.
+static const std::uint8_t fat_body[] = {
+    0x0B, 0x30, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // header
+    0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00, 0x2A, 0x00,                         // code, pad
+    0x01, 0x10, 0x00, 0x00,                                                 // EH section
+    0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x03, 0x01, 0x00, 0x00, 0x01  // the clause
+};
+
+static void test_il()
+{
+    const ilmap_il_body body = ilm::il_body_parse(fat_body);
+    CHECK(body.header_size == 12 && body.code_size == 7 && body.max_stack == 2 &&
+          body.eh_count == 1 && body.code == fat_body + 12);
+    const std::vector<ilmap_il_clause> clauses = ilm::il_body_clauses(body);
+    CHECK(clauses.size() == 1 && clauses[0].flags == ILMAP_IL_CLAUSE_CATCH &&
+          clauses[0].try_offset == 0 && clauses[0].try_length == 3 &&
+          clauses[0].handler_offset == 3 && clauses[0].handler_length == 3 &&
+          clauses[0].class_or_filter == 0x01000001u);
+    ilm::il_body_validate(body);
+    const ilm::span<const std::uint8_t> code(body.code, body.code_size);
+    const std::vector<std::uint32_t> starts = ilm::il_starts(code);
+    CHECK((starts == std::vector<std::uint32_t>{ 0, 1, 3, 4, 6 }));
+    const std::vector<ilmap_il_instr> instrs = ilm::il_decode(code);
+    CHECK(instrs.size() == 5 && instrs[1].opcode == 0xDE && instrs[1].target == 6 &&
+          instrs[1].operand == ILMAP_IL_BRANCH8 && instrs[4].opcode == 0x2A);
+    // The first leave widened (REPLACE, 2 -> 5 bytes), 5 bytes of probe
+    // before the handler's pop.
+    const ilmap_edit edits[] = { { ILMAP_EDIT_INSERT, 3, 5 }, { ILMAP_EDIT_REPLACE, 1, 5 } };
+    const ilm::edit_layout layout = ilm::edits_build(starts, body.code_size, edits);
+    CHECK(layout.new_code_size == 15);
+    CHECK((layout.new_offsets == std::vector<std::uint32_t>{ 0, 1, 11, 12, 14 }));
+    CHECK(layout.entries.size() == 5 && layout.entries[2].old_offset == 3 &&
+          layout.entries[2].new_offset == 6 && layout.entries[4].new_offset == 14);
+    // Refusals carry where: an edit inside an instruction, a cut operand.
+    bool thrown = false;
+    try {
+        const ilmap_edit inside[] = { { ILMAP_EDIT_INSERT, 0, 1 }, { ILMAP_EDIT_INSERT, 2, 1 } };
+        (void)ilm::edits_build(starts, body.code_size, inside);
+    } catch (const ilm::error &e) {
+        thrown = e.status() == ILMAP_E_EDIT && e.index() == 1;
+    }
+    CHECK(thrown);
+    thrown = false;
+    try {
+        const std::uint8_t cut[] = { 0x00, 0xDE };
+        (void)ilm::il_decode(cut);
+    } catch (const ilm::error &e) {
+        thrown = e.status() == ILMAP_E_IL_TRUNCATED && e.index() == 1 &&
+                 std::strstr(e.what(), "ilmap_il_decode") != nullptr;
+    }
+    CHECK(thrown);
+    thrown = false;
+    try {
+        const std::uint8_t tiny_but_long[] = { (9 << 2) | 2, 0x00 };
+        (void)ilm::il_body_parse(tiny_but_long);
+    } catch (const ilm::error &e) {
+        thrown = e.status() == ILMAP_E_IL_TRUNCATED;
+    }
+    CHECK(thrown);
+}
+
+// A reader cannot outlive its store: it shares the store's state, which
+// the last of the store object and its readers frees. The PDB's release
+// callback says when that happens.
+static void mark_released(void *flag) { *static_cast<bool *>(flag) = true; }
+
+static void test_store_lifetime()
+{
+    const char *dir = std::getenv("ILMAP_CONSUMER_DATA");
+    if (!dir)
+        return;
+    const std::vector<std::uint8_t> bytes = read_bytes(std::string(dir) + "/tiny.pdb");
+    bool freed = false;
+    std::optional<ilm::store> st(std::in_place);
+    st->add_function(0x500, 0x600, 0x06000002);
+    const ilmap_native_entry ne[] = { { 0, 0, 12 }, { 3, 12, 20 } };
+    const ilmap_code_range code[] = { { 0x70000, 20 } };
+    st->add_body(0x500, 0, code, ilm::native_map(ne, 20));
+    // The bytes stay the test's; the callback marks when the store is done.
+    st->attach_pdb(0x600, ilm::pdb::adopt(ilm::pdb(bytes).release().pdb, &mark_released, &freed));
+    ilm::reader rd = st->register_reader();
+    CHECK(st->stats().readers == 1);
+    st.reset(); // the store object goes first
+    CHECK(!freed);
+    const ilm::source_answer a = rd.lookup_source(0x70000 + 14);
+    CHECK(a.status == ILMAP_OK && a.source.point.start_line == 16 && a.location.il_offset == 3);
+    {
+        const ilm::snapshot snap = rd.begin();
+        const ilm::source_answer b = snap.lookup_source(0x70000 + 14);
+        char name[64];
+        CHECK(b.status == ILMAP_OK &&
+              ilm::pdb_ref(b.source.pdb).document_name(b.source.point.document, name) ==
+                  "/src/Tiny.cs");
+    }
+    rd = ilm::reader(); // the last share: the state and the PDB go now
+    CHECK(freed);
+}
+
 int main()
 {
     try {
@@ -392,6 +539,8 @@ int main()
         test_sig();
         test_pdb();
         test_store_pdb();
+        test_il();
+        test_store_lifetime();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;
