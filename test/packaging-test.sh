@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Consumers can use libilmap the documented ways:
-#  1. installed, found with pkg-config: the C consumer, and the C++ consumer
-#     (include/ilmap.hpp) with every C++ compiler at hand;
+#  1. installed, found with pkg-config: the C consumer, and the C++
+#     consumers (include/ilmap.hpp) with every C++ compiler at hand:
+#     consumer.cpp (the throwing forms) with exceptions, consumer-nothrow.cpp
+#     (the result<T> forms) with exceptions, with -fno-exceptions, and with
+#     exceptions but -DILMAP_CPP_NO_EXCEPTIONS;
 #  2. installed, found with CMake: find_package(ilmap 0.2 REQUIRED) from a
 #     moved copy of the installed tree (the package is relocatable), the C
-#     and C++ consumers on ilmap::ilmap, the C one on ilmap::ilmap_static;
+#     and C++ consumers on ilmap::ilmap (consumer-nothrow.cpp with
+#     -fno-exceptions), the C one on ilmap::ilmap_static;
 #     the installed `ilmap` tool runs from the moved tree;
 #  3. as a Meson subproject, through dependency('ilmap')
 #     (override_dependency), the library alone (-Dilmap:shim=false): the C
-#     and the C++ consumer.
+#     and the C++ consumers (consumer-nothrow.cpp with cpp_eh=none).
 # The consumers (test/packaging/) check real answers and exit non-zero
 # otherwise. Skips (77) in a cross build, and when cmake or a C++ compiler
 # is absent after running what does not need them; `scripts/run.sh test` installs both.
@@ -69,11 +73,24 @@ export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/root"
 "$cc" "${san_flags[@]}" $(pkg-config --cflags ilmap) "$consumers/consumer.c" -o "$work/consumer" \
     $(pkg-config --libs ilmap)
 LD_LIBRARY_PATH="$libdir" "$work/consumer"
+# The exception-free consumer in three ways: EXPECT_EXCEPTIONS is what
+# ilmap.hpp must detect (ILMAP_CPP_EXCEPTIONS), checked at compile time.
+nothrow_modes=("-DEXPECT_EXCEPTIONS=1"
+               "-fno-exceptions -DEXPECT_EXCEPTIONS=0"
+               "-DILMAP_CPP_NO_EXCEPTIONS -DEXPECT_EXCEPTIONS=0")
 for cxx in ${cxxs[@]+"${cxxs[@]}"}; do
     echo "-- C++ consumer, $cxx"
     "$cxx" "${cxx_warnings[@]}" "${san_flags[@]}" $(pkg-config --cflags ilmap) \
         "$consumers/consumer.cpp" -o "$work/consumer-cpp" $(pkg-config --libs ilmap)
     LD_LIBRARY_PATH="$libdir" "$work/consumer-cpp"
+    for mode in "${nothrow_modes[@]}"; do
+        echo "-- C++ consumer of the result forms, $cxx $mode"
+        # shellcheck disable=SC2086 # mode is a list of flags
+        "$cxx" "${cxx_warnings[@]}" $mode "${san_flags[@]}" $(pkg-config --cflags ilmap) \
+            "$consumers/consumer-nothrow.cpp" -o "$work/consumer-nothrow" \
+            $(pkg-config --libs ilmap)
+        LD_LIBRARY_PATH="$libdir" "$work/consumer-nothrow"
+    done
 done
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
@@ -109,6 +126,7 @@ if command -v cmake >/dev/null 2>&1 && [ ${#cxxs[@]} -gt 0 ]; then
     # No LD_LIBRARY_PATH: CMake's build rpath finds the imported library.
     "$work/cmake/consumer_c"
     "$work/cmake/consumer_cpp"
+    "$work/cmake/consumer_nothrow"
     if [ "$expect_static" = ON ]; then
         echo "-- ilmap::ilmap_static"
         "$work/cmake/consumer_static"
@@ -120,11 +138,13 @@ fi
 echo "== as a Meson subproject"
 mkdir -p "$work/proj/subprojects"
 ln -s "$src" "$work/proj/subprojects/ilmap"
-cp "$consumers/consumer.c" "$consumers/consumer.cpp" "$consumers/meson.build" "$work/proj/"
+cp "$consumers/consumer.c" "$consumers/consumer.cpp" "$consumers/consumer-nothrow.cpp" \
+    "$consumers/meson.build" "$work/proj/"
 langs=(c cpp)
 if [ ${#cxxs[@]} -eq 0 ]; then
     # No C++ compiler: the C consumer alone.
-    sed -i -e "s/'c', 'cpp',/'c',/" -e '/consumer-cpp/d' "$work/proj/meson.build"
+    sed -i -e "s/'c', 'cpp',/'c',/" -e '/consumer-cpp/d' -e '/consumer-nothrow/,/)$/d' \
+        "$work/proj/meson.build"
     langs=(c)
 fi
 # As a consumer would: the library alone (-Dilmap:shim=false builds no shim).
@@ -136,7 +156,7 @@ ninja -C "$work/proj/build" >/dev/null
 ! find "$work/proj/build" -name 'libilmap_clr*' | grep -q . ||
     { echo "-Dilmap:shim=false built the shim"; exit 1; }
 "$work/proj/build/consumer"
-[ "${langs[*]}" = c ] || "$work/proj/build/consumer-cpp"
+[ "${langs[*]}" = c ] || { "$work/proj/build/consumer-cpp" && "$work/proj/build/consumer-nothrow"; }
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "SKIP: not found: ${missing[*]} (scripts/run.sh test installs them);" \
