@@ -52,9 +52,14 @@ ensure_tools() {
     fi
     # The test job's packaging suite also builds a CMake consumer
     # (find_package(ilmap)) and C++ consumers of include/ilmap.hpp.
+    # The amalgamation suite compiles it for Windows too (MinGW-w64) and
+    # runs its consumers under wine; the Windows job uses both again.
     if [ "${job:-}" = test ]; then
         command -v cmake >/dev/null 2>&1 || missing+=(cmake)
         command -v g++ >/dev/null 2>&1 || missing+=(g++)
+        command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
+        command -v wine >/dev/null 2>&1 || missing+=(wine)
+        [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null 2>&1 || missing+=(wine64)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
         apt_install "${missing[@]}"
@@ -192,7 +197,18 @@ job_test() {
     # Every suite, the field suite (test/field: Newtonsoft.Json and
     # framework code under the shim in every mode) included.
     say "test suites, plain build"
-    meson test -C build --print-errorlogs
+    # The amalgamation suite may not skip a compiler here (clang comes
+    # from ensure_fuzzer, MinGW-w64 and wine from ensure_tools).
+    ILMAP_AMALGAMATION_REQUIRE="clang mingw wine zlib" meson test -C build --print-errorlogs
+
+    # The same library built from its amalgamation (one generated ilmap.c,
+    # doc/amalgamation.md): the suites of the maps, the store and the PDB
+    # reader against it.
+    configure build-amalg -Damalgamation=true -Dbench=false -Dexamples=false -Dshim=false
+    ninja -C build-amalg
+    say "suites core, native, versions, pdb against the amalgamation"
+    meson test -C build-amalg --print-errorlogs --suite core --suite native --suite versions \
+        --suite pdb
 
     # Sanitizer findings must fail the test, not just print.
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "algebra/pieces.h"
 
 #define DAC_PASS 0x80000000u /* the DAC passes inputs >= this through (doc/il-maps.md#dac) */
@@ -39,12 +40,6 @@ ilmap_status copy_entries(const ilmap *m, ilmap_entry **out, size_t *n)
     return ILMAP_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The distinct keys below `limit`, ascending, after a leading 0. */
 static ilmap_status breakpoints(const ilmap *m, unsigned dir, uint32_t limit, uint32_t **out,
                                 size_t *n)
@@ -76,7 +71,7 @@ static ilmap_status breakpoints(const ilmap *m, unsigned dir, uint32_t limit, ui
     free(e);
     /* Strict maps arrive sorted; only lenient ones pay for the sort. */
     if (!sorted) {
-        qsort(k, m_keys, sizeof *k, cmp_u32);
+        qsort(k, m_keys, sizeof *k, order_u32);
         size_t w = 1;
         for (size_t i = 1; i < m_keys; i++)
             if (k[i] != k[w - 1])

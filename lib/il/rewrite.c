@@ -91,7 +91,7 @@ static ilmap_status check_insertions(rw_layout *l, size_t count, size_t *bad)
 }
 
 /* One layout pass. Returns 0 when the code would exceed the limit. */
-static int place(rw_layout *l)
+static int rw_place(rw_layout *l)
 {
     const size_t n = l->stream.count;
     uint64_t pos = 0;
@@ -155,7 +155,7 @@ static ilmap_status lay_out(rw_layout *l, size_t count, size_t *bad)
             l->target[i] = (uint32_t)stream_find(&l->stream, in->target);
     }
     for (;;) {
-        if (!place(l))
+        if (!rw_place(l))
             return ILMAP_E_LIMIT;
         uint32_t more = widen(l);
         if (!more)

@@ -133,16 +133,9 @@ COUNT_INLINE uint32_t node_count4_neon(const int32_t *node, int32_t xb)
 }
 #endif
 
-/* The windows and small runs, portable: count8_i32, count4_u32,
- * count8_u32 as loops over every lane, the guard as a lane bound. */
-COUNT_INLINE uint32_t count8_i32_portable(const int32_t *k, int32_t xb)
-{
-    uint32_t c = 0;
-    for (int j = 0; j < 8; j++)
-        c += k[j] <= xb;
-    return c;
-}
-
+/* A small run, portable: a loop over every lane, the guard as a lane
+ * bound (the native buckets' scalar choice; count4_u32 where there is no
+ * vector code). */
 COUNT_INLINE uint32_t count4_u32_portable(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     uint32_t n = 0;
@@ -151,13 +144,6 @@ COUNT_INLINE uint32_t count4_u32_portable(const uint32_t *k, uint32_t valid, uin
     return n;
 }
 
-COUNT_INLINE uint32_t count8_u32_portable(const uint32_t *k, uint32_t valid, uint32_t x)
-{
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < 8; j++)
-        n += (j < valid) & (k[j] <= x);
-    return n;
-}
 
 #if defined(RANK_HAVE_X86)
 #define COUNT_HAVE_VECTOR 1
@@ -251,9 +237,13 @@ COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t
 #else
 #define COUNT_HAVE_VECTOR 0
 
+/* No vector code: count8_i32 and count8_u32 as loops over every lane. */
 COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
 {
-    return count8_i32_portable(k, xb);
+    uint32_t c = 0;
+    for (int j = 0; j < 8; j++)
+        c += k[j] <= xb;
+    return c;
 }
 
 COUNT_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
@@ -268,12 +258,15 @@ COUNT_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t
 
 COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
-    return count8_u32_portable(k, valid, x);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < 8; j++)
+        n += (j < valid) & (k[j] <= x);
+    return n;
 }
 
 COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
-    return count8_u32_portable(k, valid, x);
+    return count8_u32(k, valid, x);
 }
 #endif
 

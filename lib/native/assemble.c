@@ -7,18 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "common/size_limits.h"
 #include "index/cpu.h"
 #include "native/buckets.h"
 #include "native/intervals.h"
 #include "native/native.h"
 #include "platform/memory.h"
-
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* The bytes of one block, array by array, each 4-byte aligned; overflow
  * (of the block, or of the uint32_t offsets) is sticky. */
@@ -608,7 +603,7 @@ static ilmap_status assemble_indexed(const native_table *t, unsigned mode, uint3
         memcpy(calls, t->records + count, (size_t)t->ncalls * sizeof *calls);
     for (uint32_t c = 0; c < t->ncalls; c++)
         by_start[c] = (uint64_t)calls[c].native_start << 32 | c;
-    qsort(by_start, t->ncalls, sizeof *by_start, compare_u64);
+    qsort(by_start, t->ncalls, sizeof *by_start, order_u64);
     for (uint32_t c = 0; c < t->ncalls; c++)
         calls_by_start[c] = (uint32_t)by_start[c];
     free(by_start);

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "common/order.h"
 #include "native/native.h"
 
 /* A non-zero end is where the range stops. End 0 is no range end at all:
@@ -17,12 +18,6 @@
 static int has_end(const ilmap_native_entry *e)
 {
     return e->native_end != 0;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 static void set_index(size_t *p, size_t value)
@@ -63,7 +58,7 @@ static ilmap_status check_overlaps(const ilmap_native_entry *entries, uint32_t n
     for (uint32_t i = 0; i < n; i++)
         if (has_end(&entries[i]) && entries[i].native_start < entries[i].native_end)
             order[ranges++] = (uint64_t)entries[i].native_start << 32 | i;
-    qsort(order, ranges, sizeof *order, compare_u64);
+    qsort(order, ranges, sizeof *order, order_u64);
 
     uint32_t furthest = 0, owner = 0;
     int group_has_normal = 0;

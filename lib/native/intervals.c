@@ -12,14 +12,9 @@
  */
 #include <stdlib.h>
 
+#include "common/order.h"
 #include "native/intervals.h"
 #include "common/search.h"
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* The position of v in the strictly ascending bp[0, n); v is present. */
 uint32_t intervals_position(const uint32_t *bp, uint32_t n, uint32_t v)
@@ -53,7 +48,7 @@ uint32_t intervals_breakpoints(const ilmap_native_record *r, uint32_t count, uin
         if (r[k].native_end != 0)
             bp[n++] = r[k].native_end;
     }
-    qsort(bp, n, sizeof *bp, compare_u32);
+    qsort(bp, n, sizeof *bp, order_u32);
     for (uint32_t i = 0; i < n; i++)
         if (distinct == 0 || bp[i] != bp[distinct - 1])
             bp[distinct++] = bp[i];

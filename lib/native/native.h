@@ -287,12 +287,6 @@ static inline int native_indexed(const ilmap_native *m)
     return (native_form(m) & NATIVE_FORM_INDEXED) != 0;
 }
 
-/* The forms that keep starts and ends as positions in the keys. */
-static inline int native_positional(const ilmap_native *m)
-{
-    return native_form(m) == NATIVE_FORM_SMALL || native_form(m) == NATIVE_FORM_DIRECT;
-}
-
 static inline const native_index *native_index_of(const ilmap_native *m)
 {
     return (const native_index *)(const void *)((const unsigned char *)m + sizeof *m);

@@ -432,7 +432,7 @@ static int parse(parser *ps, unsigned flags)
 
 /* Reserves count items of item bytes at *offset, aligned to align (a power
  * of two); 0 on overflow. */
-static int place(size_t *offset, size_t count, size_t item, size_t align, size_t *at)
+static int layout_place(size_t *offset, size_t count, size_t item, size_t align, size_t *at)
 {
     size_t start, bytes;
     if (!size_add(*offset, align - 1, &start) || !size_mul(count, item, &bytes))
@@ -473,10 +473,10 @@ ilmap_status ilmap_sig_decode(const uint8_t *blob, size_t size, unsigned flags, 
     }
 
     size_t total = sizeof(ilmap_sig), nodes_at, methods_at, items_at, dims_at;
-    if (!place(&total, ps.nodes, sizeof(sig_node), _Alignof(sig_node), &nodes_at) ||
-        !place(&total, ps.methods, sizeof(sig_method), _Alignof(sig_method), &methods_at) ||
-        !place(&total, ps.items, sizeof(uint32_t), _Alignof(uint32_t), &items_at) ||
-        !place(&total, ps.dims, sizeof(uint32_t), _Alignof(uint32_t), &dims_at))
+    if (!layout_place(&total, ps.nodes, sizeof(sig_node), _Alignof(sig_node), &nodes_at) ||
+        !layout_place(&total, ps.methods, sizeof(sig_method), _Alignof(sig_method), &methods_at) ||
+        !layout_place(&total, ps.items, sizeof(uint32_t), _Alignof(uint32_t), &items_at) ||
+        !layout_place(&total, ps.dims, sizeof(uint32_t), _Alignof(uint32_t), &dims_at))
         return ILMAP_E_NOMEM;
     unsigned char *block = malloc(total);
     if (!block)

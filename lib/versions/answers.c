@@ -18,7 +18,7 @@ static int u32_before(const void *ctx, const void *a, const void *b)
 /* Every offset where the native map's answer may change: 0, each entry's
  * start and non-zero stored end (call sites too: harmless if they change
  * nothing), clipped to [0, code_size). *out is malloc'd, sorted, unique. */
-static ilmap_status breakpoints(const ilmap_native *native, uint32_t code_size, uint32_t **out,
+static ilmap_status answer_breakpoints(const ilmap_native *native, uint32_t code_size, uint32_t **out,
                                 size_t *count)
 {
     size_t n_seq = 0, n_calls = 0;
@@ -75,7 +75,7 @@ static ilmap_status breakpoints(const ilmap_native *native, uint32_t code_size, 
     return ILMAP_OK;
 }
 
-static answer_interval answer_of(const ilmap_native *native, const ilmap *il_map,
+static answer_interval answer_interval_at(const ilmap_native *native, const ilmap *il_map,
                                  int original_il, uint32_t x)
 {
     answer_interval a;
@@ -107,7 +107,7 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
 
     uint32_t *pts = NULL;
     size_t npts = 0;
-    ilmap_status st = breakpoints(native, code_size, &pts, &npts);
+    ilmap_status st = answer_breakpoints(native, code_size, &pts, &npts);
     if (st != ILMAP_OK)
         return st;
     /* At most two intervals per breakpoint (npts <= 2^32: offsets are
@@ -130,12 +130,12 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
     uint32_t n = 0;
     for (size_t i = 0; i < npts; i++) {
         uint32_t lo = pts[i], hi = i + 1 < npts ? pts[i + 1] : code_size;
-        answer_interval first = answer_of(native, il_map, original_il, lo);
+        answer_interval first = answer_interval_at(native, il_map, original_il, lo);
         answer_interval parts[2] = { first, first };
         int nparts = 1;
         if (hi - lo > 1) {
             /* Constant on (lo, hi): one probe tells it. */
-            answer_interval rest = answer_of(native, il_map, original_il, lo + 1);
+            answer_interval rest = answer_interval_at(native, il_map, original_il, lo + 1);
             if (first.kind == ILMAP_MAPPING_EXACT && rest.kind == ILMAP_MAPPING_APPROXIMATE &&
                 first.il == rest.il && first.original == rest.original) {
                 parts[0] = rest;

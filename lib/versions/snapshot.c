@@ -55,7 +55,7 @@ uint64_t ilmap_store_snapshot_get_generation(const ilmap_store_snapshot *snapsho
     return snapshot ? snapshot->generation : 0;
 }
 
-static const uint64_t *find(const ilmap_store_snapshot *v, enum store_table table,
+static const uint64_t *snapshot_find(const ilmap_store_snapshot *v, enum store_table table,
                             const uint64_t *key)
 {
     return vt_find(store_shapes[table], v->tables[table], key);
@@ -147,7 +147,7 @@ static const ilmap *method_map(const ilmap_store_snapshot *v, uint64_t module,
                                uint64_t method_def)
 {
     const uint64_t key[2] = { module, method_def };
-    const uint64_t *m = find(v, T_METHODS, key);
+    const uint64_t *m = snapshot_find(v, T_METHODS, key);
     return m ? map_of(m[METHOD_MAP]) : NULL;
 }
 
@@ -162,7 +162,7 @@ ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapsho
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t vkey[2] = { function_id, rejit_id };
-    const uint64_t *ver = find(snapshot, T_VERSIONS, vkey);
+    const uint64_t *ver = snapshot_find(snapshot, T_VERSIONS, vkey);
     if (!ver)
         return ILMAP_E_NOT_FOUND;
     if (rejit_id != 0) {
@@ -171,7 +171,7 @@ ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapsho
     }
     /* The original version has no map of its own: the method's applies. */
     const uint64_t fkey[1] = { function_id };
-    const uint64_t *fn = find(snapshot, T_FUNCTIONS, fkey);
+    const uint64_t *fn = snapshot_find(snapshot, T_FUNCTIONS, fkey);
     if (fn)
         *map = method_map(snapshot, fn[FUNC_MODULE], fn[FUNC_METHOD_DEF]);
     return ILMAP_OK;
@@ -201,7 +201,7 @@ ilmap_status ilmap_store_snapshot_get_function(const ilmap_store_snapshot *snaps
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t key[1] = { function_id };
-    const uint64_t *fn = find(snapshot, T_FUNCTIONS, key);
+    const uint64_t *fn = snapshot_find(snapshot, T_FUNCTIONS, key);
     if (!fn)
         return ILMAP_E_NOT_FOUND;
     out->module_id = (ilmap_module_id)fn[FUNC_MODULE];
@@ -241,7 +241,7 @@ ilmap_status ilmap_store_snapshot_list_versions(const ilmap_store_snapshot *snap
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t key[1] = { function_id };
-    if (!find(snapshot, T_FUNCTIONS, key))
+    if (!snapshot_find(snapshot, T_FUNCTIONS, key))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[2] = { function_id, 0 };
     return list_prefix(snapshot, T_VERSIONS, from, VER_REJIT, VER_REJIT, cap, total, out);
@@ -259,7 +259,7 @@ ilmap_status ilmap_store_snapshot_list_bodies(const ilmap_store_snapshot *snapsh
         return ILMAP_E_INVALID_ARG;
 
     const uint64_t vkey[2] = { function_id, rejit_id };
-    if (!find(snapshot, T_VERSIONS, vkey))
+    if (!snapshot_find(snapshot, T_VERSIONS, vkey))
         return ILMAP_E_NOT_FOUND;
     const uint64_t from[3] = { function_id, rejit_id, 0 };
     return list_prefix(snapshot, T_BODIES, from, BODY_START, BODY_START, cap, total, out);

@@ -230,7 +230,7 @@ static ilmap_status draft_commit(store_draft *t)
     return ILMAP_OK;
 }
 
-static const uint64_t *find(const store_draft *t, enum store_table table, const uint64_t *key)
+static const uint64_t *store_find(const store_draft *t, enum store_table table, const uint64_t *key)
 {
     return vt_find(store_shapes[table], t->draft.tables[table], key);
 }
@@ -276,7 +276,7 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     draft_begin(s, &t);
 
     const uint64_t key[2] = { module, method_def };
-    const uint64_t *rec = find(&t, T_METHODS, key);
+    const uint64_t *rec = store_find(&t, T_METHODS, key);
     struct store_mapref *old = rec ? ptr_of_word(rec[METHOD_MAP]) : NULL;
 
     if (old && old->map == map) /* handed over again: it is ours already */
@@ -341,7 +341,7 @@ static ilmap_status add_function_locked(ilmap_store *s, ilmap_function_id fid,
     draft_begin(s, &t);
 
     const uint64_t key[1] = { fid };
-    const uint64_t *fn = find(&t, T_FUNCTIONS, key);
+    const uint64_t *fn = store_find(&t, T_FUNCTIONS, key);
     if (fn)
         return draft_fail(&t, fn[FUNC_MODULE] == module && fn[FUNC_METHOD_DEF] == method_def
                                  ? ILMAP_OK
@@ -379,11 +379,11 @@ static ilmap_status add_version_locked(ilmap_store *s, ilmap_function_id fid,
     draft_begin(s, &t);
 
     const uint64_t fkey[1] = { fid };
-    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *fn = store_find(&t, T_FUNCTIONS, fkey);
     if (!fn)
         return draft_fail(&t, ILMAP_E_NOT_FOUND);
     const uint64_t vkey[2] = { fid, rejit };
-    if (find(&t, T_VERSIONS, vkey))
+    if (store_find(&t, T_VERSIONS, vkey))
         return draft_fail(&t, ILMAP_E_EXISTS);
 
     uint64_t function[FUNC_WORDS];
@@ -425,8 +425,8 @@ static ilmap_status set_current_locked(ilmap_store *s, ilmap_function_id fid, il
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
-    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
-    if (!fn || !find(&t, T_VERSIONS, vkey))
+    const uint64_t *fn = store_find(&t, T_FUNCTIONS, fkey);
+    if (!fn || !store_find(&t, T_VERSIONS, vkey))
         return draft_fail(&t, ILMAP_E_NOT_FOUND);
     if (fn[FUNC_CURRENT] == rejit)
         return draft_fail(&t, ILMAP_OK);
@@ -468,7 +468,7 @@ static ilmap_status revert_locked(ilmap_store *s, ilmap_module_id module, uint32
          r && r[INST_MODULE] == module && r[INST_METHOD_DEF] == method_def;
          r = vt_next(sh, &cur)) {
         const uint64_t fkey[1] = { r[INST_FUNC] };
-        const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
+        const uint64_t *fn = store_find(&t, T_FUNCTIONS, fkey);
         if (!fn || fn[FUNC_CURRENT] == 0)
             continue;
         uint64_t function[FUNC_WORDS];
@@ -592,8 +592,8 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
-    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
-    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    const uint64_t *fn = store_find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? store_find(&t, T_VERSIONS, vkey) : NULL;
     if (!ver)
         return draft_fail(&t, ILMAP_E_NOT_FOUND);
 
@@ -607,7 +607,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     struct store_mapref *il;
     if (rejit == 0) {
         const uint64_t mkey[2] = { fn[FUNC_MODULE], fn[FUNC_METHOD_DEF] };
-        const uint64_t *m = find(&t, T_METHODS, mkey);
+        const uint64_t *m = store_find(&t, T_METHODS, mkey);
         il = m ? ptr_of_word(m[METHOD_MAP]) : NULL;
     } else {
         il = ptr_of_word(ver[VER_MAP]);
@@ -781,7 +781,7 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
     draft_begin(s, &t);
 
     const uint64_t key[1] = { module };
-    const uint64_t *rec = find(&t, T_MODULES, key);
+    const uint64_t *rec = store_find(&t, T_MODULES, key);
     struct store_pdbref *old = rec ? ptr_of_word(rec[MOD_PDB]) : NULL;
     ilmap_status st = ILMAP_OK;
 
@@ -884,7 +884,7 @@ static ilmap_status remove_module_locked(ilmap_store *s, ilmap_module_id module,
 
     /* Its PDB, retired with the rest: reads that began before keep it. */
     const uint64_t mkey[1] = { module };
-    const uint64_t *pdb = find(&t, T_MODULES, mkey);
+    const uint64_t *pdb = store_find(&t, T_MODULES, mkey);
     if (pdb) {
         st = erase(&t, T_MODULES, mkey);
         if (st == ILMAP_OK)
@@ -943,8 +943,8 @@ static ilmap_status remove_version_locked(ilmap_store *s, ilmap_function_id fid,
 
     const uint64_t fkey[1] = { fid };
     const uint64_t vkey[2] = { fid, rejit };
-    const uint64_t *fn = find(&t, T_FUNCTIONS, fkey);
-    const uint64_t *ver = fn ? find(&t, T_VERSIONS, vkey) : NULL;
+    const uint64_t *fn = store_find(&t, T_FUNCTIONS, fkey);
+    const uint64_t *ver = fn ? store_find(&t, T_VERSIONS, vkey) : NULL;
     if (!ver)
         return draft_fail(&t, ILMAP_E_NOT_FOUND);
 
