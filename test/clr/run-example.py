@@ -258,9 +258,12 @@ def copy_out_and_build(args, env, work, failures):
     scratch = os.path.join(work, "copied-out")
     shutil.rmtree(scratch, ignore_errors=True)
     root = os.path.join(scratch, "root")
-    proc = subprocess.run(["meson", "install", "-C", args.build, "--destdir", root,
-                           "--no-rebuild"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=600)
+    # Not --no-rebuild: `meson test --suite examples` builds only what
+    # the tests depend on, and an install needs every installed target.
+    # This test runs alone (is_parallel: false), so no other ninja runs.
+    proc = subprocess.run(["meson", "install", "-C", args.build, "--destdir", root],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=1800)
     if proc.returncode != 0:
         sys.stdout.write(proc.stdout[-3000:])
         failures.append(f"meson install into {root} failed (rc {proc.returncode})")
