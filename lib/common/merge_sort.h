@@ -4,7 +4,7 @@
  * runtime's own sort leaves the order of equal elements open libilmap
  * promises the input's (doc/decisions.md#sort-ties).
  *
- * Inlined where it is used (MERGE_SORT_INLINE), so the order function and
+ * Inlined where it is used (ILMAP_ALWAYS_INLINE), so the order function and
  * the element size are constants there and the merge copies elements as
  * a hand-written loop over a typed array would.
  */
@@ -14,12 +14,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "platform/compiler.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MERGE_SORT_INLINE static inline __attribute__((always_inline))
-#else
-#define MERGE_SORT_INLINE static inline
-#endif
 
 /* Non-zero when element a must come before element b. */
 typedef int (*merge_before_fn)(const void *ctx, const void *a, const void *b);
@@ -27,7 +23,7 @@ typedef int (*merge_before_fn)(const void *ctx, const void *a, const void *b);
 /* Merges the sorted runs src[lo, mid) and src[mid, hi) into dst. Taking
  * from the left run unless the right element must come first keeps the
  * sort stable. */
-MERGE_SORT_INLINE void merge_runs(const unsigned char *src, unsigned char *dst, size_t size,
+ILMAP_ALWAYS_INLINE void merge_runs(const unsigned char *src, unsigned char *dst, size_t size,
                                   size_t lo, size_t mid, size_t hi, merge_before_fn before,
                                   const void *ctx)
 {
@@ -44,7 +40,7 @@ MERGE_SORT_INLINE void merge_runs(const unsigned char *src, unsigned char *dst, 
 
 /* Sorts the n elements of `size` bytes at base, stably, by before().
  * Returns 0 (base unchanged) when out of memory, else 1. */
-MERGE_SORT_INLINE int merge_sort(void *base, size_t n, size_t size, merge_before_fn before,
+ILMAP_ALWAYS_INLINE int merge_sort(void *base, size_t n, size_t size, merge_before_fn before,
                                  const void *ctx)
 {
     if (n < 2)

@@ -19,7 +19,7 @@
  * The fast paths are separate and stay so: the lookup kernels of
  * lib/core/lookup_kernels.c and the rank indexes of lib/index/.
  *
- * Everything here is inlined (SEARCH_INLINE), so the predicate is a
+ * Everything here is inlined (ILMAP_ALWAYS_INLINE), so the predicate is a
  * constant and a search costs what the hand-written loop cost.
  */
 #ifndef ILMAP_COMMON_SEARCH_H
@@ -28,17 +28,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "platform/compiler.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SEARCH_INLINE static inline __attribute__((always_inline))
-#else
-#define SEARCH_INLINE static inline
-#endif
 
 /* The partition point of [lo, hi): the first i with before(ctx, i) == 0,
  * hi when there is none. before must hold on a prefix of [lo, hi) and
  * fail on the rest (e.g. "key[i] < x" on ascending keys). */
-SEARCH_INLINE size_t search_partition(size_t lo, size_t hi,
+ILMAP_ALWAYS_INLINE size_t search_partition(size_t lo, size_t hi,
                                       int (*before)(const void *ctx, size_t i),
                                       const void *ctx)
 {
@@ -53,7 +49,7 @@ SEARCH_INLINE size_t search_partition(size_t lo, size_t hi,
 }
 
 /* Key i of a uint32_t column that starts at base, stride bytes apart. */
-SEARCH_INLINE uint32_t search_key_u32(const void *base, size_t stride, size_t i)
+ILMAP_ALWAYS_INLINE uint32_t search_key_u32(const void *base, size_t stride, size_t i)
 {
     uint32_t k;
     memcpy(&k, (const unsigned char *)base + i * stride, sizeof k);
@@ -66,13 +62,13 @@ typedef struct search_u32 {
     uint32_t key;
 } search_u32;
 
-SEARCH_INLINE int search_below_u32(const void *ctx, size_t i)
+ILMAP_ALWAYS_INLINE int search_below_u32(const void *ctx, size_t i)
 {
     const search_u32 *s = ctx;
     return search_key_u32(s->base, s->stride, i) < s->key;
 }
 
-SEARCH_INLINE int search_at_or_below_u32(const void *ctx, size_t i)
+ILMAP_ALWAYS_INLINE int search_at_or_below_u32(const void *ctx, size_t i)
 {
     const search_u32 *s = ctx;
     return search_key_u32(s->base, s->stride, i) <= s->key;
@@ -80,7 +76,7 @@ SEARCH_INLINE int search_at_or_below_u32(const void *ctx, size_t i)
 
 /* How many of the n ascending keys (base, stride as for search_key_u32())
  * are < key: the index of the first key >= key (n when none). */
-SEARCH_INLINE size_t search_lower_u32(const void *base, size_t stride, size_t n, uint32_t key)
+ILMAP_ALWAYS_INLINE size_t search_lower_u32(const void *base, size_t stride, size_t n, uint32_t key)
 {
     const search_u32 s = { base, stride, key };
     return search_partition(0, n, search_below_u32, &s);
@@ -89,7 +85,7 @@ SEARCH_INLINE size_t search_lower_u32(const void *base, size_t stride, size_t n,
 /* How many of the n ascending keys are <= key: the index of the first key
  * > key (n when none); the floor key, when there is one, is at the index
  * before it. */
-SEARCH_INLINE size_t search_upper_u32(const void *base, size_t stride, size_t n, uint32_t key)
+ILMAP_ALWAYS_INLINE size_t search_upper_u32(const void *base, size_t stride, size_t n, uint32_t key)
 {
     const search_u32 s = { base, stride, key };
     return search_partition(0, n, search_at_or_below_u32, &s);
@@ -101,7 +97,7 @@ SEARCH_INLINE size_t search_upper_u32(const void *base, size_t stride, size_t n,
  * key widths the read paths use.
  */
 #define SEARCH_DEFINE_RANK(name, type)                                                     \
-    SEARCH_INLINE uint32_t name(const type *keys, size_t stride, uint32_t n, type key,     \
+    ILMAP_ALWAYS_INLINE uint32_t name(const type *keys, size_t stride, uint32_t n, type key,     \
                                 int or_equal)                                               \
     {                                                                                       \
         uint32_t lo = 0;                                                                    \
@@ -133,7 +129,7 @@ SEARCH_DEFINE_RANK(search_rank_u64, uint64_t)
  * most max(n, 1) slots, but at most 31 (so a span over 2^31 gets at least
  * two), and their number: ceil(span / 2^shift).
  */
-SEARCH_INLINE unsigned search_slot_shift(uint64_t span, uint32_t n, uint32_t *nslots)
+ILMAP_ALWAYS_INLINE unsigned search_slot_shift(uint64_t span, uint32_t n, uint32_t *nslots)
 {
     uint64_t want = n ? n : 1;
     unsigned shift = 0;
@@ -146,7 +142,7 @@ SEARCH_INLINE unsigned search_slot_shift(uint64_t span, uint32_t n, uint32_t *ns
 /* Fills below[0..nslots] for n ascending keys (keys[0], keys[stride], ...)
  * whose values are < nslots << shift. */
 #define SEARCH_DEFINE_SLOTS(name, key_type, below_type)                                     \
-    SEARCH_INLINE void name(const key_type *keys, size_t stride, uint32_t n, unsigned shift, \
+    ILMAP_ALWAYS_INLINE void name(const key_type *keys, size_t stride, uint32_t n, unsigned shift, \
                             uint32_t nslots, below_type *below)                             \
     {                                                                                       \
         uint32_t i = 0;                                                                     \
@@ -160,7 +156,7 @@ SEARCH_INLINE unsigned search_slot_shift(uint64_t span, uint32_t n, uint32_t *ns
 
 /* How many of the keys are <= x (x < nslots << shift), by the table. */
 #define SEARCH_DEFINE_SLOT_RANK(name, key_type, below_type, rank)                           \
-    SEARCH_INLINE uint32_t name(const key_type *keys, size_t stride, const below_type *below, \
+    ILMAP_ALWAYS_INLINE uint32_t name(const key_type *keys, size_t stride, const below_type *below, \
                                 unsigned shift, key_type x)                                 \
     {                                                                                       \
         uint32_t s = (uint32_t)(x >> shift);                                                \

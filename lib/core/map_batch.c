@@ -9,14 +9,10 @@
 #include <string.h>
 
 #include "core/batch_block.h"
+#include "platform/compiler.h"
 
 /* Each flavour gets its own copy of the batch, with no test of the
  * flavour per query. */
-#if defined(__GNUC__) || defined(__clang__)
-#define BATCH_INLINE static inline __attribute__((always_inline))
-#else
-#define BATCH_INLINE static inline
-#endif
 
 typedef struct batch_interval interval;
 typedef struct batch_flavour flavour;
@@ -203,7 +199,7 @@ static inline size_t batch_large(const struct ilmap_direction *d, const flavour 
     return i;
 }
 
-BATCH_INLINE void translate_batch(const ilmap *map, const struct ilmap_direction *d,
+ILMAP_ALWAYS_INLINE void translate_batch(const ilmap *map, const struct ilmap_direction *d,
                                    const uint32_t *in, uint32_t *out, size_t n, int dac)
 {
     if (!in || !out || n == 0)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ilmap-il.h"
+#include "platform/compiler.h"
 
 /* A decoded code stream: its instructions in order, a bit per code byte
  * (plus one for code_size) set at each instruction start, and the number
@@ -38,14 +39,7 @@ static inline unsigned bits_popcount(uint64_t x)
 /* The index of the lowest set bit; x != 0. */
 static inline unsigned bits_lowest(uint64_t x)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned n = 0;
-    for (; !(x & 1); x >>= 1)
-        n++;
-    return n;
-#endif
+    return (unsigned)ILMAP_CTZ64(x);
 }
 
 static inline int stream_is_start(const il_stream *s, uint32_t offset)

@@ -38,30 +38,11 @@
 #include <string.h>
 
 #include "index/rank_index.h"
+#include "platform/compiler.h"
 
-/* Every function here is inlined into its caller's loop. */
-#if defined(__GNUC__) || defined(__clang__)
-#define COUNT_INLINE static inline __attribute__((always_inline))
-#else
-#define COUNT_INLINE static inline
-#endif
+/* Every function here is inlined into its caller's loop (ILMAP_ALWAYS_INLINE). */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define COUNT_CTZ(m) ((uint32_t)__builtin_ctz(m))
-#else
-COUNT_INLINE uint32_t count_ctz_portable(uint32_t m)
-{
-    uint32_t n = 0;
-    while (!(m & 1u)) {
-        m >>= 1;
-        n++;
-    }
-    return n;
-}
-#define COUNT_CTZ(m) count_ctz_portable(m)
-#endif
-
-COUNT_INLINE uint32_t node_count_portable(const int32_t *node, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t node_count_portable(const int32_t *node, int32_t xb)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < RANK_NODE_KEYS; k++)
@@ -72,7 +53,7 @@ COUNT_INLINE uint32_t node_count_portable(const int32_t *node, int32_t xb)
 #ifdef RANK_HAVE_X86
 #include <immintrin.h>
 
-COUNT_INLINE uint32_t node_count_sse2(const int32_t *node, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t node_count_sse2(const int32_t *node, int32_t xb)
 {
     __m128i x = _mm_set1_epi32(xb);
     const __m128i *p = (const __m128i *)(const void *)node;
@@ -81,15 +62,15 @@ COUNT_INLINE uint32_t node_count_sse2(const int32_t *node, int32_t xb)
     __m128i c = _mm_cmpgt_epi32(_mm_load_si128(p + 2), x);
     __m128i d = _mm_cmpgt_epi32(_mm_load_si128(p + 3), x);
     __m128i packed = _mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
-    return COUNT_CTZ((uint32_t)_mm_movemask_epi8(packed) | 0x10000u);
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_epi8(packed) | 0x10000u);
 }
 
 /* The first 4 keys only: the whole node when it holds at most 4. */
-COUNT_INLINE uint32_t node_count4_sse2(const int32_t *node, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t node_count4_sse2(const int32_t *node, int32_t xb)
 {
     __m128i above = _mm_cmpgt_epi32(_mm_load_si128((const __m128i *)(const void *)node),
                                     _mm_set1_epi32(xb));
-    return COUNT_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | 0x10u);
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | 0x10u);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -98,7 +79,7 @@ COUNT_INLINE uint32_t node_count4_sse2(const int32_t *node, int32_t xb)
 #define COUNT_TARGET_AVX2
 #endif
 
-COUNT_TARGET_AVX2 COUNT_INLINE uint32_t node_count_avx2(const int32_t *node, int32_t xb)
+COUNT_TARGET_AVX2 ILMAP_ALWAYS_INLINE uint32_t node_count_avx2(const int32_t *node, int32_t xb)
 {
     __m256i x = _mm256_set1_epi32(xb);
     const __m256i *p = (const __m256i *)(const void *)node;
@@ -115,7 +96,7 @@ COUNT_TARGET_AVX2 COUNT_INLINE uint32_t node_count_avx2(const int32_t *node, int
 
 /* Lanes with key <= x are all ones (-1): their sum, negated, is the
  * count (the same answer as the trailing zeros of "key > x" above). */
-COUNT_INLINE uint32_t node_count_neon(const int32_t *node, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t node_count_neon(const int32_t *node, int32_t xb)
 {
     int32x4_t x = vdupq_n_s32(xb);
     int32x4_t a = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(node + 0), x));
@@ -126,7 +107,7 @@ COUNT_INLINE uint32_t node_count_neon(const int32_t *node, int32_t xb)
 }
 
 /* The first 4 keys only: the whole node when it holds at most 4. */
-COUNT_INLINE uint32_t node_count4_neon(const int32_t *node, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t node_count4_neon(const int32_t *node, int32_t xb)
 {
     uint32x4_t le = vcleq_s32(vld1q_s32(node), vdupq_n_s32(xb));
     return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(le));
@@ -136,7 +117,7 @@ COUNT_INLINE uint32_t node_count4_neon(const int32_t *node, int32_t xb)
 /* A small run, portable: a loop over every lane, the guard as a lane
  * bound (the native buckets' scalar choice; count4_u32 where there is no
  * vector code). */
-COUNT_INLINE uint32_t count4_u32_portable(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32_portable(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     uint32_t n = 0;
     for (uint32_t j = 0; j < 4; j++)
@@ -148,56 +129,56 @@ COUNT_INLINE uint32_t count4_u32_portable(const uint32_t *k, uint32_t valid, uin
 #if defined(RANK_HAVE_X86)
 #define COUNT_HAVE_VECTOR 1
 
-COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
 {
     __m128i x = _mm_set1_epi32(xb);
     __m128i a = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)k), x);
     __m128i b = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), x);
     unsigned above = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
                      ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4);
-    return COUNT_CTZ(above | 0x100u);
+    return ILMAP_CTZ32(above | 0x100u);
 }
 
-COUNT_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
     uint32_t above = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, xb)));
-    return COUNT_CTZ(above | (1u << valid));
+    return ILMAP_CTZ32(above | (1u << valid));
 }
 
-COUNT_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)k);
     __m128i above = _mm_cmpgt_epi32(a, _mm_set1_epi32((int32_t)x));
-    return COUNT_CTZ((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | (1u << valid));
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_ps(_mm_castsi128_ps(above)) | (1u << valid));
 }
 
 /* Two compares, their masks packed to 16-bit lanes: the count is half
  * the position of the first mask bit of a key above x. */
-COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     const __m128i bias = _mm_set1_epi32(INT32_MIN);
     const __m128i xb = _mm_set1_epi32((int32_t)(x ^ 0x80000000u));
     __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)k), bias);
     __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(k + 4)), bias);
     __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xb), _mm_cmpgt_epi32(b, xb));
-    return COUNT_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
 }
 
-COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     const __m128i xs = _mm_set1_epi32((int32_t)x);
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)k);
     __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(k + 4));
     __m128i above = _mm_packs_epi32(_mm_cmpgt_epi32(a, xs), _mm_cmpgt_epi32(b, xs));
-    return COUNT_CTZ((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_epi8(above) | (1u << (2 * valid))) >> 1;
 }
 #elif defined(RANK_HAVE_NEON)
 #define COUNT_HAVE_VECTOR 1
 
-COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
 {
     int32x4_t x = vdupq_n_s32(xb);
     int32x4_t a = vreinterpretq_s32_u32(vcleq_s32(vld1q_s32(k), x));
@@ -207,7 +188,7 @@ COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
 
 /* NEON compares unsigned: no bias; the lanes at or past `valid` are
  * masked off. */
-COUNT_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     static const uint32_t lanes[4] = { 0, 1, 2, 3 };
     uint32x4_t xv = vdupq_n_u32(x), lv = vdupq_n_u32(valid);
@@ -215,12 +196,12 @@ COUNT_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
     return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(a));
 }
 
-COUNT_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     return count4_u32(k, valid, x);
 }
 
-COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     static const uint32_t lanes[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     uint32x4_t xv = vdupq_n_u32(x), lv = vdupq_n_u32(valid);
@@ -230,7 +211,7 @@ COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
     return (uint32_t)-vaddvq_s32(vreinterpretq_s32_u32(vaddq_u32(a, b)));
 }
 
-COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     return count8_u32(k, valid, x);
 }
@@ -238,7 +219,7 @@ COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t
 #define COUNT_HAVE_VECTOR 0
 
 /* No vector code: count8_i32 and count8_u32 as loops over every lane. */
-COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
+ILMAP_ALWAYS_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
 {
     uint32_t c = 0;
     for (int j = 0; j < 8; j++)
@@ -246,17 +227,17 @@ COUNT_INLINE uint32_t count8_i32(const int32_t *k, int32_t xb)
     return c;
 }
 
-COUNT_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     return count4_u32_portable(k, valid, x);
 }
 
-COUNT_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count4_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     return count4_u32_portable(k, valid, x);
 }
 
-COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     uint32_t n = 0;
     for (uint32_t j = 0; j < 8; j++)
@@ -264,7 +245,7 @@ COUNT_INLINE uint32_t count8_u32(const uint32_t *k, uint32_t valid, uint32_t x)
     return n;
 }
 
-COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t x)
 {
     return count8_u32(k, valid, x);
 }
@@ -280,12 +261,12 @@ COUNT_INLINE uint32_t count8_u32_low(const uint32_t *k, uint32_t valid, uint32_t
  * key[0] as the least key, below every query (the DAC's rank: a caller
  * passes a constant).
  */
-COUNT_INLINE int32_t count_node_key(const int32_t *node, uint32_t j, uint32_t floor)
+ILMAP_ALWAYS_INLINE int32_t count_node_key(const int32_t *node, uint32_t j, uint32_t floor)
 {
     return floor && j == 0 ? INT32_MIN : node[j];
 }
 
-COUNT_INLINE void count_queries8_portable(const int32_t *node, uint32_t nkeys,
+ILMAP_ALWAYS_INLINE void count_queries8_portable(const int32_t *node, uint32_t nkeys,
                                            const uint32_t *x, uint32_t *rank, uint32_t floor)
 {
     for (uint32_t k = 0; k < 8; k++) {
@@ -298,7 +279,7 @@ COUNT_INLINE void count_queries8_portable(const int32_t *node, uint32_t nkeys,
 }
 
 #ifdef RANK_HAVE_X86
-COUNT_INLINE void count_queries8_sse2(const int32_t *node, uint32_t nkeys, const uint32_t *x,
+ILMAP_ALWAYS_INLINE void count_queries8_sse2(const int32_t *node, uint32_t nkeys, const uint32_t *x,
                                        uint32_t *rank, uint32_t floor)
 {
     const uint32_t groups = (nkeys + 3u) / 4u;
@@ -317,7 +298,7 @@ COUNT_INLINE void count_queries8_sse2(const int32_t *node, uint32_t nkeys, const
     _mm_storeu_si128((__m128i *)(void *)(rank + 4), cb);
 }
 
-COUNT_TARGET_AVX2 COUNT_INLINE void count_queries8_avx2(const int32_t *node, uint32_t nkeys,
+COUNT_TARGET_AVX2 ILMAP_ALWAYS_INLINE void count_queries8_avx2(const int32_t *node, uint32_t nkeys,
                                                          const uint32_t *x, uint32_t *rank,
                                                          uint32_t floor)
 {
@@ -334,7 +315,7 @@ COUNT_TARGET_AVX2 COUNT_INLINE void count_queries8_avx2(const int32_t *node, uin
 #endif
 
 #ifdef RANK_HAVE_NEON
-COUNT_INLINE void count_queries8_neon(const int32_t *node, uint32_t nkeys, const uint32_t *x,
+ILMAP_ALWAYS_INLINE void count_queries8_neon(const int32_t *node, uint32_t nkeys, const uint32_t *x,
                                        uint32_t *rank, uint32_t floor)
 {
     const uint32_t groups = (nkeys + 3u) / 4u;
@@ -415,17 +396,17 @@ static inline void count8_fill(uint32_t *out, uint32_t value)
 #endif
 
 #ifdef RANK_HAVE_X86
-COUNT_INLINE uint32_t count8_u16(const void *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u16(const void *k, uint32_t valid, uint32_t x)
 {
     const __m128i bias = _mm_set1_epi16((short)0x8000);
     __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)k), bias);
     __m128i xb = _mm_set1_epi16((short)(uint16_t)(x ^ 0x8000u));
-    return COUNT_CTZ((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << (2 * valid))) >>
+    return ILMAP_CTZ32((uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi16(c, xb)) | (1u << (2 * valid))) >>
            1;
 }
 #else
 /* Only the `valid` keys are read here. */
-COUNT_INLINE uint32_t count8_u16(const void *k, uint32_t valid, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t count8_u16(const void *k, uint32_t valid, uint32_t x)
 {
     uint32_t n = 0;
     for (uint32_t j = 0; j < valid; j++) {

@@ -19,7 +19,7 @@ uint32_t native_group_start_before(const uint32_t *il, uint32_t lo, uint32_t k);
  * answer word's low 16 bits in a small map: il_mask 0xFFFF) and kind,
  * EXACT where x is the interval's left key and the interval begins at
  * the entry's start. */
-NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
+ILMAP_ALWAYS_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_answers,
                                      const uint8_t *kinds, uint32_t r, uint32_t x,
                                      uint32_t *il_offset, uint32_t il_mask)
 {
@@ -33,7 +33,7 @@ NATIVE_INLINE unsigned direct_result(const uint32_t *keys, const uint32_t *il_an
 
 /* The same from a packed answer word (NATIVE_PACKED): the IL offset and
  * the kind in one load. */
-NATIVE_INLINE unsigned packed_result(const uint32_t *keys, uint32_t word, uint32_t r, uint32_t x,
+ILMAP_ALWAYS_INLINE unsigned packed_result(const uint32_t *keys, uint32_t word, uint32_t r, uint32_t x,
                                      uint32_t *il_offset)
 {
     uint32_t kind = (word >> 16) & 0xFFu;
@@ -59,7 +59,7 @@ static const uint8_t native_results[10] = {
  * without a branch on the class (the compiler makes the selections
  * conditional moves). For a = 0 the words before the IL and start
  * columns are read (native.h: inside the block) and ignored. */
-NATIVE_INLINE unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint32_t count,
+ILMAP_ALWAYS_INLINE unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint32_t count,
                                  uint32_t a, uint32_t x, uint32_t *il_offset)
 {
     const uint32_t *row = il - 1 + a;
@@ -80,7 +80,7 @@ NATIVE_INLINE unsigned answer_of(const ilmap_native *m, const uint32_t *il, uint
  * so the branch is nearly always predicted and the common answer costs
  * a handful of instructions; a small map's specials can cover half its
  * code, and it takes answer_of() directly. */
-NATIVE_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t *il,
+ILMAP_ALWAYS_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t *il,
                                            uint32_t count, uint32_t a, uint32_t x,
                                            uint32_t *il_offset)
 {
@@ -97,7 +97,7 @@ NATIVE_INLINE unsigned answer_normal_first(const ilmap_native *m, const uint32_t
 }
 
 /* The floor entry k's results. */
-NATIVE_INLINE ilmap_status floor_found(const uint32_t *il, uint32_t k, uint32_t il_offset,
+ILMAP_ALWAYS_INLINE ilmap_status floor_found(const uint32_t *il, uint32_t k, uint32_t il_offset,
                                        ilmap_native_entry e, ilmap_native_entry *entry,
                                        size_t *index, int *il_matched)
 {
@@ -111,7 +111,7 @@ NATIVE_INLINE ilmap_status floor_found(const uint32_t *il, uint32_t k, uint32_t 
 }
 
 /* No floor entry. */
-NATIVE_INLINE ilmap_status floor_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
+ILMAP_ALWAYS_INLINE ilmap_status floor_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
 {
     if (entry)
         memset(entry, 0, sizeof *entry);
@@ -125,7 +125,7 @@ NATIVE_INLINE ilmap_status floor_none(ilmap_native_entry *entry, size_t *index, 
 /* The floor entry from the rank p > lo of a normal IL offset: the first
  * of its IL group when the group has one or two entries (most), else
  * NATIVE_NONE (the caller asks il_to_native_any, which walks back). */
-NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32_t p)
+ILMAP_ALWAYS_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32_t p)
 {
     uint32_t k = p - 1;
 
@@ -137,7 +137,7 @@ NATIVE_INLINE uint32_t short_group_start(const uint32_t *il, uint32_t lo, uint32
 
 /* The first entry of the IL group holding entry k; most groups have one
  * entry. */
-NATIVE_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
+ILMAP_ALWAYS_INLINE uint32_t group_start(const uint32_t *il, uint32_t lo, uint32_t k)
 {
     if (k == lo || il[k - 1] != il[k])
         return k;

@@ -52,7 +52,7 @@ void buckets_fill(const uint32_t *keys, uint32_t n, uint32_t base, uint32_t nbuc
 
 /* How many of keys[0, n) are <= x: a branch-free binary search (the loop
  * runs log2(n) times whatever x is). */
-NATIVE_INLINE uint32_t rank_search(const uint32_t *keys, uint32_t n, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t rank_search(const uint32_t *keys, uint32_t n, uint32_t x)
 {
     uint32_t lo = 0;
 
@@ -69,7 +69,7 @@ NATIVE_INLINE uint32_t rank_search(const uint32_t *keys, uint32_t n, uint32_t x)
 /* How many of k[0, len) are <= x, len <= NATIVE_WINDOW, k ascending;
  * reads k[0, NATIVE_WINDOW): the map's choice of kernel (simd: the
  * vector one of index/count.h where the library has one). */
-NATIVE_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, int simd)
+ILMAP_ALWAYS_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, int simd)
 {
     return simd ? count4_u32(k, len, x) : count4_u32_portable(k, len, x);
 }
@@ -77,13 +77,13 @@ NATIVE_INLINE uint32_t window_rank(const uint32_t *k, uint32_t len, uint32_t x, 
 /* window_rank() where the bucket's keys and x are below 2^31 (the
  * lookups' inline paths, NATIVE_FAST_*: every bucket below nbuckets
  * ends there): a signed compare without the bias. */
-NATIVE_INLINE uint32_t window_rank_small(const uint32_t *k, uint32_t len, uint32_t x, int simd)
+ILMAP_ALWAYS_INLINE uint32_t window_rank_small(const uint32_t *k, uint32_t len, uint32_t x, int simd)
 {
     return simd ? count4_u32_low(k, len, x) : count4_u32_portable(k, len, x);
 }
 
 /* Entry i of a bucket table. */
-NATIVE_INLINE uint32_t bucket_first(const void *first, int wide, uint32_t i)
+ILMAP_ALWAYS_INLINE uint32_t bucket_first(const void *first, int wide, uint32_t i)
 {
     return wide ? ((const uint32_t *)first)[i] : ((const uint16_t *)first)[i];
 }
@@ -94,7 +94,7 @@ NATIVE_INLINE uint32_t bucket_first(const void *first, int wide, uint32_t i)
  * (nbuckets, shift, wide). array[first[b], first[b] + NATIVE_WINDOW)
  * must be readable for every bucket b.
  */
-NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, int wide,
+ILMAP_ALWAYS_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, int wide,
                                     uint32_t nbuckets, uint32_t shift, uint32_t x, int simd)
 {
     uint32_t b = x >> shift; /* shift < 32 */
@@ -114,7 +114,7 @@ NATIVE_INLINE uint32_t buckets_rank(const uint32_t *array, const void *first, in
  * inline path keeps no loop and few registers. Only for tables whose
  * buckets below nbuckets end by 2^31 (window_rank_small).
  */
-NATIVE_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *first, int wide,
+ILMAP_ALWAYS_INLINE uint32_t buckets_rank_window(const uint32_t *array, const void *first, int wide,
                                            uint32_t nbuckets, uint32_t shift, uint32_t x,
                                            int simd)
 {

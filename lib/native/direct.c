@@ -9,7 +9,7 @@
 
 /* A direct map's interval of x through its bucket table. flags is
  * ix->flags' bucket bits, a constant in the common shape's copy. */
-NATIVE_INLINE uint32_t direct_rank(const ilmap_native *m, const native_index *ix, unsigned flags,
+ILMAP_ALWAYS_INLINE uint32_t direct_rank(const ilmap_native *m, const native_index *ix, unsigned flags,
                                    uint32_t x)
 {
     return buckets_rank(native_at(m, NATIVE_INDEXED_KEYS_OFF), native_at(m, ix->native_first_off),
@@ -44,7 +44,7 @@ unsigned native_direct_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_off
 
 /* Entry k of a positional map (keys, position columns of `width`
  * bytes) as exported; unknown is the entry of unknown end (native.h). */
-NATIVE_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const uint32_t *keys,
+ILMAP_ALWAYS_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const uint32_t *keys,
                                                   const uint32_t *il, const void *starts,
                                                   const void *ends, unsigned width,
                                                   uint32_t unknown, uint32_t k)
@@ -60,7 +60,7 @@ NATIVE_INLINE ilmap_native_entry positional_entry(const ilmap_native *m, const u
 
 /* The results of a direct map's floor entry k (not of unknown end when
  * there are several). */
-NATIVE_INLINE ilmap_status direct_found(const ilmap_native *m, const uint32_t *il, uint32_t k,
+ILMAP_ALWAYS_INLINE ilmap_status direct_found(const ilmap_native *m, const uint32_t *il, uint32_t k,
                                         uint32_t il_offset, ilmap_native_entry *entry,
                                         size_t *index, int *il_matched)
 {

@@ -16,7 +16,7 @@
 /* The interval of x on a map of the inline shape (NATIVE_FAST_TO_IL):
  * the bucket's window, every key when x is past the table; NATIVE_NONE
  * for a full bucket, which the caller hands to its general path. */
-NATIVE_INLINE uint32_t fast_rank(const ilmap_native *m, const native_index *ix, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t fast_rank(const ilmap_native *m, const native_index *ix, uint32_t x)
 {
     uint32_t r = buckets_rank_window(native_at(m, NATIVE_INDEXED_KEYS_OFF),
                                      native_at(m, ix->native_first_off), 0, ix->native_nb,
@@ -27,7 +27,7 @@ NATIVE_INLINE uint32_t fast_rank(const ilmap_native *m, const native_index *ix, 
 }
 
 /* ilmap_native_to_il_detail on a direct map with an entry column. */
-NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_offset,
+ILMAP_ALWAYS_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_offset,
                                       uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
     /* One rank: the direct answer and the interval's entry. */
@@ -56,7 +56,7 @@ NATIVE_INLINE unsigned detail_entries(const ilmap_native *m, uint32_t native_off
  * pairs says how they are kept (NATIVE_FAST_PAIRS: a uint16_t pair, else
  * uint8_t positions in the keys), a constant in each copy. Everything
  * rarer leaves by a tail call, so that this path saves no register. */
-NATIVE_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_offset,
+ILMAP_ALWAYS_INLINE ilmap_status fast_il_to_native(const ilmap_native *m, uint32_t il_offset,
                                              ilmap_native_entry *entry, size_t *index,
                                              int *il_matched, int pairs)
 {

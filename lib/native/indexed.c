@@ -14,7 +14,7 @@
 /* The exported index + 1 of the first entry whose range holds x (0:
  * none), through the bucket table over the keys. flags is ix->flags, a
  * constant in the common shape's copy. */
-NATIVE_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index *ix,
+ILMAP_ALWAYS_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index *ix,
                                       unsigned flags, uint32_t x)
 {
     const uint32_t *keys = native_at(m, NATIVE_INDEXED_KEYS_OFF);
@@ -29,7 +29,7 @@ NATIVE_INLINE uint32_t indexed_answer(const ilmap_native *m, const native_index 
 /* The exported form of entry k of an indexed map with entry answers
  * (its start and end columns follow the IL column;
  * doc/native-maps.md#export, ExportILToNativeMap). */
-NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
+ILMAP_ALWAYS_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32_t *il,
                                              uint32_t count, uint32_t k)
 {
     const native_index *ix = native_index_of(m);
@@ -53,7 +53,7 @@ NATIVE_INLINE ilmap_native_entry exported_at(const ilmap_native *m, const uint32
 
 /* indexed_answer() with the map's own flags: the common shape's copy
  * with its flags as constants, the rest with them read. */
-NATIVE_INLINE uint32_t indexed_answer_of(const ilmap_native *m, const native_index *ix, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t indexed_answer_of(const ilmap_native *m, const native_index *ix, uint32_t x)
 {
     return ix->flags == NATIVE_COMMON_FLAGS ? indexed_answer(m, ix, NATIVE_COMMON_FLAGS, x)
                                             : indexed_answer(m, ix, ix->flags, x);

@@ -16,7 +16,7 @@
 #include "native/direct.h"
 
 /* The answers without a map. */
-NATIVE_NOINLINE unsigned no_map_to_il(uint32_t *il_offset, size_t *entry, uint32_t *which)
+ILMAP_NOINLINE unsigned no_map_to_il(uint32_t *il_offset, size_t *entry, uint32_t *which)
 {
     if (il_offset)
         *il_offset = 0;
@@ -28,7 +28,7 @@ NATIVE_NOINLINE unsigned no_map_to_il(uint32_t *il_offset, size_t *entry, uint32
 }
 
 /* No map, or a special IL offset. */
-NATIVE_NOINLINE ilmap_status il_to_native_rest(const ilmap_native *m, uint32_t il_offset,
+ILMAP_NOINLINE ilmap_status il_to_native_rest(const ilmap_native *m, uint32_t il_offset,
                                                ilmap_native_entry *entry, size_t *index,
                                                int *il_matched)
 {

@@ -9,6 +9,7 @@
 
 #include "ilmap.h"
 #include "native/tuning.h"
+#include "platform/compiler.h"
 
 #define NATIVE_NONE 0xFFFFFFFFu
 
@@ -23,20 +24,11 @@
 #else
 #define NATIVE_NO_SLP
 #endif
-#if defined(__GNUC__) || defined(__clang__)
-#define NATIVE_INLINE static inline __attribute__((always_inline))
-#define NATIVE_NOINLINE static __attribute__((noinline))
-#define NATIVE_LIKELY(c) __builtin_expect(!!(c), 1)
+#define NATIVE_LIKELY(c) ILMAP_EXPECT(!!(c), 1)
 /* The form of info word i, for the public lookups' switch: small
  * expected (most methods' maps are small), so that its case is tested
  * first. */
-#define NATIVE_FORM_SWITCH(i) __builtin_expect((i) & NATIVE_FORM_MASK, NATIVE_FORM_SMALL)
-#else
-#define NATIVE_INLINE static inline
-#define NATIVE_NOINLINE static
-#define NATIVE_LIKELY(c) (c)
-#define NATIVE_FORM_SWITCH(i) ((i) & NATIVE_FORM_MASK)
-#endif
+#define NATIVE_FORM_SWITCH(i) ILMAP_EXPECT((i) & NATIVE_FORM_MASK, NATIVE_FORM_SMALL)
 
 /* -10 and MAX_ILNUM as the two flavours' duplicate trackers start
  * (doc/native-maps.md#translation-filter); both are plain IL values that a

@@ -10,7 +10,7 @@
 
 /* The exported index + 1 of the first entry of the columns whose range
  * holds x, 0 when none: each entry tested, the first hit picked. */
-NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t x)
 {
     const uint32_t *start = il + count, *end = start + count;
     uint32_t hits = 0;
@@ -19,7 +19,7 @@ NATIVE_INLINE uint32_t scan_answer(const uint32_t *il, uint32_t count, uint32_t 
         uint32_t open = (end[i] == 0) & (il[i] != ILMAP_PROLOG);
         hits |= (uint32_t)((x >= start[i]) & ((x < end[i]) | open)) << i;
     }
-    return hits ? COUNT_CTZ(hits) + 1 : 0;
+    return hits ? ILMAP_CTZ32(hits) + 1 : 0;
 }
 
 unsigned native_scan_to_il(const ilmap_native *m, uint32_t x, uint32_t *il_offset)

@@ -22,7 +22,7 @@
  * one: nkeys <= 8, NATIVE_SMALL_ONE, a single step, every key below
  * 2^31, so that x capped at INT32_MAX needs no bias. Without vector
  * compares: a binary search. */
-NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x, int one)
+ILMAP_ALWAYS_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_t x, int one)
 {
 #if COUNT_HAVE_VECTOR
     if (one)
@@ -42,7 +42,7 @@ NATIVE_INLINE uint32_t small_rank8(const uint32_t *keys, uint32_t nkeys, uint32_
 }
 
 /* A small map's interval of x (one: NATIVE_SMALL_ONE, in one step). */
-NATIVE_INLINE uint32_t small_interval(uint32_t info, const uint32_t *keys, uint32_t x, int one)
+ILMAP_ALWAYS_INLINE uint32_t small_interval(uint32_t info, const uint32_t *keys, uint32_t x, int one)
 {
     return small_rank8(keys, native_small_keys(info), x, one);
 }
@@ -50,7 +50,7 @@ NATIVE_INLINE uint32_t small_interval(uint32_t info, const uint32_t *keys, uint3
 /* The layout of small map m (native.h: its counts are in the info
  * word), as its writer laid it out; the tiny table's offset holds
  * whether or not the map has one. */
-NATIVE_INLINE native_small_layout small_layout(const ilmap_native *m)
+ILMAP_ALWAYS_INLINE native_small_layout small_layout(const ilmap_native *m)
 {
     uint32_t info = m->info;
     return native_small_layout_of((info >> NATIVE_COUNT_SHIFT) & 0x3Fu, native_small_keys(info),
@@ -58,7 +58,7 @@ NATIVE_INLINE native_small_layout small_layout(const ilmap_native *m)
 }
 
 /* native -> IL on a small map. */
-NATIVE_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
+ILMAP_ALWAYS_INLINE unsigned small_direct_to_il_of(const ilmap_native *m, uint32_t x,
                                              uint32_t *il_offset, int one)
 {
     native_small_layout l = small_layout(m);
@@ -80,7 +80,7 @@ unsigned native_small_to_il_one(const ilmap_native *m, uint32_t x, uint32_t *il_
 
 /* ilmap_native_to_il_detail on a small map: the interval's answer word
  * holds the IL offset, `which` and the entry (native.h). */
-NATIVE_INLINE unsigned detail_small_of(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
+ILMAP_ALWAYS_INLINE unsigned detail_small_of(const ilmap_native *m, uint32_t x, uint32_t *il_offset,
                                        size_t *entry, uint32_t *which, int one)
 {
     native_small_layout l = small_layout(m);
@@ -115,7 +115,7 @@ unsigned native_small_detail(const ilmap_native *m, uint32_t x, uint32_t *il_off
 /* ilmap_il_to_native on a small map, for a normal IL offset: the floor
  * entry when it is its IL group's first (nearly always), the rest (no
  * floor, a group) the general way by a tail call. */
-NATIVE_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t il_offset,
+ILMAP_ALWAYS_INLINE ilmap_status small_il_to_native_of(const ilmap_native *m, uint32_t il_offset,
                                                  ilmap_native_entry *entry, size_t *index,
                                                  int *il_matched, int one)
 {
@@ -171,14 +171,14 @@ NATIVE_NO_SLP ilmap_status native_small_il_to_native_one(const ilmap_native *m,
 /* How many of a tiny map's uint16_t IL offsets (ascending, below 65535;
  * lanes is twice their count) are <= x (at most 65535): index/count.h's
  * count8_u16 (the table has 16 bytes from col on). */
-NATIVE_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t lanes, uint32_t x)
+ILMAP_ALWAYS_INLINE uint32_t tiny_rank(const unsigned char *col, uint32_t lanes, uint32_t x)
 {
     return count8_u16(col, lanes / 2, x);
 }
 
 /* floor_none() out of line, so that the tiny map's path keeps its
  * values where the arguments arrive. */
-NATIVE_NOINLINE ilmap_status tiny_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
+ILMAP_NOINLINE ilmap_status tiny_none(ilmap_native_entry *entry, size_t *index, int *il_matched)
 {
     return floor_none(entry, index, il_matched);
 }

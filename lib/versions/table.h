@@ -69,6 +69,7 @@
 #include "common/search.h"
 #include "ilmap.h"
 #include "versions/txn.h"
+#include "platform/compiler.h"
 
 /* The node sizes may be overridden, for a test only (test/meson.build
  * builds table.c into it with tiny nodes, so that a few hundred records
@@ -87,11 +88,6 @@
 /* The read path's helpers are inlined into their callers even where the
  * compiler would not, so that a table's shape (a constant there) folds
  * into them: one-word keys then take the branch-free search. */
-#if defined(__GNUC__) || defined(__clang__)
-#define VT_INLINE static inline __attribute__((always_inline))
-#else
-#define VT_INLINE static inline
-#endif
 
 typedef struct vt_shape {
     uint32_t key_words; /* 1..3 */
@@ -136,7 +132,7 @@ static inline size_t vt_node_bytes(vt_shape s)
     return sizeof(vt_node) + (size_t)VT_FANOUT * (s.key_words + 1u) * sizeof(uint64_t);
 }
 
-VT_INLINE int vt_cmp(const uint64_t *a, const uint64_t *b, uint32_t key_words)
+ILMAP_ALWAYS_INLINE int vt_cmp(const uint64_t *a, const uint64_t *b, uint32_t key_words)
 {
     for (uint32_t i = 0; i < key_words; i++) {
         if (a[i] != b[i])
@@ -145,28 +141,28 @@ VT_INLINE int vt_cmp(const uint64_t *a, const uint64_t *b, uint32_t key_words)
     return 0;
 }
 
-VT_INLINE const uint64_t *vt_record(const vt_leaf *leaf, vt_shape s, uint32_t i)
+ILMAP_ALWAYS_INLINE const uint64_t *vt_record(const vt_leaf *leaf, vt_shape s, uint32_t i)
 {
     return leaf->words + (size_t)i * s.rec_words;
 }
 
-VT_INLINE const uint64_t *vt_node_key(vt_shape s, const vt_node *n, uint32_t i)
+ILMAP_ALWAYS_INLINE const uint64_t *vt_node_key(vt_shape s, const vt_node *n, uint32_t i)
 {
     return n->words + VT_FANOUT + (size_t)i * s.key_words;
 }
 
-VT_INLINE const vt_head *vt_child(const vt_node *n, uint32_t i)
+ILMAP_ALWAYS_INLINE const vt_head *vt_child(const vt_node *n, uint32_t i)
 {
     return ((const vt_head *const *)(const void *)n->words)[i];
 }
 
 /* A head is the first member of its node, so the conversions are exact. */
-VT_INLINE const vt_leaf *vt_as_leaf(const vt_head *h)
+ILMAP_ALWAYS_INLINE const vt_leaf *vt_as_leaf(const vt_head *h)
 {
     return (const vt_leaf *)(const void *)h;
 }
 
-VT_INLINE const vt_node *vt_as_node(const vt_head *h)
+ILMAP_ALWAYS_INLINE const vt_node *vt_as_node(const vt_head *h)
 {
     return (const vt_node *)(const void *)h;
 }
@@ -181,7 +177,7 @@ typedef struct vt_probe {
     int or_equal;
 } vt_probe;
 
-VT_INLINE int vt_probe_before(const void *ctx, size_t i)
+ILMAP_ALWAYS_INLINE int vt_probe_before(const void *ctx, size_t i)
 {
     const vt_probe *p = ctx;
     int c = vt_cmp(p->words + i * p->row_words, p->key, p->key_words);
@@ -189,7 +185,7 @@ VT_INLINE int vt_probe_before(const void *ctx, size_t i)
 }
 
 /* How many children of n have a first key <= key. */
-VT_INLINE uint32_t vt_route(vt_shape s, const vt_node *n, const uint64_t *key)
+ILMAP_ALWAYS_INLINE uint32_t vt_route(vt_shape s, const vt_node *n, const uint64_t *key)
 {
     if (s.key_words == 1)
         return search_rank_u64(vt_node_key(s, n, 0), 1, n->head.count, key[0], 1);
@@ -199,7 +195,7 @@ VT_INLINE uint32_t vt_route(vt_shape s, const vt_node *n, const uint64_t *key)
 }
 
 /* How many records of leaf have a key < key (or <= key when or_equal). */
-VT_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t *key,
+ILMAP_ALWAYS_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t *key,
                                     int or_equal)
 {
     if (s.key_words == 1)
@@ -210,7 +206,7 @@ VT_INLINE uint32_t vt_leaf_rank(vt_shape s, const vt_leaf *leaf, const uint64_t 
 }
 
 /* The record with the greatest key <= key, or NULL. */
-VT_INLINE const uint64_t *vt_floor(vt_shape s, const vt_top *t, const uint64_t *key)
+ILMAP_ALWAYS_INLINE const uint64_t *vt_floor(vt_shape s, const vt_top *t, const uint64_t *key)
 {
     uint32_t c = t ? vt_route(s, t, key) : 0;
 
@@ -230,7 +226,7 @@ VT_INLINE const uint64_t *vt_floor(vt_shape s, const vt_top *t, const uint64_t *
 }
 
 /* The record with exactly this key, or NULL. */
-VT_INLINE const uint64_t *vt_find(vt_shape s, const vt_top *t, const uint64_t *key)
+ILMAP_ALWAYS_INLINE const uint64_t *vt_find(vt_shape s, const vt_top *t, const uint64_t *key)
 {
     const uint64_t *r = vt_floor(s, t, key);
 
@@ -249,7 +245,7 @@ typedef struct vt_cursor {
 } vt_cursor;
 
 /* The record after the cursor's (moving it there), or NULL. */
-VT_INLINE const uint64_t *vt_next(vt_shape s, vt_cursor *cur)
+ILMAP_ALWAYS_INLINE const uint64_t *vt_next(vt_shape s, vt_cursor *cur)
 {
     const vt_leaf *leaf = cur->leaf;
 
@@ -279,7 +275,7 @@ VT_INLINE const uint64_t *vt_next(vt_shape s, vt_cursor *cur)
 }
 
 /* The first record with a key >= key (the cursor is left on it), or NULL. */
-VT_INLINE const uint64_t *vt_seek(vt_shape s, const vt_top *t, const uint64_t *key,
+ILMAP_ALWAYS_INLINE const uint64_t *vt_seek(vt_shape s, const vt_top *t, const uint64_t *key,
                                       vt_cursor *cur)
 {
     const vt_node *n = t;
