@@ -57,6 +57,8 @@ ensure_tools() {
     if [ "${job:-}" = test ]; then
         command -v cmake >/dev/null 2>&1 || missing+=(cmake)
         command -v g++ >/dev/null 2>&1 || missing+=(g++)
+        # The minimal profiler's copy-out build (dotnet-example) uses make.
+        command -v make >/dev/null 2>&1 || missing+=(make)
         command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
         command -v wine >/dev/null 2>&1 || missing+=(wine)
         [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null 2>&1 || missing+=(wine64)

@@ -38,8 +38,10 @@ for how in add_subdirectory fetchcontent; do
             { cat "$dir.c.out"; echo "FAIL: $how (shared $shared): C consumer"; exit 1; }
         "$dir/consumer_cpp" >"$dir.cpp.out" 2>&1 ||
             { cat "$dir.cpp.out"; echo "FAIL: $how (shared $shared): C++ consumer"; exit 1; }
-        linked=static
-        ldd "$dir/consumer_c" | grep -q 'libilmap\.so' && linked=shared
+        # ldd's output first: with pipefail, grep -q closing the pipe early
+        # could fail ldd and the pipeline.
+        linked=static deps=$(ldd "$dir/consumer_c")
+        [[ "$deps" == *libilmap.so* ]] && linked=shared
         [ $linked = "$([ $shared = ON ] && echo shared || echo static)" ] ||
             { echo "FAIL: $how (shared $shared): the consumer links libilmap $linked"; exit 1; }
         echo "$how, $linked: consumers built and ran ($want)"

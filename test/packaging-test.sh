@@ -63,7 +63,9 @@ cxx_warnings=(-std=c++17 -Wall -Wextra -Wpedantic -Werror -Wconversion -Wsign-co
               -Wshadow -Wold-style-cast)
 
 echo "== installed, via pkg-config"
-meson install -C "$build" --destdir "$work/root" --no-rebuild >/dev/null
+# Not --no-rebuild: `meson test --suite packaging` builds only what tests
+# depend on, and install needs every target.
+meson install -C "$build" --destdir "$work/root" >/dev/null
 prefix=$(meson introspect "$build" --buildoptions |
          python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 pcdir=$(dirname "$(find "$work/root$prefix" -name ilmap.pc | head -n 1)")
@@ -102,8 +104,10 @@ if command -v cmake >/dev/null 2>&1 && [ ${#cxxs[@]} -gt 0 ]; then
     # (its rpath is relative to itself), not from this build.
     echo "-- the installed tool, from the moved prefix"
     env -u LD_LIBRARY_PATH "$work/moved/bin/ilmap" --version
-    env -u LD_LIBRARY_PATH ldd "$work/moved/bin/ilmap" | grep -q "$work/moved/.*libilmap" ||
-        { env -u LD_LIBRARY_PATH ldd "$work/moved/bin/ilmap"; echo "the tool does not load the moved libilmap"; exit 1; }
+    # ldd's output first (grep -q ending a pipeline early can fail it under pipefail).
+    deps=$(env -u LD_LIBRARY_PATH ldd "$work/moved/bin/ilmap")
+    grep -q "$work/moved/.*libilmap" <<<"$deps" ||
+        { echo "$deps"; echo "the tool does not load the moved libilmap"; exit 1; }
     config=$(find "$work/moved" -name ilmapConfig.cmake | head -n 1)
     [ -n "$config" ] && [ -f "$(dirname "$config")/ilmapConfigVersion.cmake" ] ||
         { echo "ilmapConfig.cmake / ilmapConfigVersion.cmake not installed"; exit 1; }
@@ -130,7 +134,8 @@ if command -v cmake >/dev/null 2>&1 && [ ${#cxxs[@]} -gt 0 ]; then
     if [ "$expect_static" = ON ]; then
         echo "-- ilmap::ilmap_static"
         "$work/cmake/consumer_static"
-        ! ldd "$work/cmake/consumer_static" | grep -q libilmap ||
+        deps=$(ldd "$work/cmake/consumer_static")
+        ! grep -q libilmap <<<"$deps" ||
             { echo "consumer_static loads libilmap.so"; exit 1; }
     fi
 fi
