@@ -337,6 +337,7 @@ int main(int argc, char **argv)
                opt.budget.reps, (double)opt.budget.min_ns / 1e6, "pdb", "methods", "points",
                "find_source", "lines", "naive", "speedup", "build/meth");
     int failed = 0;
+    char memory[2][256] = { "", "" };
     for (size_t p = 0; p < sizeof pdbs / sizeof pdbs[0]; p++) {
         if (!pdbs[p].path) {
             printf("bench-pdb: no %s under /usr/share/dotnet or /usr/lib/dotnet "
@@ -356,6 +357,30 @@ int main(int argc, char **argv)
                                     { run_naive, &ds, 0, 0.0 } };
             bench_measure(cases, 3, &opt.budget);
             double build = bench_measure_one(run_build, &ds, &opt.budget);
+            /* What the version store keeps to answer lines at lookup
+             * speed (doc/source-lines.md#store): each method's decoded
+             * lines, and 8 bytes of slot per method row of the PDB. */
+            size_t bytes = 0, visible = 0;
+            for (size_t m = 0; m < ds.methods; m++) {
+                bytes += ilmap_pdb_lines_get_memory_bytes(ds.lines[m]);
+                visible += ilmap_pdb_lines_get_count(ds.lines[m]);
+            }
+            ilmap_pdb_info info;
+            (void)ilmap_pdb_get_info(pdb, &info);
+            size_t slots = (size_t)info.method_count * sizeof(void *);
+            double per_point = visible ? (double)(bytes + slots) / (double)visible : 0.0;
+            if (opt.json) {
+                printf("{\"op\": \"pdb_lines_memory\", \"pdb\": \"%s\", \"methods\": %zu, "
+                       "\"rows\": %u, \"visible_points\": %zu, \"bytes\": %zu, "
+                       "\"bytes_per_point\": %.2f}\n",
+                       ds.name, ds.methods, info.method_count, visible, bytes + slots, per_point);
+            } else {
+                snprintf(memory[p], sizeof memory[p],
+                         "%-24s every method decoded: %zu B for %zu visible points of %zu "
+                         "methods + %zu B of slots (%u rows) = %.1f B per point",
+                         ds.name, bytes, visible, ds.methods, slots, info.method_count,
+                         per_point);
+            }
             if (opt.json) {
                 emit_json(ds.name, "find_source", cases[0].ns);
                 emit_json(ds.name, "lines", cases[1].ns);
@@ -372,8 +397,14 @@ int main(int argc, char **argv)
         free(owned);
         free(file);
     }
-    if (!opt.json)
+    if (!opt.json) {
         printf("\nspeedup: find_source / lines; build/meth: ns per ilmap_pdb_lines_create() + "
                "free, averaged over the methods\n");
+        printf("\nmemory of decoded lines (the version store keeps them for each method with a "
+               "body, doc/source-lines.md#store):\n");
+        for (size_t p = 0; p < 2; p++)
+            if (memory[p][0])
+                printf("%s\n", memory[p]);
+    }
     return failed;
 }

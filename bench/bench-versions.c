@@ -21,7 +21,11 @@
  *                  IL, so a query decodes ~16 points on average), next to
  *                  ilmap_store_lookup() on the same store and queries:
  *                  1 reader, no writer, 4,096 bodies, uniform queries;
- *                  the difference is the source step's cost
+ *                  the difference is the source step's cost, a binary
+ *                  search over the lines the store decoded when the PDB
+ *                  was attached (target: within 2x the lookup; the
+ *                  ilmap_pdb_find_source() row is the decode per query
+ *                  it replaced); then the bytes those lines take
  *                  (ILMAP_BENCH_SOURCE_ONLY=1 runs these rows alone).
  *
  * Each with 1 and 2 reader threads, without and with a writer thread that
@@ -827,13 +831,28 @@ static void source_figures(const options *opt)
                "note");
         printf("%-14s %7u %-8s %7d %8.1f  ilmap_store_lookup()\n", "store_lookup", n, "uniform",
                1, plain);
-        printf("%-14s %7u %-8s %7d %8.1f  ilmap_store_lookup_source(): +%.1f ns for the line\n",
-               "store_source", n, "uniform", 1, source, source - plain);
+        printf("%-14s %7u %-8s %7d %8.1f  ilmap_store_lookup_source(): +%.1f ns for the line, "
+               "%.2fx the lookup (target <= 2x: %s)\n",
+               "store_source", n, "uniform", 1, source, source - plain, source / plain,
+               source <= 2.0 * plain ? "PASS" : "MISS");
         printf("%-14s %7u %-8s %7d %8.1f  ilmap_pdb_find_source() alone on the same (method, "
                "original IL)\n", "pdb_find_src", n, "uniform", 1, step);
     }
     if (lines == 0)
         die("ilmap_store_lookup_source answered no line", ILMAP_E_NOT_FOUND);
+    /* What the store keeps for it: the decoded lines of the methods with
+     * bodies and a slot per method of the PDB (doc/source-lines.md#store). */
+    ilmap_store_stats stats;
+    if ((st = ilmap_store_get_stats(s, &stats)) != ILMAP_OK)
+        die("ilmap_store_get_stats", st);
+    if (stats.source_methods != SOURCE_METHODS)
+        die("the store did not decode every method's lines", ILMAP_E_NOT_FOUND);
+    if (opt->common.json)
+        printf("{\"op\": \"store_source_memory\", \"methods\": %zu, \"bytes\": %zu}\n",
+               stats.source_methods, stats.source_bytes);
+    else
+        printf("%-14s %7s %-8s %7s %8s  %zu B of decoded lines for %zu methods\n", "source_mem",
+               "", "", "", "", stats.source_bytes, stats.source_methods);
     ilmap_store_reader_unregister(slot);
     ilmap_store_free(s);
 }

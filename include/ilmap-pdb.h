@@ -225,6 +225,11 @@ ILMAP_EXPORT ilmap_status ilmap_pdb_lines_find_source(const ilmap_pdb_lines *lin
  *  defect, if any); 0 for NULL. */
 ILMAP_EXPORT size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines);
 
+/** The heap bytes the lines hold (one block: a header, then 28 bytes per
+ *  visible point, its IL offset as a search key and the point); 0 for
+ *  NULL. Any thread. */
+ILMAP_EXPORT size_t ilmap_pdb_lines_get_memory_bytes(const ilmap_pdb_lines *lines);
+
 /**
  * The rule for profilers that rewrite IL, as a check
  * (doc/source-lines.md#map-check): a profiler that instruments a method

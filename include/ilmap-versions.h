@@ -444,6 +444,14 @@ typedef struct ilmap_store_stats {
      *  OS has the process-wide fence), else 0. */
     uint32_t writer_fence;
     size_t pdbs;          /**< modules with a Portable PDB attached */
+    /** Methods whose sequence points the store keeps decoded for
+     *  ilmap_store_lookup_source() (each method with a body while its
+     *  module's PDB is attached; doc/source-lines.md#store). */
+    size_t source_methods;
+    /** The heap bytes those take: 8 per method of each attached PDB, and
+     *  per decoded method its ilmap_pdb_lines
+     *  (ilmap_pdb_lines_get_memory_bytes(): 28 per visible point). */
+    size_t source_bytes;
 } ilmap_store_stats;
 
 /**
@@ -613,9 +621,13 @@ typedef struct ilmap_store_source {
  * NO_MAPPING) use original_il_offset as the location gives it (0 for
  * PROLOG and NO_MAPPING, as the runtime's stack traces use 0); NO_INFO (a
  * body attached without a native map) has no IL offset, so no source.
- * Lock-free, allocation-free, async-signal-safe like every query here: the
- * PDB's blob is decoded per query, up to the first sequence point past
- * the offset (doc/source-lines.md#store for the cost).
+ * Lock-free, allocation-free, async-signal-safe like every query here:
+ * the method's sequence points were decoded by the writer that attached
+ * its body or the PDB (ilmap_pdb_lines, kept with the PDB; the store's
+ * stats count them), so the source step is a search of the MODULES table
+ * and a binary search; only a method whose decode could not allocate is
+ * decoded from its blob per query, to the same answer
+ * (doc/source-lines.md#store for the cost and the memory).
  *
  * @param flags 0 or ILMAP_STORE_RETURN_ADDRESS (then *location is that
  *        of address - 1).

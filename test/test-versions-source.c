@@ -30,6 +30,7 @@
 #define FID3 ((ilmap_function_id)TEST_ID_BASE(0x7F0000A00030u, 0xA00030u))
 #define FID4 ((ilmap_function_id)TEST_ID_BASE(0x7F0000A00040u, 0xA00040u))
 #define FID5 ((ilmap_function_id)TEST_ID_BASE(0x7F0000A00050u, 0xA00050u))
+#define FID6 ((ilmap_function_id)TEST_ID_BASE(0x7F0000A00060u, 0xA00060u))
 #define MD(n) (0x06000000u + (n))
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -165,6 +166,7 @@ static ilmap_native *native_of(const ilmap_native_entry *e, size_t n, uint32_t s
 #define B5 ((uintptr_t)0x10400) /* FID1's second body: no native map */
 #define B6 ((uintptr_t)0x10500) /* FID5 (module 2, method 2: no PDB at first) */
 #define B7 ((uintptr_t)0x10600) /* FID2 (method 1, ReJIT 2: ILMAP_BODY_ORIGINAL_IL) */
+#define B8 ((uintptr_t)0x10700) /* FID6 (module 2, method 1: no sequence points), and +64 */
 
 static void add_code(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit, uintptr_t at,
                      uint32_t size, ilmap_native *map, unsigned flags)
@@ -309,6 +311,12 @@ static void test_table(void)
     ilmap_store_stats stats;
     CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
     CHECK(stats.pdbs == 1);
+    /* Attached after the bodies: the store decoded the lines of module 1's
+     * three methods then (MD 1, 3, 4; 4 is defective and answers so),
+     * a slot for each of the PDB's 4 methods besides
+     * (doc/source-lines.md#store). */
+    CHECK(stats.source_methods == 3);
+    CHECK(stats.source_bytes > 4 * sizeof(void *));
     for (size_t i = 0; i < COUNT(cases); i++)
         run_case(r, &cases[i], 0, p.pdb);
 
@@ -361,6 +369,21 @@ static void test_table(void)
     CHECK_ST(ilmap_store_attach_pdb(s, MOD2, m2.pdb, NULL, NULL), ILMAP_OK);
     CHECK_ST(ilmap_store_lookup_source(r, B6 + 2, 0, &loc, &src), ILMAP_OK);
     CHECK(src.pdb == m2.pdb && src.point.start_line == 50);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.source_methods == 4); /* module 1's three (replaced PDB), MD 2 */
+    /* A body added while the PDB is attached: its method decoded then
+     * (MD 1 of module 2 has no sequence points: no line, the PDB named). */
+    CHECK_ST(ilmap_store_add_function(s, FID6, MOD2, MD(1)), ILMAP_OK);
+    const ilmap_native_entry b8[] = { { 0, 0, 8 } };
+    add_code(s, FID6, 0, B8, 8, native_of(b8, COUNT(b8), 8), 0);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.source_methods == 5);
+    CHECK_ST(ilmap_store_lookup_source(r, B8 + 2, 0, &loc, &src), ILMAP_E_NOT_FOUND);
+    CHECK(loc.function_id == FID6 && src.pdb == m2.pdb);
+    /* A second body of a decoded method decodes nothing more. */
+    add_code(s, FID6, 0, B8 + 64, 8, native_of(b8, COUNT(b8), 8), 0);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.source_methods == 5);
     /* The one-call form inside a read of the caller's own on the same slot
      * (reads nest): the PDB it hands out outlives a detach until that read
      * ends. */
@@ -384,6 +407,8 @@ static void test_table(void)
     CHECK_ST(ilmap_store_attach_pdb(s, MOD2, NULL, NULL, NULL), ILMAP_OK);
     CHECK_ST(ilmap_store_lookup_source(r, B6 + 2, 0, &loc, &src), ILMAP_E_NOT_FOUND);
     CHECK(loc.function_id == FID5 && !src.pdb);
+    CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
+    CHECK(stats.source_methods == 3); /* module 1's only */
     CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
     free(m2.bytes);
 
@@ -394,7 +419,7 @@ static void test_table(void)
     CHECK_ST(ilmap_store_remove_module(s, MOD1, &removed), ILMAP_OK);
     CHECK(removed.functions == 4);
     CHECK_ST(ilmap_store_get_stats(s, &stats), ILMAP_OK);
-    CHECK(stats.pdbs == 0);
+    CHECK(stats.pdbs == 0 && stats.source_methods == 0 && stats.source_bytes == 0);
     CHECK(rel.calls == 1);
     CHECK_ST(ilmap_store_snapshot_lookup_source(old, B1 + 16, 0, &loc, &src), ILMAP_OK);
     CHECK(src.pdb == q.pdb && src.point.start_line == 113);

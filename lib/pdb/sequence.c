@@ -312,3 +312,12 @@ size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines)
 {
     return lines ? lines->count : 0;
 }
+
+size_t ilmap_pdb_lines_get_memory_bytes(const ilmap_pdb_lines *lines)
+{
+    if (!lines)
+        return 0;
+    /* The block ilmap_pdb_lines_create() allocated, as it sized it. */
+    size_t keys_size = ((size_t)lines->count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+    return sizeof *lines + keys_size + (size_t)lines->count * sizeof(ilmap_pdb_sequence_point);
+}

@@ -52,7 +52,14 @@ ilmap_status ilmap_store_snapshot_lookup_source(const ilmap_store_snapshot *snap
     /* No native map: no IL offset, so no line (doc/source-lines.md#store). */
     if (location->mapping == ILMAP_MAPPING_NO_INFO)
         return ILMAP_E_NOT_FOUND;
-    /* method_def is a MethodDef token already (the store checked it). */
+    /* The method's lines, decoded by the writer that attached a body or
+     * the PDB (store.h); the blob itself only when that decode could not
+     * allocate. The same answer either way. method_def is a MethodDef
+     * token already (the store checked it). */
+    const ilmap_pdb_lines *lines = pdbref_lines(ref, location->method_def);
+    if (lines)
+        return ilmap_pdb_lines_find_source(lines, location->original_il_offset, &source->point,
+                                           NULL);
     return ilmap_pdb_find_source(ref->pdb, 0x06000000u | location->method_def,
                                  location->original_il_offset, &source->point, NULL);
 }

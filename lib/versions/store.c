@@ -31,8 +31,11 @@ static void release_item(ilmap_store *store, const retire_item *item)
         break;
     }
     case RETIRE_PDB: {
-        /* The PDB first: release frees the buffer it points into. */
+        /* The lines, then the PDB: release frees the buffer it points into. */
         struct store_pdbref *ref = item->ptr;
+        for (uint32_t i = 0; i < ref->methods; i++)
+            ilmap_pdb_lines_free(ilmap_atomic_load_ptr(&ref->lines[i], ilmap_mo_relaxed));
+        free((void *)ref->lines);
         ilmap_pdb_free(ref->pdb);
         if (ref->release)
             ref->release(ref->context);
@@ -583,6 +586,33 @@ static ilmap_status unlink_body(store_draft *t, struct store_body *body)
     return st;
 }
 
+/* Decodes a method's sequence points into its slot of a PDB record
+ * (store.h), once, after a commit (the ref is published: the slot's
+ * release store publishes the lines). A decode that cannot allocate leaves
+ * the slot empty: readers then decode from the blob, to the same answer. */
+static void pdbref_decode(struct store_pdbref *ref, uint32_t method_def)
+{
+    uint32_t row = method_def & 0x00FFFFFFu;
+    if (!ref || row == 0 || row > ref->methods ||
+        ilmap_atomic_load_ptr(&ref->lines[row - 1], ilmap_mo_relaxed))
+        return;
+    ilmap_pdb_lines *lines;
+    if (ilmap_pdb_lines_create(ref->pdb, 0x06000000u | row, &lines) != ILMAP_OK)
+        return;
+    ref->decoded++;
+    ref->bytes += ilmap_pdb_lines_get_memory_bytes(lines);
+    ilmap_atomic_store_ptr(&ref->lines[row - 1], lines, ilmap_mo_release);
+}
+
+/* The PDB record of a module in the current snapshot, or NULL (writers). */
+static struct store_pdbref *current_pdbref(ilmap_store *s, ilmap_module_id module)
+{
+    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed);
+    const uint64_t key[1] = { module };
+    const uint64_t *r = vt_find(store_shapes[T_MODULES], cur->tables[T_MODULES], key);
+    return r ? ptr_of_word(r[MOD_PDB]) : NULL;
+}
+
 static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit,
                                     const struct store_range *ranges, size_t n, uint32_t total,
                                     ilmap_native *map, unsigned flags)
@@ -656,9 +686,14 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     }
     t.gains = il;
     st = draft_commit(&t);
-    if (st != ILMAP_OK) /* not published */
+    if (st != ILMAP_OK) { /* not published */
         bh_free(&s->bodies, body, bytes);
-    return st;
+        return st;
+    }
+    /* The method's source lines, decoded here rather than per sample
+     * (doc/source-lines.md#store). */
+    pdbref_decode(current_pdbref(s, body->module_id), body->method_def);
+    return ILMAP_OK;
 }
 
 ilmap_status ilmap_store_add_body(ilmap_store *store, ilmap_function_id function_id,
@@ -747,6 +782,14 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
     out->pdbs = (size_t)vt_records(cur->tables[T_MODULES]);
+    const uint64_t zero[1] = { 0 };
+    vt_cursor c;
+    for (const uint64_t *r = vt_seek(store_shapes[T_MODULES], cur->tables[T_MODULES], zero, &c); r;
+         r = vt_next(store_shapes[T_MODULES], &c)) {
+        const struct store_pdbref *ref = ptr_of_word(r[MOD_PDB]);
+        out->source_methods += ref->decoded;
+        out->source_bytes += ref->bytes;
+    }
     ilmap_mutex_unlock(&store->lock);
     return ILMAP_OK;
 }
@@ -794,12 +837,22 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
             return draft_fail(&t, ILMAP_OK);
         if (attached_elsewhere(&t, pdb, module))
             return draft_fail(&t, ILMAP_E_EXISTS);
+        ilmap_pdb_info info;
+        (void)ilmap_pdb_get_info(pdb, &info); /* pdb is not NULL */
         struct store_pdbref *ref = vt_txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
-        if (!ref)
+        ilmap_atomic_ptr *slots =
+            info.method_count ? vt_txn_alloc(&t.vt, (size_t)info.method_count * sizeof *slots) : NULL;
+        if (!ref || (info.method_count && !slots))
             return draft_fail(&t, ILMAP_E_NOMEM);
+        for (uint32_t i = 0; i < info.method_count; i++)
+            ilmap_atomic_init_ptr(&slots[i], NULL);
         ref->pdb = pdb;
         ref->release = release;
         ref->context = context;
+        ref->methods = info.method_count;
+        ref->lines = slots;
+        ref->decoded = 0;
+        ref->bytes = (size_t)info.method_count * sizeof *slots;
         const uint64_t next[MOD_WORDS] = { [MOD_ID] = module, [MOD_PDB] = word_of_ptr(ref) };
         st = old ? replace(&t, T_MODULES, next) : insert(&t, T_MODULES, next);
     }
@@ -807,7 +860,19 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
         st = vt_txn_retire(&t.vt, old, RETIRE_PDB);
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
-    return draft_commit(&t);
+    st = draft_commit(&t);
+    if (st != ILMAP_OK || !pdb)
+        return st;
+    /* The source lines of the module's methods already in the store. */
+    struct store_pdbref *ref = current_pdbref(s, module);
+    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed);
+    const uint64_t from[3] = { module, 0, 0 };
+    vt_cursor c;
+    for (const uint64_t *r = vt_seek(store_shapes[T_METHOD_FUNCS], cur->tables[T_METHOD_FUNCS],
+                                     from, &c);
+         r && r[INST_MODULE] == module; r = vt_next(store_shapes[T_METHOD_FUNCS], &c))
+        pdbref_decode(ref, (uint32_t)r[INST_METHOD_DEF]);
+    return ILMAP_OK;
 }
 
 ilmap_status ilmap_store_attach_pdb(ilmap_store *store, ilmap_module_id module, ilmap_pdb *pdb,

@@ -78,13 +78,38 @@ struct store_mapref {
  * A module's Portable PDB as the store holds it (ilmap_store_attach_pdb()):
  * referenced by one MODULES record only, so not counted. Retired
  * (RETIRE_PDB) when the record goes or points elsewhere; its reclamation
- * frees the PDB, then calls release(context).
+ * frees the decoded lines and the PDB, then calls release(context).
+ *
+ * lines: one slot per MethodDebugInformation row (methods of them), the
+ * method's sequence points decoded once (ilmap_pdb_lines) or NULL. Writers
+ * fill a slot, under the mutex, for every method that gets a body while
+ * the PDB is attached (and, when it is attached, for the module's methods
+ * already there); a slot goes from NULL to its lines once and never
+ * changes again while the ref lives. The lines are a pure function of the
+ * PDB, so a reader that finds a slot filled gets exactly the answer a
+ * decode from the blob would give (ilmap_pdb_find_source(), which it
+ * falls back to on NULL: a decode the writer could not allocate for).
+ * decoded, bytes: the filled slots and their heap bytes, slots included
+ * (writer-only; ilmap_store_get_stats()).
  */
 struct store_pdbref {
     ilmap_pdb *pdb;
     ilmap_release_fn release;
     void *context;
+    uint32_t methods;
+    ilmap_atomic_ptr *lines;
+    size_t decoded, bytes;
 };
+
+/* The decoded lines of a MethodDef row, or NULL: any thread (source.c). */
+static inline const ilmap_pdb_lines *pdbref_lines(const struct store_pdbref *ref,
+                                                  uint32_t method_def)
+{
+    uint32_t row = method_def & 0x00FFFFFFu;
+    if (row == 0 || row > ref->methods)
+        return NULL;
+    return ilmap_atomic_load_ptr(&ref->lines[row - 1], ilmap_mo_acquire);
+}
 
 struct store_range {
     uintptr_t start;
