@@ -62,7 +62,10 @@ static void die(const char *what, ilmap_status st)
 static size_t heap_bytes(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    return mallinfo2().uordblks;
+    /* Both kinds of allocation: from the heap's arenas, and the large
+     * blocks malloc maps on their own (the store's 1 MiB body chunks). */
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
 #else
     return 0; /* unknown here: the memory columns print 0 */
 #endif
@@ -257,7 +260,7 @@ typedef struct ilmap_side {
     ilmap_store *store;
     ilmap_store_reader *reader;
     double installs_per_s;
-    size_t bytes, map_bytes;
+    size_t bytes, map_bytes, il_bytes, body_bytes;
 } ilmap_side;
 
 static void ilmap_build(const world *w, ilmap_side *s, unsigned flags)
@@ -266,17 +269,21 @@ static void ilmap_build(const world *w, ilmap_side *s, unsigned flags)
     ilmap_status st = ilmap_store_create(4, flags, &s->store);
     if (st != ILMAP_OK)
         die("ilmap_store_create", st);
+    s->il_bytes = 0;
     for (uint32_t f = 0; f < w->nfuncs; f++) {
+        ilmap *il = make_il(f, 0);
+        s->il_bytes += ilmap_get_memory_bytes(il);
         if ((st = ilmap_store_add_function(s->store, fid_of(f), module_of(f), method_of(f))) !=
                 ILMAP_OK ||
-            (st = ilmap_store_set_il_map(s->store, module_of(f), method_of(f), make_il(f, 0))) !=
-                ILMAP_OK)
+            (st = ilmap_store_set_il_map(s->store, module_of(f), method_of(f), il)) != ILMAP_OK)
             die("functions", st);
     }
     for (uint32_t i = w->nfuncs; i < w->n; i++) {
         uint32_t f = w->bodies[i].func;
-        if ((st = ilmap_store_add_version(s->store, fid_of(f), 1, make_il(f, 1),
-                                          ILMAP_VERSION_CURRENT)) != ILMAP_OK)
+        ilmap *il = make_il(f, 1);
+        s->il_bytes += ilmap_get_memory_bytes(il);
+        if ((st = ilmap_store_add_version(s->store, fid_of(f), 1, il, ILMAP_VERSION_CURRENT)) !=
+            ILMAP_OK)
             die("versions", st);
     }
     /* The maps first (untimed), then every body attached. */
@@ -302,6 +309,10 @@ static void ilmap_build(const world *w, ilmap_side *s, unsigned flags)
     size_t pending = 0;
     ilmap_store_reclaim(s->store, &pending);
     s->bytes = heap_bytes() - before;
+    ilmap_store_stats stats;
+    if ((st = ilmap_store_get_stats(s->store, &stats)) != ILMAP_OK)
+        die("ilmap_store_get_stats", st);
+    s->body_bytes = stats.body_bytes;
     s->installs_per_s = (double)w->n * 1e9 / (double)(t1 - t0);
     if ((st = ilmap_store_reader_register(s->store, &s->reader)) != ILMAP_OK)
         die("reader", st);
@@ -582,6 +593,21 @@ int main(int argc, char **argv)
             if (ti.sum != tl.sum && ti.sum == 0)
                 return 1; /* keeps the sums alive; they differ only by run counts */
         }
+        /* Where the bytes of a body go: what the next cut must come from. */
+        double nb = (double)w.n, rest = (double)is.bytes - (double)is.body_bytes -
+                                        (double)is.map_bytes - (double)is.il_bytes;
+        if (opt.json)
+            printf("{\"op\": \"store_bytes\", \"n\": %u, \"bodies_per_body\": %.0f, "
+                   "\"native_maps_per_body\": %.0f, \"il_maps_per_body\": %.0f, "
+                   "\"rest_per_body\": %.0f}\n",
+                   w.n, (double)is.body_bytes / nb, (double)is.map_bytes / nb,
+                   (double)is.il_bytes / nb, rest / nb);
+        else
+            printf("%7u bytes per body: %.0f in the bodies' blocks (fields, ranges, answers), "
+                   "%.0f native maps, %.0f IL maps, %.0f the rest (tables, address index, "
+                   "allocator)\n",
+                   w.n, (double)is.body_bytes / nb, (double)is.map_bytes / nb,
+                   (double)is.il_bytes / nb, rest / nb);
         free(ch.lines);
         ilmap_store_reader_unregister(is.reader);
         ilmap_store_free(is.store);

@@ -452,6 +452,10 @@ typedef struct ilmap_store_stats {
      *  per decoded method its ilmap_pdb_lines
      *  (ilmap_pdb_lines_get_memory_bytes(): 28 per visible point). */
     size_t source_bytes;
+    /** The heap bytes of the bodies' blocks (each body's fields, ranges
+     *  and precomposed answers; chunks of the store's own allocator, free
+     *  blocks in them included), not their native and IL maps. */
+    size_t body_bytes;
 } ilmap_store_stats;
 
 /**

@@ -1419,6 +1419,43 @@ static void test_random_bodies(uint64_t seed)
         rb_round(&w, round);
 }
 
+/* ilmap_store_stats.body_bytes: the bodies' blocks, from the store's own
+ * chunks (a first small body takes a chunk) or, past 4 KiB, one block
+ * each, given back when the body is reclaimed. */
+static void test_body_bytes(void)
+{
+    ilmap_store *s = NULL;
+    ilmap_store_stats st;
+    CHECK_ST(ilmap_store_create(0, 0, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+    CHECK(st.body_bytes == 0);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    const ilmap_code_range small = { 0x10000, 16 };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, &small, 1, flat_native(0, 16), 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+    size_t chunk = st.body_bytes;
+    CHECK(chunk >= 64 && chunk % 64 == 0);
+    /* 1,024 intervals of 2 bytes each: answers of 16 KiB, a block of its own. */
+    enum { N = 1024 };
+    static ilmap_native_entry e[N];
+    for (uint32_t i = 0; i < N; i++) {
+        e[i].il_offset = i;
+        e[i].native_start = 2 * i;
+        e[i].native_end = 2 * i + 2;
+    }
+    ilmap_native *big = NULL;
+    CHECK_ST(ilmap_native_from_entries(e, N, 2 * N, &big), ILMAP_OK);
+    const ilmap_code_range large = { 0x20000, 2 * N };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, &large, 1, big, 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+    CHECK(st.body_bytes >= chunk + 16u * N && st.body_bytes % 64 == 0);
+    CHECK_ST(ilmap_store_remove_body(s, 0x20000), ILMAP_OK);
+    CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+    CHECK(st.body_bytes == chunk);
+    ilmap_store_free(s);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x5EED0012u);
@@ -1427,6 +1464,7 @@ int main(int argc, char **argv)
     test_functions_and_versions();
     test_revert();
     test_bodies();
+    test_body_bytes();
     test_remove();
     test_remove_under_readers();
     test_nesting_and_reclaim();

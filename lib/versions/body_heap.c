@@ -74,7 +74,10 @@ void *bh_alloc(body_heap *h, size_t size)
         if (size > SIZE_MAX - BH_LINE)
             return NULL;
         size_t bytes = (size + BH_LINE - 1u) & ~(size_t)(BH_LINE - 1u);
-        return ilmap_aligned_alloc(BH_LINE, bytes);
+        void *big = ilmap_aligned_alloc(BH_LINE, bytes);
+        if (big)
+            h->held += bytes;
+        return big;
     }
     size_t bytes = lines * BH_LINE;
     void *p = h->free_blocks[lines];
@@ -97,6 +100,7 @@ void bh_free(body_heap *h, void *p, size_t size)
         return;
     size_t lines = lines_of(size ? size : 1u);
     if (lines == 0) {
+        h->held -= (size + BH_LINE - 1u) & ~(size_t)(BH_LINE - 1u);
         ilmap_aligned_free(p);
         return;
     }

@@ -35,7 +35,7 @@ typedef struct body_heap {
     unsigned char *bump, *end;         /* the newest chunk's unused part */
     size_t next_chunk;                 /* bytes of the next chunk */
     void *free_blocks[BH_MAX_LINES + 1]; /* by lines; each links the next */
-    size_t held;                       /* bytes from the C allocator */
+    size_t held;                       /* bytes from the C allocator: chunks, big blocks */
 } body_heap;
 
 void bh_init(body_heap *h);

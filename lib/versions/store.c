@@ -782,6 +782,7 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
     out->bodies = (size_t)vt_records(cur->tables[T_BODIES]);
     out->il_maps = (size_t)vt_records(cur->tables[T_METHODS]);
     out->pdbs = (size_t)vt_records(cur->tables[T_MODULES]);
+    out->body_bytes = store->bodies.held;
     const uint64_t zero[1] = { 0 };
     vt_cursor c;
     for (const uint64_t *r = vt_seek(store_shapes[T_MODULES], cur->tables[T_MODULES], zero, &c); r;
