@@ -422,6 +422,7 @@ static int locked_lookup(locked_side *s, uintptr_t a, ilmap_store_location *out)
  * ns per step is this machine's latency of a dependent cache miss at the
  * store's size, measured in the same run as the lookups. */
 typedef struct chase {
+    void *mem;       /* the allocation; lines: its first 64-byte boundary */
     uint64_t *lines; /* nlines lines of 8 words; word 0: the next line */
     size_t nlines, at;
 } chase;
@@ -430,10 +431,12 @@ static void chase_build(chase *c, size_t bytes)
 {
     c->nlines = bytes / 64u < 4096u ? 4096u : bytes / 64u;
     c->at = 0;
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, c->nlines * 64u) != 0)
-        die("posix_memalign", ILMAP_E_NOMEM);
-    c->lines = mem;
+    /* malloc and round up: posix_memalign is not on every system
+     * (MinGW-w64), and the bench allocates this once. */
+    c->mem = malloc(c->nlines * 64u + 64u);
+    if (!c->mem)
+        die("malloc", ILMAP_E_NOMEM);
+    c->lines = (uint64_t *)(void *)(((uintptr_t)c->mem + 63u) & ~(uintptr_t)63u);
     uint32_t *order = malloc(c->nlines * sizeof *order);
     if (!order)
         die("malloc", ILMAP_E_NOMEM);
@@ -608,7 +611,7 @@ int main(int argc, char **argv)
                    "allocator)\n",
                    w.n, (double)is.body_bytes / nb, (double)is.map_bytes / nb,
                    (double)is.il_bytes / nb, rest / nb);
-        free(ch.lines);
+        free(ch.mem);
         ilmap_store_reader_unregister(is.reader);
         ilmap_store_free(is.store);
         ilmap_store_reader_unregister(fs.reader);

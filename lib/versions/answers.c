@@ -160,17 +160,25 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
     return ILMAP_OK;
 }
 
+/* The slot table's bytes (nslots + 1 counts), rounded up so that the
+ * records after it start 16-byte aligned. */
+static size_t slot_table_bytes(uint32_t nslots)
+{
+    return (((size_t)nslots + 1u) * sizeof(uint32_t) + 15u) & ~(size_t)15u;
+}
+
 size_t answers_bytes(uint32_t count, uint32_t code_size)
 {
-    /* The records, then the slot table (nslots + 1 counts). */
+    /* The slot table first, then the records: the table sits right behind
+     * the body's fields, inside the lines the index's hint prefetches with
+     * them, so that a lookup's one remaining dependent miss is its record. */
     uint32_t nslots = 0;
-    size_t records = 0, slots = 0, bytes = 0;
+    size_t records = 0, bytes = 0;
     if (count == 0)
         return 0;
     (void)search_slot_shift(code_size, count, &nslots);
     if (!size_mul(count, sizeof(answer_record), &records) ||
-        !size_mul((size_t)nslots + 1u, sizeof(uint32_t), &slots) ||
-        !size_add(records, slots, &bytes))
+        !size_add(slot_table_bytes(nslots), records, &bytes))
         return SIZE_MAX;
     return bytes;
 }
@@ -178,20 +186,22 @@ size_t answers_bytes(uint32_t count, uint32_t code_size)
 void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
                    body_answers *out)
 {
-    answer_record *records = mem;
-    uint32_t *below = (uint32_t *)(void *)(records + count);
     uint32_t nslots = 0;
 
     memset(out, 0, sizeof *out);
     if (count == 0)
         return;
+    uint32_t shift = search_slot_shift(code_size, count, &nslots);
+    uint32_t *below = mem;
+    answer_record *records =
+        (answer_record *)(void *)((unsigned char *)mem + slot_table_bytes(nslots));
     for (uint32_t i = 0; i < count; i++) {
         records[i].start = iv[i].start;
         records[i].il = iv[i].il;
         records[i].original = iv[i].original;
         records[i].kind = iv[i].kind;
     }
-    out->shift = search_slot_shift(code_size, count, &nslots);
+    out->shift = shift;
     search_slots_u32(&records[0].start, sizeof(answer_record) / sizeof(uint32_t), count,
                      out->shift, nslots, below);
     out->count = count;

@@ -17,7 +17,11 @@
  * mapping elsewhere". It is laid out right behind the body, in the same
  * allocation, for a sampler's cold lookups: each interval's start and
  * answer in one 16-byte record, and a slot table over the body's code
- * (common/search.h) that leads to the one or two records to compare.
+ * (common/search.h) that leads to the one or two records to compare. The
+ * slot table comes first, right behind the body's fields and ranges, in
+ * the lines the address index's hint prefetches with them (at most 8), so
+ * that a body whose slot table fits there costs its lookup one dependent
+ * miss after the body's: the record's.
  *
  * The composition asks the native map and the IL map through their public
  * lookups only (at each interval's first and second offset), so it agrees
