@@ -260,6 +260,19 @@ static void lines_decode(const ilmap_pdb *pdb, uint32_t token, ilmap_pdb_lines *
     l->defective = r < 0;
 }
 
+/* The lines' one block for count visible points: the header, the keys
+ * (their bytes rounded up to 8: the points follow them), the points. */
+static size_t lines_keys_bytes(uint32_t count)
+{
+    return ((size_t)count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+}
+
+static size_t lines_block_bytes(uint32_t count)
+{
+    return sizeof(ilmap_pdb_lines) + lines_keys_bytes(count) +
+           (size_t)count * sizeof(ilmap_pdb_sequence_point);
+}
+
 ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
                                     ilmap_pdb_lines **out)
 {
@@ -269,15 +282,14 @@ ilmap_status ilmap_pdb_lines_create(const ilmap_pdb *pdb, uint32_t method_token,
         return ILMAP_E_INVALID_ARG;
     ilmap_pdb_lines probe;
     lines_decode(pdb, method_token, &probe, NULL, NULL, 0);
-    /* One block: the header, the keys, the points (count < 2^32 / 24:
-     * a visible point takes 5 blob bytes at least). */
-    size_t keys_size = ((size_t)probe.count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
-    ilmap_pdb_lines *l = malloc(sizeof *l + keys_size +
-                                (size_t)probe.count * sizeof(ilmap_pdb_sequence_point));
+    /* One block (count < 2^32 / 24: a visible point takes 5 blob bytes at
+     * least). */
+    ilmap_pdb_lines *l = malloc(lines_block_bytes(probe.count));
     if (!l)
         return ILMAP_E_NOMEM;
     l->keys = (uint32_t *)(void *)(l + 1);
-    l->points = (ilmap_pdb_sequence_point *)(void *)((char *)l->keys + keys_size);
+    l->points =
+        (ilmap_pdb_sequence_point *)(void *)((char *)l->keys + lines_keys_bytes(probe.count));
     lines_decode(pdb, method_token, l, l->points, l->keys, probe.count);
     *out = l;
     return ILMAP_OK;
@@ -315,9 +327,5 @@ size_t ilmap_pdb_lines_get_count(const ilmap_pdb_lines *lines)
 
 size_t ilmap_pdb_lines_get_memory_bytes(const ilmap_pdb_lines *lines)
 {
-    if (!lines)
-        return 0;
-    /* The block ilmap_pdb_lines_create() allocated, as it sized it. */
-    size_t keys_size = ((size_t)lines->count * sizeof(uint32_t) + 7u) & ~(size_t)7u;
-    return sizeof *lines + keys_size + (size_t)lines->count * sizeof(ilmap_pdb_sequence_point);
+    return lines ? lines_block_bytes(lines->count) : 0;
 }

@@ -9,14 +9,6 @@
 
 #include "versions/store.h"
 
-/* The module's PDB record in the snapshot, or NULL. */
-static const struct store_pdbref *module_pdb(const ilmap_store_snapshot *v, ilmap_module_id module)
-{
-    const uint64_t key[1] = { module };
-    const uint64_t *r = vt_find(store_shapes[T_MODULES], v->tables[T_MODULES], key);
-    return r ? ptr_of_word(r[MOD_PDB]) : NULL;
-}
-
 static void clear(ilmap_store_location *location, ilmap_store_source *source)
 {
     if (location) {
@@ -45,7 +37,7 @@ ilmap_status ilmap_store_snapshot_lookup_source(const ilmap_store_snapshot *snap
     if (st != ILMAP_OK)
         return st;
 
-    const struct store_pdbref *ref = module_pdb(snapshot, location->module_id);
+    const struct store_pdbref *ref = snapshot_pdbref(snapshot, location->module_id);
     if (!ref)
         return ILMAP_E_NOT_FOUND;
     source->pdb = ref->pdb;

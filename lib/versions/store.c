@@ -12,6 +12,12 @@
 #include "versions/store.h"
 
 
+/* The snapshot writers build on and read, under the mutex (writers own it). */
+static const struct ilmap_store_snapshot *current_snapshot(ilmap_store *s)
+{
+    return ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed);
+}
+
 static void release_item(ilmap_store *store, const retire_item *item)
 {
     switch (item->kind) {
@@ -148,7 +154,7 @@ typedef struct store_draft {
 static void draft_begin(ilmap_store *s, store_draft *t)
 {
     t->store = s;
-    t->base = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed); /* writers own it */
+    t->base = current_snapshot(s);
     t->draft = *t->base;
     vt_txn_init(&t->vt, ++s->next_gen);
     t->gains = NULL;
@@ -326,8 +332,7 @@ ilmap_status ilmap_store_set_il_map_for_function(ilmap_store *store,
         return ILMAP_E_INVALID_ARG;
 
     ilmap_mutex_lock(&store->lock);
-    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&store->current,
-                                                                  ilmap_mo_relaxed);
+    const struct ilmap_store_snapshot *cur = current_snapshot(store);
     const uint64_t key[1] = { function_id };
     const uint64_t *fn = vt_find(store_shapes[T_FUNCTIONS], cur->tables[T_FUNCTIONS], key);
     ilmap_status st = fn ? set_il_map_locked(store, (ilmap_module_id)fn[FUNC_MODULE],
@@ -592,25 +597,16 @@ static ilmap_status unlink_body(store_draft *t, struct store_body *body)
  * the slot empty: readers then decode from the blob, to the same answer. */
 static void pdbref_decode(struct store_pdbref *ref, uint32_t method_def)
 {
-    uint32_t row = method_def & 0x00FFFFFFu;
-    if (!ref || row == 0 || row > ref->methods ||
-        ilmap_atomic_load_ptr(&ref->lines[row - 1], ilmap_mo_relaxed))
+    ilmap_atomic_ptr *slot = ref ? pdbref_slot(ref, method_def) : NULL;
+    if (!slot || ilmap_atomic_load_ptr(slot, ilmap_mo_relaxed))
         return;
     ilmap_pdb_lines *lines;
-    if (ilmap_pdb_lines_create(ref->pdb, 0x06000000u | row, &lines) != ILMAP_OK)
+    if (ilmap_pdb_lines_create(ref->pdb, 0x06000000u | (method_def & 0x00FFFFFFu), &lines) !=
+        ILMAP_OK)
         return;
     ref->decoded++;
     ref->bytes += ilmap_pdb_lines_get_memory_bytes(lines);
-    ilmap_atomic_store_ptr(&ref->lines[row - 1], lines, ilmap_mo_release);
-}
-
-/* The PDB record of a module in the current snapshot, or NULL (writers). */
-static struct store_pdbref *current_pdbref(ilmap_store *s, ilmap_module_id module)
-{
-    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed);
-    const uint64_t key[1] = { module };
-    const uint64_t *r = vt_find(store_shapes[T_MODULES], cur->tables[T_MODULES], key);
-    return r ? ptr_of_word(r[MOD_PDB]) : NULL;
+    ilmap_atomic_store_ptr(slot, lines, ilmap_mo_release);
 }
 
 static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap_rejit_id rejit,
@@ -692,7 +688,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     }
     /* The method's source lines, decoded here rather than per sample
      * (doc/source-lines.md#store). */
-    pdbref_decode(current_pdbref(s, body->module_id), body->method_def);
+    pdbref_decode(snapshot_pdbref(current_snapshot(s), body->module_id), body->method_def);
     return ILMAP_OK;
 }
 
@@ -769,8 +765,7 @@ ilmap_status ilmap_store_get_stats(ilmap_store *store, ilmap_store_stats *out)
         return ILMAP_E_INVALID_ARG;
 
     ilmap_mutex_lock(&store->lock);
-    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&store->current,
-                                                                  ilmap_mo_relaxed);
+    const struct ilmap_store_snapshot *cur = current_snapshot(store);
     out->generation = cur->generation;
     out->retired = store->epoch.pending;
     out->reclaimed = store->epoch.reclaimed;
@@ -826,7 +821,7 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
 
     const uint64_t key[1] = { module };
     const uint64_t *rec = store_find(&t, T_MODULES, key);
-    struct store_pdbref *old = rec ? ptr_of_word(rec[MOD_PDB]) : NULL;
+    struct store_pdbref *old = rec ? ptr_of_word(rec[MOD_PDB]) : NULL, *ref = NULL;
     ilmap_status st = ILMAP_OK;
 
     if (!pdb) {
@@ -840,7 +835,7 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
             return draft_fail(&t, ILMAP_E_EXISTS);
         ilmap_pdb_info info;
         (void)ilmap_pdb_get_info(pdb, &info); /* pdb is not NULL */
-        struct store_pdbref *ref = vt_txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
+        ref = vt_txn_alloc(&t.vt, sizeof *ref); /* an abort frees it */
         ilmap_atomic_ptr *slots =
             info.method_count ? vt_txn_alloc(&t.vt, (size_t)info.method_count * sizeof *slots) : NULL;
         if (!ref || (info.method_count && !slots))
@@ -862,11 +857,10 @@ static ilmap_status attach_pdb_locked(ilmap_store *s, ilmap_module_id module, il
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
     st = draft_commit(&t);
-    if (st != ILMAP_OK || !pdb)
+    if (st != ILMAP_OK || !ref)
         return st;
     /* The source lines of the module's methods already in the store. */
-    struct store_pdbref *ref = current_pdbref(s, module);
-    const struct ilmap_store_snapshot *cur = ilmap_atomic_load_ptr(&s->current, ilmap_mo_relaxed);
+    const struct ilmap_store_snapshot *cur = current_snapshot(s);
     const uint64_t from[3] = { module, 0, 0 };
     vt_cursor c;
     for (const uint64_t *r = vt_seek(store_shapes[T_METHOD_FUNCS], cur->tables[T_METHOD_FUNCS],

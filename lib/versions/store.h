@@ -101,14 +101,20 @@ struct store_pdbref {
     size_t decoded, bytes;
 };
 
-/* The decoded lines of a MethodDef row, or NULL: any thread (source.c). */
+/* The slot of a MethodDef token's row, or NULL when the PDB has no such
+ * row (readers load it with acquire, writers fill it: store.c). */
+static inline ilmap_atomic_ptr *pdbref_slot(const struct store_pdbref *ref, uint32_t method_def)
+{
+    uint32_t row = method_def & 0x00FFFFFFu;
+    return row == 0 || row > ref->methods ? NULL : &ref->lines[row - 1];
+}
+
+/* The decoded lines of a MethodDef token, or NULL: any thread (source.c). */
 static inline const ilmap_pdb_lines *pdbref_lines(const struct store_pdbref *ref,
                                                   uint32_t method_def)
 {
-    uint32_t row = method_def & 0x00FFFFFFu;
-    if (row == 0 || row > ref->methods)
-        return NULL;
-    return ilmap_atomic_load_ptr(&ref->lines[row - 1], ilmap_mo_acquire);
+    ilmap_atomic_ptr *slot = pdbref_slot(ref, method_def);
+    return slot ? ilmap_atomic_load_ptr(slot, ilmap_mo_acquire) : NULL;
 }
 
 struct store_range {
@@ -158,6 +164,16 @@ static inline uint64_t word_of_ptr(const void *p)
 static inline void *ptr_of_word(uint64_t w)
 {
     return (void *)(uintptr_t)w;
+}
+
+/* A module's PDB record in a snapshot, or NULL: any thread (source.c;
+ * store.c's writers on the current snapshot). */
+static inline struct store_pdbref *snapshot_pdbref(const struct ilmap_store_snapshot *v,
+                                                   ilmap_module_id module)
+{
+    const uint64_t key[1] = { module };
+    const uint64_t *r = vt_find(store_shapes[T_MODULES], v->tables[T_MODULES], key);
+    return r ? ptr_of_word(r[MOD_PDB]) : NULL;
 }
 
 /* A methodDef token: table 0x06, row not 0. */
