@@ -349,6 +349,15 @@ inline result<void> check(status s, const char *call, std::size_t index = no_ind
     return {};
 }
 
+/* A refusal of a serialized form: ILMAP_E_FORMAT names its defect and the
+ * entry (ilmap_serial_error); any other status is the call's alone. */
+inline failure serial_failure(status s, const char *call, const ::ilmap_serial_error &err) noexcept
+{
+    if (s == ILMAP_E_FORMAT)
+        return failure(s, call, err.index, ::ilmap_serial_defect_str(err.defect));
+    return failure(s, call);
+}
+
 /* c.resize(n), false when it cannot allocate (with exceptions off the
  * standard library aborts first). */
 template <class C>
@@ -637,11 +646,8 @@ public:
         ::ilmap *out = nullptr;
         ::ilmap_serial_error err{};
         const status s = ::ilmap_deserialize(bytes.data(), bytes.size(), flags, &out, &err);
-        if (s == ILMAP_E_FORMAT)
-            return failure(s, "ilmap_deserialize", err.index,
-                           ::ilmap_serial_defect_str(err.defect));
         if (s != ILMAP_OK)
-            return failure(s, "ilmap_deserialize");
+            return detail::serial_failure(s, "ilmap_deserialize", err);
         return adopt(out);
     }
     /** ilmap_validate(): whether entries form a strict map, and why not. */
@@ -931,11 +937,8 @@ public:
         ::ilmap_native *out = nullptr;
         ::ilmap_serial_error err{};
         const status s = ::ilmap_native_deserialize(bytes.data(), bytes.size(), flags, &out, &err);
-        if (s == ILMAP_E_FORMAT)
-            return failure(s, "ilmap_native_deserialize", err.index,
-                           ::ilmap_serial_defect_str(err.defect));
         if (s != ILMAP_OK)
-            return failure(s, "ilmap_native_deserialize");
+            return detail::serial_failure(s, "ilmap_native_deserialize", err);
         return adopt(out);
     }
 
