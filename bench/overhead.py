@@ -13,7 +13,11 @@ and under libilmap's shim in each mode, in the same run:
 Modes: plain (no profiler), none (shim loaded, nothing selected), then
 methods, late, tiering, hooks (test/field/field_common.py), selecting
 whole namespaces of Newtonsoft.Json and the framework. Ratios are against
-plain. Exits 0 with a note when `dotnet` is not on PATH.
+plain. floor is hooks with ILMAP_SHIM_ELT_FLOOR=1: the same event mask,
+FunctionIDMapper and functions hooked, but hooks that only return, so it
+measures what calling hooks on every function costs the runtime itself
+(inlining off, every method JIT-compiled); the hooks row is also shown
+against it. Exits 0 with a note when `dotnet` is not on PATH.
 
   python3 bench/overhead.py --shim build-release/shim/libilmap_clr.so \\
       --work build-release/bench/overhead
@@ -32,7 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "test", "field"))
 import field_common as fc  # noqa: E402
 import clr_common  # noqa: E402
 
-MODES = ["plain", "none", "methods", "late", "tiering", "hooks"]
+MODES = ["plain", "none", "methods", "late", "tiering", "floor", "hooks"]
 
 
 def program_figure(stderr, label):
@@ -69,7 +73,12 @@ def main():
     started = time.monotonic()
     results = {}
     for mode in modes:
-        e = env if mode == "plain" else fc.mode_env(env, args.shim, mode, selection)
+        if mode == "plain":
+            e = env
+        elif mode == "floor":
+            e = dict(fc.mode_env(env, args.shim, "hooks", selection), ILMAP_SHIM_ELT_FLOOR="1")
+        else:
+            e = fc.mode_env(env, args.shim, mode, selection)
         starts = []
         for _ in range(args.startup_runs):
             proc, secs = clr_common.run(["dotnet", dll, "--startup"], e, timeout=300)
@@ -78,12 +87,8 @@ def main():
                 break
             starts.append(secs)
         firsts, rates = [], []
-        # Hooks on every CoreLib function make an iteration ~20 s: one
-        # run of 2 iterations keeps the bench within minutes.
-        runs, iterations = ((1, 2) if mode == "hooks" else
-                            (args.throughput_runs, args.iterations))
-        for _ in range(runs):
-            proc, _ = clr_common.run(["dotnet", dll, "--iterations", str(iterations)],
+        for _ in range(args.throughput_runs):
+            proc, _ = clr_common.run(["dotnet", dll, "--iterations", str(args.iterations)],
                                      e, timeout=600)
             rate = program_figure(proc.stderr, "throughput")
             first = program_figure(proc.stderr, "first iteration")
@@ -106,8 +111,7 @@ def main():
         return format(v, spec) if v is not None else "-"
     print()
     print(f"profiler overhead, {os.cpu_count()} cores; startup median of {args.startup_runs}, "
-          f"throughput median of {args.throughput_runs} runs x {args.iterations} iterations "
-          "(hooks: 1 run x 2)")
+          f"throughput median of {args.throughput_runs} runs x {args.iterations} iterations")
     print(f"{'mode':10} {'startup ms':>10} {'ratio':>7} {'first it ms':>11} {'ratio':>7} "
           f"{'ops/s':>8} {'ratio':>7}")
     for mode in modes:
@@ -115,6 +119,11 @@ def main():
         print(f"{mode:10} {fmt(s and s * 1000, '10.0f'):>10} {ratio(s, base[0]):>7} "
               f"{fmt(f, '11.0f'):>11} {ratio(f, base[1]):>7} {fmt(t, '8.2f'):>8} "
               f"{ratio(t, base[2]):>7}")
+    floor, hooks = results.get("floor"), results.get("hooks")
+    if floor and hooks and floor[2] and hooks[2]:
+        print(f"hooks against the floor (hooks that only return): steady state "
+              f"{floor[2] / hooks[2]:.2f}x the time per iteration ({hooks[2]:.3f} vs "
+              f"{floor[2]:.3f} ops/s), first iteration {hooks[1] / floor[1]:.2f}x")
     print(f"[overhead] {time.monotonic() - started:.0f} s")
     return 0 if all(all(v is not None for v in r) for r in results.values()) else 1
 

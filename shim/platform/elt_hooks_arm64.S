@@ -9,14 +9,15 @@
  * callee-saved registers any C function keeps; x9-x17, lr and v16-v31
  * may change (dotnet/runtime, targetarm64.h: the profiler hooks' kill
  * set; the runtime's own helper saves exactly these, arm64/asmhelpers.S).
- * So each stub saves x0-x8 and q0-q7, calls shim_elt_count(id, kind),
- * restores them and returns.
+ * Each stub counts the call in shim_elt_hook_counts with an exclusive
+ * load/store loop (Armv8.0 has no atomic add), using x9 and x11-x13 and
+ * nothing else, and returns: no frame, no call, no vector register.
+ *
+ * shim_elt_floor_stub, for floor mode, only returns.
  */
-#define FRAME 224 /* fp, lr; x0-x8 (+8 pad); q0-q7 */
-
         .text
 
-        .hidden shim_elt_count
+        .hidden shim_elt_hook_counts
 
 .macro ELT_STUB name, kind
         .globl \name
@@ -25,37 +26,22 @@
         .p2align 2
 \name:
         .cfi_startproc
-        stp     x29, x30, [sp, #-FRAME]!
-        .cfi_def_cfa_offset FRAME
-        .cfi_offset x29, -FRAME
-        .cfi_offset x30, -FRAME + 8
-        mov     x29, sp
-        stp     x0, x1, [sp, #16]
-        stp     x2, x3, [sp, #32]
-        stp     x4, x5, [sp, #48]
-        stp     x6, x7, [sp, #64]
-        str     x8, [sp, #80]
-        stp     q0, q1, [sp, #96]
-        stp     q2, q3, [sp, #128]
-        stp     q4, q5, [sp, #160]
-        stp     q6, q7, [sp, #192]
-        mov     x0, x10
-        mov     w1, #\kind
-        bl      shim_elt_count
-        ldp     q0, q1, [sp, #96]
-        ldp     q2, q3, [sp, #128]
-        ldp     q4, q5, [sp, #160]
-        ldp     q6, q7, [sp, #192]
-        ldp     x0, x1, [sp, #16]
-        ldp     x2, x3, [sp, #32]
-        ldp     x4, x5, [sp, #48]
-        ldp     x6, x7, [sp, #64]
-        ldr     x8, [sp, #80]
-        ldp     x29, x30, [sp], #FRAME
-        .cfi_def_cfa_offset 0
-        .cfi_restore x29
-        .cfi_restore x30
-        ret
+        adrp    x9, shim_elt_hook_counts
+        add     x9, x9, :lo12:shim_elt_hook_counts
+        ldr     x12, [x9, #8 * \kind]
+        cbz     x12, 2f                 /* no table yet: nothing counted */
+        cbz     x10, 1f
+        ldr     x11, [x9, #8 * 3]       /* capacity */
+        cmp     x10, x11
+        b.hi    1f
+        add     x12, x12, x10, lsl #3
+3:      ldxr    x11, [x12]
+        add     x11, x11, #1
+        stxr    w13, x11, [x12]
+        cbnz    w13, 3b
+2:      ret
+1:      ldr     x12, [x9, #8 * 4]       /* unknown: not a client ID of the mapper */
+        b       3b
         .cfi_endproc
         .size \name, . - \name
 .endm
@@ -63,5 +49,15 @@
         ELT_STUB shim_elt_enter_stub, 0
         ELT_STUB shim_elt_leave_stub, 1
         ELT_STUB shim_elt_tailcall_stub, 2
+
+        .globl shim_elt_floor_stub
+        .hidden shim_elt_floor_stub
+        .type shim_elt_floor_stub, %function
+        .p2align 2
+shim_elt_floor_stub:
+        .cfi_startproc
+        ret
+        .cfi_endproc
+        .size shim_elt_floor_stub, . - shim_elt_floor_stub
 
         .section .note.GNU-stack, "", %progbits

@@ -6,12 +6,18 @@
  * hooks must keep every register (the JIT's kill set for them is empty:
  * eax, ecx, edx, the x87 stack, where a float return value is, and
  * xmm0-7); the tailcall hook may change eax and xmm0-7 but must keep ecx
- * and edx (dotnet/runtime, targetx86.h). Each stub keeps all of them:
- * the tailcall stub costs the same as the others, and one shape is
- * simpler to check. It saves eax, ecx and edx, the x87 and SSE state
- * (FXSAVE, 512 bytes, 16-byte aligned), empties the x87 stack for the C
- * code (FNINIT), calls shim_elt_count(id, kind) and restores everything.
+ * and edx (dotnet/runtime, targetx86.h). Each stub keeps all of them: it
+ * saves eax and ecx, the registers it uses, counts the call in
+ * shim_elt_hook_counts (a 64-bit count as two locked 32-bit additions,
+ * the low word and then the carry; elt_hooks.h), restores them and
+ * returns. It calls nothing and touches no x87 or SSE register.
+ *
+ * _shim_elt_floor_stub@4, for floor mode, only returns (popping the ID).
  */
+#define TABLE _shim_elt_hook_counts
+#define CAPACITY (TABLE + 3 * 4)
+#define UNKNOWN (TABLE + 4 * 4)
+
         .text
 
 .macro ELT_STUB name, kind
@@ -19,30 +25,33 @@
         .def \name; .scl 2; .type 32; .endef
         .p2align 4
 \name:
-        pushl   %ebp
-        movl    %esp, %ebp
         pushl   %eax
         pushl   %ecx
-        pushl   %edx
-        subl    $528, %esp
-        andl    $-16, %esp
-        fxsave  (%esp)
-        fninit
-        subl    $8, %esp
-        movl    $\kind, 4(%esp)
-        movl    8(%ebp), %eax
-        movl    %eax, (%esp)
-        call    _shim_elt_count
-        addl    $8, %esp
-        fxrstor (%esp)
-        leal    -12(%ebp), %esp
-        popl    %edx
-        popl    %ecx
+        movl    12(%esp), %ecx          /* the ID, above the saves and the return address */
+        movl    TABLE + 4 * \kind, %eax
+        testl   %eax, %eax
+        jz      2f                      /* no table yet: nothing counted */
+        testl   %ecx, %ecx
+        jz      1f
+        cmpl    CAPACITY, %ecx
+        ja      1f
+        leal    (%eax,%ecx,8), %eax
+3:      lock addl $1, (%eax)
+        jnc     2f
+        lock addl $1, 4(%eax)
+2:      popl    %ecx
         popl    %eax
-        popl    %ebp
         ret     $4
+1:      movl    UNKNOWN, %eax           /* not a client ID of the mapper */
+        jmp     3b
 .endm
 
         ELT_STUB _shim_elt_enter_stub@4, 0
         ELT_STUB _shim_elt_leave_stub@4, 1
         ELT_STUB _shim_elt_tailcall_stub@4, 2
+
+        .globl _shim_elt_floor_stub@4
+        .def _shim_elt_floor_stub@4; .scl 2; .type 32; .endef
+        .p2align 4
+_shim_elt_floor_stub@4:
+        ret     $4

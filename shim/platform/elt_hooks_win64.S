@@ -8,48 +8,44 @@
  * change every volatile register, as an ordinary function; the leave and
  * tailcall hooks must keep rax and xmm0, where the return value is
  * (dotnet/runtime, targetamd64.h: the profiler hooks' kill sets;
- * codegenxarch.cpp). So the enter stub is a plain call of
- * shim_elt_count(id, 0), and the other two save rax and the whole of
- * xmm0 around theirs.
+ * codegenxarch.cpp). Each stub counts the call in shim_elt_hook_counts
+ * with a locked increment, using rdx (which every hook may change) and
+ * nothing else, and returns: a leaf without a frame, which needs no
+ * unwind data.
+ *
+ * shim_elt_floor_stub, for floor mode, only returns.
  */
+#define TABLE shim_elt_hook_counts
+#define CAPACITY (TABLE + 3 * 8)
+#define UNKNOWN (TABLE + 4 * 8)
+
         .text
 
-.macro ELT_ENTER name, kind
+.macro ELT_STUB name, kind
         .globl \name
         .def \name; .scl 2; .type 32; .endef
         .p2align 4
 \name:
-        .seh_proc \name
-        subq    $40, %rsp
-        .seh_stackalloc 40
-        .seh_endprologue
-        movl    $\kind, %edx
-        call    shim_elt_count
-        addq    $40, %rsp
+        movq    TABLE + 8 * \kind(%rip), %rdx
+        testq   %rdx, %rdx
+        jz      2f                      /* no table yet: nothing counted */
+        testq   %rcx, %rcx
+        jz      1f
+        cmpq    CAPACITY(%rip), %rcx
+        ja      1f
+        lock incq (%rdx,%rcx,8)
+2:      ret
+1:      movq    UNKNOWN(%rip), %rdx     /* not a client ID of the mapper */
+        lock incq (%rdx)
         ret
-        .seh_endproc
 .endm
 
-.macro ELT_RETURN name, kind
-        .globl \name
-        .def \name; .scl 2; .type 32; .endef
+        ELT_STUB shim_elt_enter_stub, 0
+        ELT_STUB shim_elt_leave_stub, 1
+        ELT_STUB shim_elt_tailcall_stub, 2
+
+        .globl shim_elt_floor_stub
+        .def shim_elt_floor_stub; .scl 2; .type 32; .endef
         .p2align 4
-\name:
-        .seh_proc \name
-        subq    $56, %rsp
-        .seh_stackalloc 56
-        .seh_endprologue
-        movdqa  %xmm0, 32(%rsp)
-        movq    %rax, 48(%rsp)
-        movl    $\kind, %edx
-        call    shim_elt_count
-        movq    48(%rsp), %rax
-        movdqa  32(%rsp), %xmm0
-        addq    $56, %rsp
+shim_elt_floor_stub:
         ret
-        .seh_endproc
-.endm
-
-        ELT_ENTER shim_elt_enter_stub, 0
-        ELT_RETURN shim_elt_leave_stub, 1
-        ELT_RETURN shim_elt_tailcall_stub, 2

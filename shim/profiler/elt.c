@@ -43,6 +43,8 @@ static void bump(atomic_uint_least64_t *counter)
 
 enum hook_kind { HOOK_ENTER, HOOK_LEAVE, HOOK_TAILCALL };
 
+/* Argument mode's counting (its hooks are C, through the runtime's slow
+ * path): the same rule as the stubs'. */
 static void count_hook(UINT_PTR id, enum hook_kind kind)
 {
     shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
@@ -61,7 +63,7 @@ static void count_hook(UINT_PTR id, enum hook_kind kind)
     bump(&counts[id]);
 }
 
-/* Called by the platform's stubs with every register saved. */
+/* The C form of what the fast-path stubs count (platform/elt_hooks.h). */
 void shim_elt_count(uintptr_t id, int kind)
 {
     count_hook(id, kind == SHIM_ELT_LEAVE      ? HOOK_LEAVE
@@ -217,7 +219,7 @@ static UINT_PTR CLR_STDCALL map_function(FunctionID function, void *client_data,
 int shim_elt_stubs_available(void)
 {
     shim_elt_hooks hooks;
-    return shim_elt_hooks_get(&hooks);
+    return shim_elt_hooks_get(&hooks, 0);
 }
 
 int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
@@ -231,7 +233,7 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
         return 1;
     }
     shim_elt_hooks hooks = {0};
-    if (!e->args && !shim_elt_hooks_get(&hooks)) {
+    if (!e->args && !shim_elt_hooks_get(&hooks, e->floor)) {
         shim_log("ELT: no fast-path hook stubs for this platform; running without enter/leave "
                  "hooks (the runtime's slow path would corrupt vector arguments)");
         e->setup = SHIM_ELT_SETUP_NO_STUBS;
@@ -265,8 +267,18 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
         e->function_of = NULL;
         return 1;
     }
-    /* Published before the runtime can call anything. */
+    /* Published before the runtime can call anything: the slow-path
+     * hooks find e through active, the stubs count through the table
+     * (floor mode's count nothing). */
     atomic_store_explicit(&active, e, memory_order_release);
+    if (!e->args && !e->floor) {
+        shim_elt_hook_counts.capacity = e->capacity;
+        shim_elt_hook_counts.unknown = &e->unknown_ids;
+        shim_elt_hook_counts.counts[SHIM_ELT_ENTER] = e->enters;
+        shim_elt_hook_counts.counts[SHIM_ELT_LEAVE] = e->leaves;
+        shim_elt_hook_counts.counts[SHIM_ELT_TAILCALL] = e->tailcalls;
+        atomic_thread_fence(memory_order_release);
+    }
 
     /* Mask, hooks, then the mapper (doc/function-ids.md#setup). */
     if (e->args)

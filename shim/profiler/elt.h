@@ -12,10 +12,12 @@
  * can read them (the harness checks them against the mapper's answers at
  * shutdown, harness/elt_checks.c).
  *
- * The hooks are the platform's fast-path stubs (platform/elt_hooks.h):
- * the runtime's slow-path helper does not preserve whole vector registers
- * and would corrupt the application (shim/FINDINGS.md, "ELT slow path").
- * On a platform without stubs the shim runs without hooks.
+ * The hooks are the platform's fast-path stubs (platform/elt_hooks.h),
+ * which count into the same arrays themselves, through the table
+ * shim_elt_start fills: the runtime's slow-path helper does not preserve
+ * whole vector registers and would corrupt the application
+ * (shim/FINDINGS.md, "ELT slow path"). On a platform without stubs the
+ * shim runs without hooks.
  *
  * One shim_elt per process (the hooks receive no context pointer, so
  * they find it through a static); it is never freed, because the runtime
@@ -47,6 +49,11 @@ typedef struct shim_elt {
      * the mapper hooks only args' methods and the hooks are the slow-path
      * ones in C (they count too); NULL: counting mode, fast-path stubs. */
     shim_args *args;
+    /* Floor mode (ILMAP_SHIM_ELT_FLOOR=1), set before shim_elt_start: the
+     * hooks handed to the runtime only return (platform/elt_hooks.h), so
+     * a run measures what calling hooks costs the runtime itself; the
+     * mapper and its filter are the same, nothing is counted. */
+    int floor;
     ilmap_fid_mapper *mapper;
     size_t capacity; /* distinct FunctionIDs the mapper takes; client IDs are 1..capacity */
     /* Indexed by client ID (entry 0 unused). */
@@ -96,6 +103,11 @@ int shim_elt_stubs_available(void);
  * Only one shim_elt may be started per process.
  */
 int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions);
+
+/* Counts a hook call of kind (enum shim_elt_kind) with client ID id by
+ * the stubs' rule (platform/elt_hooks.h), in C: argument mode's
+ * slow-path hooks count this way. */
+void shim_elt_count(uintptr_t id, int kind);
 
 /* Is module watched (its functions hooked)? */
 int shim_elt_watched(shim_elt *e, ModuleID module);

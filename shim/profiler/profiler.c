@@ -268,6 +268,9 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
      * method (ReadyToRun code has no hooks) and call the hooks on every
      * call of a hooked function. */
     p->elt_enabled = shim_env_u32("ILMAP_SHIM_ELT", 0) != 0;
+    /* Floor mode: the same hooks, mapper and filter, but hooks that only
+     * return (elt.h): what bench/overhead.py measures the stubs against. */
+    p->elt.floor = p->elt_enabled && shim_env_u32("ILMAP_SHIM_ELT_FLOOR", 0) != 0;
     /* Argument reports use the same hooks and mapper in argument mode
      * (slow path, only the named methods hooked): the two exclude each
      * other, because the event mask chooses one path for every hook. */

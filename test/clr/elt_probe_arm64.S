@@ -6,9 +6,6 @@
  *     x11) with every register of in[] loaded, and stores them in out[]
  *     afterwards: [0..15] q0-q7 (2 words each), [16..24] x0-x8,
  *     [25..34] x19-x28, [35..42] d8-d15; in and out 16-byte aligned.
- *   void elt_trash(void);
- *     changes every register a called function may change (x0-x17,
- *     v0-v7, v16-v31): what shim_elt_count is allowed to do.
  */
         .text
         .globl elt_probe
@@ -81,54 +78,5 @@ elt_probe:
         ldp     x29, x30, [sp], #176
         ret
         .size elt_probe, . - elt_probe
-
-        .globl elt_trash
-        .type elt_trash, %function
-        .p2align 2
-elt_trash:
-        mov     x0, #0x5a5a
-        mov     x1, x0
-        mov     x2, x0
-        mov     x3, x0
-        mov     x4, x0
-        mov     x5, x0
-        mov     x6, x0
-        mov     x7, x0
-        mov     x8, x0
-        mov     x9, x0
-        mov     x10, x0
-        mov     x11, x0
-        mov     x12, x0
-        mov     x13, x0
-        mov     x14, x0
-        mov     x15, x0
-        mov     x16, x0
-        mov     x17, x0
-        dup     v0.2d, x0
-        mov     v1.16b, v0.16b
-        mov     v2.16b, v0.16b
-        mov     v3.16b, v0.16b
-        mov     v4.16b, v0.16b
-        mov     v5.16b, v0.16b
-        mov     v6.16b, v0.16b
-        mov     v7.16b, v0.16b
-        mov     v16.16b, v0.16b
-        mov     v17.16b, v0.16b
-        mov     v18.16b, v0.16b
-        mov     v19.16b, v0.16b
-        mov     v20.16b, v0.16b
-        mov     v21.16b, v0.16b
-        mov     v22.16b, v0.16b
-        mov     v23.16b, v0.16b
-        mov     v24.16b, v0.16b
-        mov     v25.16b, v0.16b
-        mov     v26.16b, v0.16b
-        mov     v27.16b, v0.16b
-        mov     v28.16b, v0.16b
-        mov     v29.16b, v0.16b
-        mov     v30.16b, v0.16b
-        mov     v31.16b, v0.16b
-        ret
-        .size elt_trash, . - elt_trash
 
         .section .note.GNU-stack, "", %progbits

@@ -10,9 +10,6 @@
  *     bits), [23] (out only) ESP after the call minus ESP before the push
  *     of the ID (0: the stub popped its argument, no more, no less). in
  *     and out 16-byte aligned.
- *   void elt_trash(void);
- *     changes every register a called function may change (eax ecx edx,
- *     xmm0-xmm7, the x87 registers): what shim_elt_count is allowed to do.
  */
         .text
         .globl _elt_probe
@@ -73,24 +70,3 @@ _elt_probe:
         popl    %ebp
         ret
 
-        .globl _elt_trash
-        .def _elt_trash; .scl 2; .type 32; .endef
-        .p2align 4
-_elt_trash:
-        movl    $0x5a5a5a5a, %eax
-        movl    %eax, %ecx
-        movl    %eax, %edx
-        movd    %eax, %xmm0
-        pshufd  $0, %xmm0, %xmm0
-        movdqa  %xmm0, %xmm1
-        movdqa  %xmm0, %xmm2
-        movdqa  %xmm0, %xmm3
-        movdqa  %xmm0, %xmm4
-        movdqa  %xmm0, %xmm5
-        movdqa  %xmm0, %xmm6
-        movdqa  %xmm0, %xmm7
-        fldpi
-        fldpi
-        fstp    %st(0)
-        fstp    %st(0)
-        ret

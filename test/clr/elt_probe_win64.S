@@ -8,9 +8,6 @@
  *     [0..31] xmm0-xmm15 (2 words each), [32..45] rax rcx rdx r8 r9 r10
  *     r11 rbx rsi rdi r12 r13 r14 r15 (rcx, rdx: the arguments, not in[]);
  *     in and out 16-byte aligned.
- *   void elt_trash(void);
- *     changes every register a called function may change (rax rcx rdx
- *     r8-r11, xmm0-xmm5): what shim_elt_count is allowed to do.
  */
         .text
         .globl elt_probe
@@ -126,22 +123,3 @@ elt_probe:
         popq    %rbp
         ret
 
-        .globl elt_trash
-        .def elt_trash; .scl 2; .type 32; .endef
-        .p2align 4
-elt_trash:
-        movq    $0x5a5a5a5a5a5a5a5a, %rax
-        movq    %rax, %rcx
-        movq    %rax, %rdx
-        movq    %rax, %r8
-        movq    %rax, %r9
-        movq    %rax, %r10
-        movq    %rax, %r11
-        movq    %rax, %xmm0
-        movddup %xmm0, %xmm0
-        movdqa  %xmm0, %xmm1
-        movdqa  %xmm0, %xmm2
-        movdqa  %xmm0, %xmm3
-        movdqa  %xmm0, %xmm4
-        movdqa  %xmm0, %xmm5
-        ret

@@ -303,6 +303,9 @@ def main():
     ap.add_argument("--elt-corelib", action="store_true",
                     help="hooks on every function of System.Private.CoreLib (vector "
                          "arguments and returns pass through the hooks); no ReJIT checks")
+    ap.add_argument("--floor", action="store_true",
+                    help="with --elt-corelib: floor mode (ILMAP_SHIM_ELT_FLOOR=1), hooks "
+                         "that only return; output unchanged, nothing counted")
     code, args, env, preload, dll = start(ap)
     if code is not None:
         return code
@@ -310,7 +313,12 @@ def main():
     failures = []
     if args.elt_corelib:
         args.elt = True
+    if args.floor and not args.elt_corelib:
+        say("--floor goes with --elt-corelib")
+        return 2
     suffix = "-elt-corelib" if args.elt_corelib else "-elt" if args.elt else ""
+    if args.floor:
+        suffix = "-elt-floor"
     if args.tiering:
         suffix = "-tiering"
     frames_plain = os.path.join(args.work, f"frames-plain{suffix}.txt")
@@ -356,6 +364,8 @@ def main():
                      "ILMAP_SHIM_OBSERVE"):
             del shim_env[name]
         shim_env["ILMAP_SHIM_METHODS"] = CORELIB
+    if args.floor:
+        shim_env["ILMAP_SHIM_ELT_FLOOR"] = "1"
     shim, secs = run(t.argv(dll), shim_env, timeout=t.timeout(180))
     say(f"run under the shim: rc {shim.returncode}, {secs:.1f} s")
     if shim.stderr and shim.returncode == 0:
@@ -388,7 +398,12 @@ def main():
             if counts[kind] < least:
                 failures.append(f"only {counts[kind]} '{kind}' checks (want >= {least})")
         if args.elt_corelib:
-            say(f"  elt (CoreLib hooked): {counts['elt_client']} hooked functions checked")
+            hooks = [c for c in checks if c["check"] == "elt_hooks"]
+            if args.floor != any(c.get("floor") for c in hooks):
+                failures.append(f"elt_hooks says floor {[c.get('floor') for c in hooks]}, "
+                                f"want {args.floor}")
+            say(f"  elt (CoreLib hooked{', floor' if args.floor else ''}): "
+                f"{counts['elt_client']} hooked functions checked")
         elif args.elt:
             check_elt(checks, probe_hits, failures)
         else:

@@ -2,11 +2,13 @@
  * The fast-path ELT stubs of this ABI (shim/platform/elt_hooks_<abi>.S)
  * against the contract the JIT holds them to (each .S says what it is):
  * every stub is called as JIT-compiled code calls it (elt_probe_<abi>.S),
- * with every register holding a pattern, while shim_elt_count (this
- * file's: it records the call, then changes every register a called
- * function may change, elt_trash) does its worst. The registers the
- * contract needs must come back unchanged, the ID and the hook's kind must
- * reach shim_elt_count, and on x86 the stub must pop its argument.
+ * with every register holding a pattern. The registers the contract needs
+ * must come back unchanged, on x86 the stub must pop its argument, and
+ * the call must be counted where elt_hooks.h says: counts[kind][id] for a
+ * client ID, *unknown for 0 and IDs past the capacity, nowhere before the
+ * table is filled. Each run also starts the counts just below a 32-bit
+ * carry (the Windows x86 stubs add in two halves). The floor stubs must
+ * keep the same registers and count nothing.
  *
  * The x86-64 System V stubs are held to theirs by test-shim-unit.c, which
  * drives them through the shim's whole set-up.
@@ -19,17 +21,19 @@
 #include "../test.h"
 
 void elt_probe(void *stub, uintptr_t id, const uint64_t *in, uint64_t *out);
-void elt_trash(void);
 
-static uintptr_t seen_id;
-static int seen_kind, calls;
+#define CAPACITY 64u
 
-void shim_elt_count(uintptr_t id, int kind)
+/* The table's arrays: 1..CAPACITY by client ID, for each kind. */
+static atomic_uint_least64_t counts[3][CAPACITY + 1], unknown;
+
+static uint64_t total(void)
 {
-    seen_id = id;
-    seen_kind = kind;
-    calls++;
-    elt_trash();
+    uint64_t sum = atomic_load(&unknown);
+    for (int k = 0; k < 3; k++)
+        for (unsigned i = 0; i <= CAPACITY; i++)
+            sum += atomic_load(&counts[k][i]);
+    return sum;
 }
 
 /* The words of the probe's arrays (elt_probe_<abi>.S) and which of them
@@ -104,19 +108,37 @@ static const char *name_of(int w)
 
 int main(int argc, char **argv)
 {
-    shim_elt_hooks h;
-    if (!shim_elt_hooks_get(&h)) {
+    shim_elt_hooks h, floor;
+    if (!shim_elt_hooks_get(&h, 0) || !shim_elt_hooks_get(&floor, 1)) {
         fprintf(stderr, "no stubs for this ABI\n");
         return TEST_EXIT_SETUP_FAILURE;
     }
-    void *stubs[3];
-    memcpy(&stubs[0], &h.enter, sizeof stubs[0]);
-    memcpy(&stubs[1], &h.leave, sizeof stubs[1]);
-    memcpy(&stubs[2], &h.tailcall, sizeof stubs[2]);
+    /* [0]: the stubs, [1]: the floor stubs. */
+    void *stubs[2][3];
+    memcpy(&stubs[0][0], &h.enter, sizeof stubs[0][0]);
+    memcpy(&stubs[0][1], &h.leave, sizeof stubs[0][1]);
+    memcpy(&stubs[0][2], &h.tailcall, sizeof stubs[0][2]);
+    memcpy(&stubs[1][0], &floor.enter, sizeof stubs[1][0]);
+    memcpy(&stubs[1][1], &floor.leave, sizeof stubs[1][1]);
+    memcpy(&stubs[1][2], &floor.tailcall, sizeof stubs[1][2]);
     prng rng = prng_init(test_seed(argc, argv, 0xE17E17E1u));
     _Alignas(16) uint64_t in[WORDS], out[WORDS];
+    for (int k = 0; k < 3; k++)
+        for (unsigned i = 0; i <= CAPACITY; i++)
+            atomic_init(&counts[k][i], 0xFFFFFFFEu); /* the carry comes at the second call */
+    atomic_init(&unknown, 0xFFFFFFFEu);
 
-    for (int round = 0; round < 100; round++) {
+    /* Rounds 0-19: no table yet; then the table, and every fifth round
+     * the floor stubs. */
+    int calls = 0;
+    for (int round = 0; round < 320; round++) {
+        if (round == 20) {
+            shim_elt_hook_counts.capacity = CAPACITY;
+            shim_elt_hook_counts.unknown = &unknown;
+            for (int k = 0; k < 3; k++)
+                shim_elt_hook_counts.counts[k] = counts[k];
+        }
+        int is_floor = round % 5 == 4, counting = round >= 20 && !is_floor;
         for (int k = SHIM_ELT_ENTER; k <= SHIM_ELT_TAILCALL; k++) {
             for (int w = 0; w < WORDS; w++)
                 in[w] = prng_next(&rng);
@@ -127,16 +149,28 @@ int main(int argc, char **argv)
             if (ESP_WORD >= 0)
                 in[ESP_WORD] = 0;
             memset(out, 0xA5, sizeof out);
-            uintptr_t id = (uintptr_t)prng_next(&rng) | 1u;
-            int before = calls;
-            elt_probe(stubs[k], id, in, out);
+            /* Client IDs mostly, then 0, CAPACITY + 1 and a FunctionID-like
+             * value, which count as unknown. */
+            uint64_t pick = prng_next(&rng) % 8;
+            uintptr_t id = pick == 0   ? 0
+                           : pick == 1 ? CAPACITY + 1
+                           : pick == 2 ? (uintptr_t)prng_next(&rng) | 0x1000u
+                                       : 1 + (uintptr_t)(prng_next(&rng) % CAPACITY);
+            int client = id >= 1 && id <= CAPACITY;
+            uint64_t before_total = total();
+            uint64_t before = client ? atomic_load(&counts[k][id]) : atomic_load(&unknown);
+            elt_probe(stubs[is_floor][k], id, in, out);
+            uint64_t after = client ? atomic_load(&counts[k][id]) : atomic_load(&unknown);
+            calls += counting;
             test_checks++;
-            if (calls != before + 1 || seen_id != id || seen_kind != k) {
+            if (after != before + (uint64_t)counting ||
+                total() != before_total + (uint64_t)counting) {
                 test_failures++;
-                fprintf(stderr, "kind %d: shim_elt_count got %d calls, id %#llx kind %d, "
-                                "want 1, %#llx, %d\n",
-                        k, calls - before, (unsigned long long)seen_id, seen_kind,
-                        (unsigned long long)id, k);
+                fprintf(stderr, "%skind %d id %#llx (round %d): counted %llu in its slot, %llu "
+                                "in all, want %d\n",
+                        is_floor ? "floor " : "", k, (unsigned long long)id, round,
+                        (unsigned long long)(after - before),
+                        (unsigned long long)(total() - before_total), counting);
             }
             for (int w = 0; w < WORDS; w++) {
                 if (!keeps(k, w))
@@ -155,14 +189,16 @@ int main(int argc, char **argv)
                 if (got != want) {
                     test_failures++;
                     if (test_failures < 20)
-                        fprintf(stderr, "kind %d: %s (word %d) is %#llx after the stub, "
+                        fprintf(stderr, "%skind %d: %s (word %d) is %#llx after the stub, "
                                         "want %#llx\n",
-                                k, name_of(w), w, (unsigned long long)got,
-                                (unsigned long long)want);
+                                is_floor ? "floor " : "", k, name_of(w), w,
+                                (unsigned long long)got, (unsigned long long)want);
                 }
             }
         }
     }
-    printf("stubs (%s): every register the contract keeps came back, 300 calls\n", h.how);
+    printf("stubs (saving %s): every register the contract keeps came back, %d calls "
+           "counted where they belong, none before the table, none by the floor stubs\n",
+           h.how, calls);
     return test_finish("elt-stubs");
 }

@@ -2226,10 +2226,10 @@ static char *read_text(const char *path)
 void elt_probe(FunctionEnter3 *stub, uintptr_t id, const uint64_t in[73], uint64_t out[73],
                int ymm);
 
-/* Calls a stub as JIT-compiled code would, every scratch register (and
- * every vector register, whole) holding a pattern; the stub must hand
- * all of them back unchanged. */
-static void hook_call(int kind, UINT_PTR id)
+/* Calls stub as JIT-compiled code would, every scratch register (and
+ * every vector register, whole) holding a pattern; the stub, counting
+ * into the real table, must hand all of them back unchanged. */
+static void stub_call(FunctionEnter3 *stub, UINT_PTR id)
 {
     static uint64_t seed = 0x9E3779B97F4A7C15u;
     uint64_t in[73], out[73];
@@ -2239,10 +2239,6 @@ static void hook_call(int kind, UINT_PTR id)
     }
     in[4] = id; /* rdi: the leave and tailcall stubs' ID */
     int ymm = __builtin_cpu_supports("avx");
-    /* The three hook types have one signature. */
-    FunctionEnter3 *stub = kind == SHIM_ELT_ENTER   ? fake.enter
-                           : kind == SHIM_ELT_LEAVE ? (FunctionEnter3 *)fake.leave
-                                                    : (FunctionEnter3 *)fake.tailcall;
     elt_probe(stub, id, in, out, ymm);
     int same = 1;
     for (int i = 0; i < 9; i++)
@@ -2251,6 +2247,15 @@ static void hook_call(int kind, UINT_PTR id)
         for (int w = 0; w < (ymm ? 4 : 2); w++)
             same &= in[9 + 4 * r + w] == out[9 + 4 * r + w];
     CHECK(same);
+}
+
+/* The three hook types have one signature. */
+static void hook_call(int kind, UINT_PTR id)
+{
+    stub_call(kind == SHIM_ELT_ENTER   ? fake.enter
+              : kind == SHIM_ELT_LEAVE ? (FunctionEnter3 *)fake.leave
+                                       : (FunctionEnter3 *)fake.tailcall,
+              id);
 }
 #else
 /* No stubs here: the counting function alone. */
@@ -2274,7 +2279,7 @@ static void elt(const char *report)
     DWORD saved_mask = fake.mask;
     fake.mask = COR_PRF_MONITOR_JIT_COMPILATION | shim_elt_event_mask(0);
     shim_elt_hooks stubs;
-    if (!shim_elt_hooks_get(&stubs)) {
+    if (!shim_elt_hooks_get(&stubs, 0)) {
         /* No stubs for this platform (elt_hooks.h): the shim refuses,
          * hands the runtime nothing and the report says why. */
         CHECK(shim_elt_start(&e, (ICorProfilerInfo4 *)&fake.info, 16) != 0);
@@ -2342,6 +2347,29 @@ static void elt(const char *report)
      * not hand out. */
     CHECK(count_of(text, "\"check\":\"elt_hooks\",\"ok\":false") == 1);
     CHECK(count_of(text, "\"unknown_ids\":1") == 1);
+
+    /* Floor mode's stubs (ILMAP_SHIM_ELT_FLOOR) only return: every
+     * register back, nothing counted. */
+    shim_elt_hooks floor;
+    CHECK(shim_elt_hooks_get(&floor, 1) == 1);
+    CHECK(floor.enter && floor.enter != stubs.enter && strstr(floor.how, "floor"));
+#if defined(__x86_64__) && !defined(_WIN32)
+    stub_call(floor.enter, m);
+    stub_call((FunctionEnter3 *)floor.leave, m);
+    stub_call((FunctionEnter3 *)floor.tailcall, a);
+    CHECK(atomic_load(&e.enters[1]) == 3 && atomic_load(&e.leaves[1]) == 3);
+    CHECK(atomic_load(&e.tailcalls[2]) == 1);
+#endif
+    /* The report's hooks check in floor mode: anything counted fails it
+     * (here, the calls above), a floor run counts nothing. */
+    shim_report fr;
+    CHECK(shim_report_open(&fr, report) == 0);
+    e.floor = 1;
+    shim_check_elt(&e, &fr);
+    e.floor = 0;
+    shim_report_close(&fr);
+    text = read_text(report);
+    CHECK(count_of(text, "\"check\":\"elt_hooks\",\"ok\":false,\"floor\":true") == 1);
 }
 
 /* ------------------------------------------------------------------ */
