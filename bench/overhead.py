@@ -21,6 +21,15 @@ against it. Exits 0 with a note when `dotnet` is not on PATH.
 
   python3 bench/overhead.py --shim build-release/shim/libilmap_clr.so \\
       --work build-release/bench/overhead
+
+With --rid/--runner (as the clr suite's runners take them) the program is
+published self-contained for another platform's runtime and run through
+the runner, under the shim of that platform's build, e.g. Windows x64
+under wine (which runs x86-64 code natively, so its ratios are the
+platform's; under qemu-user they are an emulator's):
+
+  python3 bench/overhead.py --shim build-win64/shim/libilmap_clr.dll \\
+      --work build-win64/bench/overhead --rid win-x64 --runner wine --modes plain,floor,hooks
 """
 import argparse
 import os
@@ -54,7 +63,13 @@ def main():
     ap.add_argument("--iterations", type=int, default=8,
                     help="workload iterations per throughput run")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--rid", default="", help="a .NET runtime identifier (win-x64, "
+                    "linux-arm64): the program published for it, run through --runner")
+    ap.add_argument("--runner", default="", help="the command that runs a --rid program "
+                    "here, blank-separated (wine; qemu-aarch64 -L /usr/aarch64-linux-gnu)")
     args = ap.parse_args()
+    args.target = clr_common.Target(args.rid, args.runner)
+    t = args.target
     args.sanitize, args.cc, args.cc_path = "none", "", ""
 
     if shutil.which("dotnet") is None:
@@ -67,7 +82,7 @@ def main():
     if code is not None:
         return code
     selection, how = fc.NAMESPACE_SELECTION, "namespaces " + ", ".join(fc.NAMESPACES)
-    print(f"[overhead] selection: {how}", flush=True)
+    print(f"[overhead] selection: {how}; runtime: {t.describe()}", flush=True)
 
     modes = [m for m in args.modes.split(",") if m]
     started = time.monotonic()
@@ -76,20 +91,21 @@ def main():
         if mode == "plain":
             e = env
         elif mode == "floor":
-            e = dict(fc.mode_env(env, args.shim, "hooks", selection), ILMAP_SHIM_ELT_FLOOR="1")
+            e = dict(fc.mode_env(env, args.shim, "hooks", selection, target=t),
+                     ILMAP_SHIM_ELT_FLOOR="1")
         else:
-            e = fc.mode_env(env, args.shim, mode, selection)
+            e = fc.mode_env(env, args.shim, mode, selection, target=t)
         starts = []
         for _ in range(args.startup_runs):
-            proc, secs = clr_common.run(["dotnet", dll, "--startup"], e, timeout=300)
+            proc, secs = clr_common.run(t.argv(dll, "--startup"), e, timeout=t.timeout(300))
             if proc.returncode != 0:
                 print(f"[overhead] {mode}: --startup failed (rc {proc.returncode})")
                 break
             starts.append(secs)
         firsts, rates = [], []
         for _ in range(args.throughput_runs):
-            proc, _ = clr_common.run(["dotnet", dll, "--iterations", str(args.iterations)],
-                                     e, timeout=600)
+            proc, _ = clr_common.run(t.argv(dll, "--iterations", str(args.iterations)),
+                                     e, timeout=t.timeout(600))
             rate = program_figure(proc.stderr, "throughput")
             first = program_figure(proc.stderr, "first iteration")
             if proc.returncode != 0 or rate is None:
@@ -110,7 +126,7 @@ def main():
     def fmt(v, spec):
         return format(v, spec) if v is not None else "-"
     print()
-    print(f"profiler overhead, {os.cpu_count()} cores; startup median of {args.startup_runs}, "
+    print(f"profiler overhead, {t.describe()}, {os.cpu_count()} cores; startup median of {args.startup_runs}, "
           f"throughput median of {args.throughput_runs} runs x {args.iterations} iterations")
     print(f"{'mode':10} {'startup ms':>10} {'ratio':>7} {'first it ms':>11} {'ratio':>7} "
           f"{'ops/s':>8} {'ratio':>7}")
