@@ -128,6 +128,23 @@ typedef struct ilmap_code_range {
 #define ILMAP_STORE_WRITER_FENCE (1u << 0)
 
 /**
+ * Flag for ilmap_store_create(): keep each body's native map compactly.
+ *
+ * By default a body keeps the ilmap_native handed to
+ * ilmap_store_add_body() (ilmap_store_body_info.native_map), besides the
+ * answers its lookups read. With this flag the store keeps instead the
+ * map's exported entries, packed (about 3-4 bytes an entry instead of the
+ * map's ~20; doc/rejit.md#store-compact), and frees the map when
+ * ilmap_store_add_body() succeeds: ilmap_store_body_info.native_map is
+ * then NULL, and ilmap_store_snapshot_get_native_entries() gives the
+ * exported array back, entry for entry. Lookups (ilmap_store_lookup(),
+ * ilmap_store_lookup_source()) answer the same either way. For a sampler
+ * over many bodies that needs the runtime's array at most, not an
+ * ilmap_native per body.
+ */
+#define ILMAP_STORE_COMPACT_NATIVE (1u << 1)
+
+/**
  * Creates an empty store.
  *
  * @param max_readers reader slots (threads that may read at once, counted
@@ -135,7 +152,8 @@ typedef struct ilmap_code_range {
  *        ILMAP_STORE_MAX_READERS. Fixed for the store's life, so that
  *        registering never allocates; each slot costs 64 bytes and one
  *        step of every reclamation scan.
- * @param flags 0 or ILMAP_STORE_WRITER_FENCE.
+ * @param flags 0, or ILMAP_STORE_WRITER_FENCE and ILMAP_STORE_COMPACT_NATIVE
+ *        in any combination.
  * @param out receives the store, or NULL on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, max_readers too large,
  *         unknown flag); ILMAP_E_NOMEM (also when the mutex cannot be
@@ -750,7 +768,9 @@ typedef struct ilmap_store_body_info {
     uint32_t code_size;             /**< the ranges' total size */
     size_t range_count;
     ilmap_code_range ranges[ILMAP_STORE_MAX_RANGES]; /**< as given */
-    const ilmap_native *native_map; /**< NULL when attached without one */
+    const ilmap_native *native_map; /**< NULL when attached without one, and
+                                         in a store created with
+                                         ILMAP_STORE_COMPACT_NATIVE */
     const ilmap *il_map;            /**< the IL map captured when attached */
 } ilmap_store_body_info;
 
@@ -764,6 +784,23 @@ typedef struct ilmap_store_body_info {
 ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot,
                                                         uintptr_t address,
                                                         ilmap_store_body_info *out);
+
+/**
+ * The native map of the body holding address, as the runtime exports it
+ * (GetILToNativeMapping2/3's array; ilmap_native_export() of the map
+ * handed to ilmap_store_add_body()), with the buffer protocol
+ * (doc/buffer-protocol.md). Works in every store: from the kept map, or
+ * in a store created with ILMAP_STORE_COMPACT_NATIVE from the packed
+ * entries. A body attached without a map has none (*total 0).
+ * Allocation-free and lock-free, like every read. O(count).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap below the count; the first cap
+ *         entries written); ILMAP_E_NOT_FOUND (no body holds address;
+ *         *total 0); ILMAP_E_INVALID_ARG (snapshot or total NULL, out
+ *         NULL with cap > 0; *total 0).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_native_entries(
+    const ilmap_store_snapshot *snapshot, uintptr_t address, size_t cap, size_t *total,
+    ilmap_native_entry *out);
 
 /**
  * The snapshot's generation: how many snapshots the store had published

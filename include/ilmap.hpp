@@ -1903,6 +1903,18 @@ public:
                 return ::ilmap_store_snapshot_list_bodies(s_, fid, rejit, cap, total, out);
             });
     }
+    /** The exported native map of the body holding address
+     *  (ilmap_store_snapshot_get_native_entries(); any store, compact
+     *  ones included). Allocates. */
+    result<std::vector<native_entry>> native_entries(nothrow_t,
+                                                     std::uintptr_t address) const noexcept
+    {
+        return detail::copy_out<std::vector<native_entry>>(
+            "ilmap_store_snapshot_get_native_entries",
+            [this, address](std::size_t cap, std::size_t *total, native_entry *out) {
+                return ::ilmap_store_snapshot_get_native_entries(s_, address, cap, total, out);
+            });
+    }
 
 #if ILMAP_CPP_EXCEPTIONS
     /* The throwing forms. */
@@ -1910,6 +1922,10 @@ public:
     std::vector<std::uintptr_t> bodies(function_id fid, rejit_id rejit) const
     {
         return bodies(nothrow, fid, rejit).value();
+    }
+    std::vector<native_entry> native_entries(std::uintptr_t address) const
+    {
+        return native_entries(nothrow, address).value();
     }
 #endif
 

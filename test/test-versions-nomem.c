@@ -382,7 +382,7 @@ static const op ops[] = {
     { "attach_pdb (detach)", op_detach_pdb, 1 },
 };
 
-static void run_op(const op *o, state *before, state *after, state *want_after)
+static void run_op(const op *o, unsigned flags, state *before, state *after, state *want_after)
 {
     ilmap_store *s;
     ilmap_store_reader *r;
@@ -390,7 +390,8 @@ static void run_op(const op *o, state *before, state *after, state *want_after)
     long failed = 0;
 
     /* The answer without failures. */
-    if (ilmap_store_create(4, 0, &s) != ILMAP_OK || ilmap_store_reader_register(s, &r) != ILMAP_OK)
+    if (ilmap_store_create(4, flags, &s) != ILMAP_OK ||
+        ilmap_store_reader_register(s, &r) != ILMAP_OK)
         exit(TEST_EXIT_SETUP_FAILURE);
     populate(s);
     memset(&want_removed, 0, sizeof want_removed);
@@ -399,7 +400,7 @@ static void run_op(const op *o, state *before, state *after, state *want_after)
     ilmap_store_free(s);
 
     for (long n = 0;; n++) {
-        if (ilmap_store_create(4, 0, &s) != ILMAP_OK ||
+        if (ilmap_store_create(4, flags, &s) != ILMAP_OK ||
             ilmap_store_reader_register(s, &r) != ILMAP_OK)
             exit(TEST_EXIT_SETUP_FAILURE);
         populate(s);
@@ -449,7 +450,8 @@ static void run_op(const op *o, state *before, state *after, state *want_after)
     }
     /* A change that publishes allocates at least its snapshot. */
     CHECK(!o->publishes || failed > 0);
-    printf("%s: %ld allocation failures survived\n", o->name, failed);
+    printf("%s%s: %ld allocation failures survived\n", o->name,
+           flags & ILMAP_STORE_COMPACT_NATIVE ? " (compact store)" : "", failed);
 }
 
 int main(int argc, char **argv)
@@ -458,12 +460,16 @@ int main(int argc, char **argv)
 
     (void)argc;
     (void)argv;
-    for (size_t i = 0; i < COUNT(ops); i++) {
-        int failures = test_failures;
-        run_op(&ops[i], &before, &after, &want_after);
-        if (test_failures != failures)
-            fprintf(stderr, "  in %s\n", ops[i].name);
-    }
+    /* Every change in a default store and in a compact one (which packs
+     * the native map when a body is added). */
+    static const unsigned flag_sets[2] = { 0, ILMAP_STORE_COMPACT_NATIVE };
+    for (size_t f = 0; f < COUNT(flag_sets); f++)
+        for (size_t i = 0; i < COUNT(ops); i++) {
+            int failures = test_failures;
+            run_op(&ops[i], flag_sets[f], &before, &after, &want_after);
+            if (test_failures != failures)
+                fprintf(stderr, "  in %s (store flags %#x)\n", ops[i].name, flag_sets[f]);
+        }
     free(before.w);
     free(after.w);
     free(want_after.w);

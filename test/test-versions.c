@@ -130,7 +130,7 @@ static void test_create_and_readers(void)
     ilmap_store_stats stats;
 
     CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_create(0, 2, &s), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 1u << 2, &s), ILMAP_E_INVALID_ARG);
     CHECK(s == NULL);
     {
         /* The writers' fence: asked for or not; in effect only if asked. */
@@ -1155,6 +1155,7 @@ typedef struct rb_world {
     rb_body bodies[RB_BODIES];
     ilmap_entry il_entries[RB_FUNCS][2][16]; /* per function: version 0's map, version 1's */
     size_t il_count[RB_FUNCS][2];
+    unsigned store_flags; /* this round's: 0 or ILMAP_STORE_COMPACT_NATIVE */
 } rb_world;
 
 static ilmap_function_id rb_fid(int f)
@@ -1287,8 +1288,45 @@ static void rb_check(const rb_world *w, ilmap_store_reader *r, uintptr_t a, long
     }
 }
 
+/* A live body's exported native map, as the store gives it back (whole,
+ * and truncated), against the model's map's export; and whether
+ * get_body hands out the map, which a compact store does not keep. */
+static void rb_check_entries(const rb_world *w, ilmap_store_reader *r, const rb_body *o,
+                             long round)
+{
+    ilmap_native_entry want[24], got[24];
+    size_t nwant = 0, ngot = 99, ncut = 99;
+    if (o->native)
+        CHECK_ST(ilmap_native_export(o->native, 24, &nwant, want), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    ilmap_status st = ilmap_store_snapshot_get_native_entries(v, o->ranges[0].start, 24, &ngot,
+                                                              got);
+    ilmap_native_entry cut[1] = { { 7, 7, 7 } };
+    ilmap_status cst = ilmap_store_snapshot_get_native_entries(
+        v, o->ranges[o->nranges - 1].start + o->ranges[o->nranges - 1].size - 1, 1, &ncut, cut);
+    ilmap_store_body_info info;
+    CHECK_ST(ilmap_store_snapshot_get_body(v, o->ranges[0].start, &info), ILMAP_OK);
+    int kept = (info.native_map != NULL) ==
+               (o->native != NULL && !(w->store_flags & ILMAP_STORE_COMPACT_NATIVE));
+    end(r);
+    test_checks++;
+    if (st != ILMAP_OK || ngot != nwant || memcmp(got, want, nwant * sizeof want[0]) != 0 ||
+        cst != (nwant > 1 ? ILMAP_E_TRUNCATED : ILMAP_OK) || ncut != nwant ||
+        (nwant > 0 ? memcmp(&cut[0], &want[0], sizeof cut[0]) != 0
+                   : cut[0].il_offset != 7) ||
+        !kept) {
+        test_failures++;
+        if (test_failures < 10)
+            fprintf(stderr,
+                    "random bodies, round %ld, flags %#x, body at %#" PRIxPTR ": entries %s, "
+                    "%zu of %zu (truncated read %s, %zu), native_map %s\n",
+                    round, w->store_flags, o->ranges[0].start, ilmap_status_str(st), ngot,
+                    nwant, ilmap_status_str(cst), ncut, info.native_map ? "kept" : "NULL");
+    }
+}
+
 /* Every address of every live body's ranges, their edges, and random
- * addresses around. */
+ * addresses around; every live body's exported entries. */
 static void rb_check_all(const rb_world *w, ilmap_store_reader *r, long round)
 {
     for (int b = 0; b < RB_BODIES; b++) {
@@ -1303,6 +1341,8 @@ static void rb_check_all(const rb_world *w, ilmap_store_reader *r, long round)
                 rb_check(w, r, s + d, round);
             rb_check(w, r, s + z - 1, round);
         }
+        if (o->live)
+            rb_check_entries(w, r, o, round);
     }
     for (int i = 0; i < 64; i++)
         rb_check(w, r, w->base + (uintptr_t)(prng_next((prng *)&w->rng) % (w->span + 1)), round);
@@ -1328,7 +1368,8 @@ static void rb_round(rb_world *w, long round)
     }
 
     memset(w->bodies, 0, sizeof w->bodies);
-    CHECK_ST(ilmap_store_create(2, 0, &s), ILMAP_OK);
+    w->store_flags = prng_below(rng, 2) ? ILMAP_STORE_COMPACT_NATIVE : 0;
+    CHECK_ST(ilmap_store_create(2, w->store_flags, &s), ILMAP_OK);
     CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
     for (int f = 0; f < RB_FUNCS; f++) {
         CHECK_ST(ilmap_store_add_function(s, rb_fid(f), MOD1, MD1 + (uint32_t)f), ILMAP_OK);

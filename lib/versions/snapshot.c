@@ -293,3 +293,23 @@ ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot,
     out->il_map = body->il_map;
     return ILMAP_OK;
 }
+
+ilmap_status ilmap_store_snapshot_get_native_entries(const ilmap_store_snapshot *snapshot,
+                                                     uintptr_t address, size_t cap,
+                                                     size_t *total, ilmap_native_entry *out)
+{
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!snapshot)
+        return ILMAP_E_INVALID_ARG;
+    uint32_t ri;
+    const struct store_body *body = body_at(snapshot, address, &ri);
+    if (!body)
+        return ILMAP_E_NOT_FOUND;
+    if (body->native)
+        return ilmap_native_export(body->native, cap, total, out);
+    size_t count = body->packed ? body->packed_count : 0;
+    packed_read(body->packed, copy_out_fit(cap, count), out);
+    return copy_out_done(cap, count, total);
+}

@@ -56,7 +56,8 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     if (!out)
         return ILMAP_E_INVALID_ARG;
     *out = NULL;
-    if ((flags & ~ILMAP_STORE_WRITER_FENCE) || max_readers > ILMAP_STORE_MAX_READERS)
+    if ((flags & ~(ILMAP_STORE_WRITER_FENCE | ILMAP_STORE_COMPACT_NATIVE)) ||
+        max_readers > ILMAP_STORE_MAX_READERS)
         return ILMAP_E_INVALID_ARG;
 
     /* Over-aligned (cache lines): calloc does not promise that. */
@@ -82,6 +83,7 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
         return ILMAP_E_NOMEM;
     }
     bh_init(&s->bodies);
+    s->flags = flags;
     ilmap_atomic_init_ptr(&s->current, empty);
     *out = s;
     return ILMAP_OK;
@@ -646,10 +648,32 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
                                       total, &iv, &niv);
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
+    /* A compact store keeps the map's exported entries, packed, after
+     * the answers (packed.h), and not the map. */
+    ilmap_native_entry *exported = NULL;
+    size_t nexported = 0, packed = 0;
+    if (map && (s->flags & ILMAP_STORE_COMPACT_NATIVE)) {
+        nexported = ilmap_native_get_count(map);
+        size_t ebytes;
+        if (!size_mul(nexported, sizeof *exported, &ebytes)) {
+            free(iv);
+            return draft_fail(&t, ILMAP_E_LIMIT);
+        }
+        exported = malloc(ebytes ? ebytes : 1);
+        size_t got = 0;
+        if (!exported || ilmap_native_export(map, nexported, &got, exported) != ILMAP_OK) {
+            free(exported);
+            free(iv);
+            return draft_fail(&t, ILMAP_E_NOMEM);
+        }
+        packed = packed_bytes(exported, nexported);
+    }
     /* The records start 16-byte aligned: none straddles a cache line. */
     size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
     size_t tail = answers_bytes(niv, total), bytes = 0;
-    if (tail == SIZE_MAX || !size_add(head, tail, &bytes)) {
+    if (tail == SIZE_MAX || packed == SIZE_MAX || nexported > UINT32_MAX ||
+        !size_add(head, tail, &bytes) || !size_add(bytes, packed, &bytes)) {
+        free(exported);
         free(iv);
         return draft_fail(&t, ILMAP_E_LIMIT);
     }
@@ -657,18 +681,27 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
      * freed here on every failure below. */
     struct store_body *body = bh_alloc(&s->bodies, bytes);
     if (!body) {
+        free(exported);
         free(iv);
         return draft_fail(&t, ILMAP_E_NOMEM);
     }
     body->bytes = bytes;
     answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
     free(iv);
+    body->packed = NULL;
+    body->packed_count = (uint32_t)nexported;
+    if (exported) {
+        uint8_t *at = (uint8_t *)body + head + tail;
+        packed_write(exported, nexported, at);
+        body->packed = at;
+        free(exported);
+    }
     body->function_id = fid;
     body->rejit_id = rejit;
     body->module_id = (ilmap_module_id)fn[FUNC_MODULE];
     body->method_def = (uint32_t)fn[FUNC_METHOD_DEF];
     body->flags = flags;
-    body->native = map;
+    body->native = body->packed ? NULL : map;
     body->il = il;
     body->il_map = il ? il->map : NULL;
     body->code_size = total;
@@ -686,6 +719,9 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         bh_free(&s->bodies, body, bytes);
         return st;
     }
+    /* Handed over, and in a compact store not kept: no read saw it. */
+    if (body->packed)
+        ilmap_native_free(map);
     /* The method's source lines, decoded here rather than per sample
      * (doc/source-lines.md#store). */
     pdbref_decode(snapshot_pdbref(current_snapshot(s), body->module_id), body->method_def);

@@ -32,6 +32,7 @@
 #include "versions/answers.h"
 #include "versions/body_heap.h"
 #include "versions/epoch.h"
+#include "versions/packed.h"
 #include "versions/table.h"
 
 enum store_table {
@@ -130,7 +131,10 @@ struct store_body {
     uint32_t method_def;
     unsigned flags;
     body_answers answers;      /* in this allocation, after ranges[] */
-    ilmap_native *native;      /* owned; may be NULL */
+    ilmap_native *native;      /* owned; NULL without a map, or in a compact store */
+    const uint8_t *packed;     /* compact store: the exported entries (packed.h), in this
+                                * allocation after the answers; NULL otherwise */
+    uint32_t packed_count;     /* their number */
     struct store_mapref *il;   /* captured when attached; counted; may be NULL */
     const ilmap *il_map;       /* il->map */
     uint32_t code_size;
@@ -153,6 +157,7 @@ struct ilmap_store {
     epoch_domain epoch;
     _Alignas(64) ilmap_mutex lock; /* writers */
     uint64_t next_gen;                 /* writer-only: transaction generations */
+    unsigned flags;                    /* as created: ILMAP_STORE_* */
     body_heap bodies;                  /* writer-only: the bodies' blocks */
 };
 

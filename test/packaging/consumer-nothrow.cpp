@@ -447,6 +447,9 @@ static void test_store(const std::string &dir)
         CHECK(bodies && (*bodies == std::vector<std::uintptr_t>{ 0x10000 }));
         const auto unknown = snap.versions(ilm::nothrow, 0x999);
         CHECK(!unknown && unknown.status() == ILMAP_E_NOT_FOUND);
+        const auto entries = snap.native_entries(ilm::nothrow, 0x10000);
+        CHECK(entries && entries->size() == 3);
+        CHECK(snap.native_entries(ilm::nothrow, 0x20000).status() == ILMAP_E_NOT_FOUND);
     }
     const auto removed_version = st->remove_version(ilm::nothrow, fid, 1);
     CHECK(removed_version && removed_version->versions == 1);

@@ -230,6 +230,9 @@ static void test_store()
         CHECK(il_map && il_map->old_to_new(7) == 10);
         CHECK(snap.versions(fid) == std::vector<ilm::rejit_id>{ 0 });
         CHECK(snap.bodies(fid, 0) == std::vector<std::uintptr_t>{ 0x10000 });
+        const auto entries = snap.native_entries(0x10000 + 29);
+        CHECK(entries.size() == 3 && entries[1].il_offset == 10 &&
+              entries[1].native_start == 12 && entries[1].native_end == 20);
     }
     const auto again = rd.lookup(0x10000 + 15);
     CHECK(again && again->original_il_offset == 5);
