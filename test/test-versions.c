@@ -1187,7 +1187,9 @@ static ilmap *rb_il(const ilmap_entry *e, size_t n)
 }
 
 /* A random native map for code_size bytes: normal entries, specials, end
- * 0 (open) entries, as ilmap_native_from_entries() accepts them; count 0
+ * 0 (open) entries, as ilmap_native_from_entries() accepts them, IL
+ * offsets about 65,535 now and then (a body's answers take the wide form
+ * past it, as past 64 KiB of code: answers.h); count 0
  * when it refuses the draw (the body then has no map). */
 static size_t rb_native_entries(prng *rng, uint32_t code_size, ilmap_native_entry *e)
 {
@@ -1199,7 +1201,9 @@ static size_t rb_native_entries(prng *rng, uint32_t code_size, ilmap_native_entr
         uint32_t end = code_size - at < len ? code_size : at + len;
         uint32_t pick = prng_below(rng, 10);
         e[k].il_offset = pick == 0 ? ILMAP_PROLOG : pick == 1 ? ILMAP_EPILOG
-                       : pick == 2 ? ILMAP_NO_MAPPING : prng_below(rng, 120);
+                       : pick == 2 ? ILMAP_NO_MAPPING
+                       : pick == 3 && prng_below(rng, 4) == 0 ? 65530 + prng_below(rng, 12)
+                                                               : prng_below(rng, 120);
         e[k].native_start = at;
         e[k].native_end = prng_below(rng, 6) == 0 ? 0 : end;
         k++;
@@ -1476,7 +1480,9 @@ static void test_body_bytes(void)
     CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
     size_t chunk = st.body_bytes;
     CHECK(chunk >= 64 && chunk % 64 == 0);
-    /* 1,024 intervals of 2 bytes each: answers of 16 KiB, a block of its own. */
+    /* 1,024 intervals of 2 bytes each, IL offsets below 65,536: the
+     * narrow form (answers.h), 8 bytes an interval, 8 KiB, a block of its
+     * own. */
     enum { N = 1024 };
     static ilmap_native_entry e[N];
     for (uint32_t i = 0; i < N; i++) {
@@ -1489,11 +1495,90 @@ static void test_body_bytes(void)
     const ilmap_code_range large = { 0x20000, 2 * N };
     CHECK_ST(ilmap_store_add_body(s, FID1, 0, &large, 1, big, 0), ILMAP_OK);
     CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
-    CHECK(st.body_bytes >= chunk + 16u * N && st.body_bytes % 64 == 0);
+    size_t narrow = st.body_bytes - chunk;
+    CHECK(narrow >= 8u * N && narrow < 16u * N && st.body_bytes % 64 == 0);
+    /* The same with IL offsets past 65,535: the wide form, 16 bytes an
+     * interval; both answer as their maps do. */
+    for (uint32_t i = 0; i < N; i++)
+        e[i].il_offset = 70000u + i;
+    ilmap_native *wide = NULL;
+    CHECK_ST(ilmap_native_from_entries(e, N, 2 * N, &wide), ILMAP_OK);
+    const ilmap_code_range wider = { 0x30000, 2 * N };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, &wider, 1, wide, 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
+    CHECK(st.body_bytes - chunk - narrow >= 16u * N);
+    ilmap_store_reader *r = NULL;
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    ilmap_store_location loc;
+    CHECK_ST(ilmap_store_lookup(r, 0x20000 + 2 * 700 + 1, &loc), ILMAP_OK);
+    CHECK(loc.il_offset == 700 && loc.mapping == ILMAP_MAPPING_APPROXIMATE);
+    CHECK_ST(ilmap_store_lookup(r, 0x30000 + 2 * 700, &loc), ILMAP_OK);
+    CHECK(loc.il_offset == 70700 && loc.mapping == ILMAP_MAPPING_EXACT);
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
+    CHECK_ST(ilmap_store_remove_body(s, 0x30000), ILMAP_OK);
     CHECK_ST(ilmap_store_remove_body(s, 0x20000), ILMAP_OK);
     CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
     CHECK_ST(ilmap_store_get_stats(s, &st), ILMAP_OK);
     CHECK(st.body_bytes == chunk);
+    ilmap_store_free(s);
+}
+
+/* What a body costs a compact store (ILMAP_STORE_COMPACT_NATIVE): its
+ * block (fields, range, narrow answers, packed entries) and nothing else,
+ * the map freed, under 2x the runtime's exported array for it (12 bytes
+ * an entry; doc/performance.md#store-compact). The IL maps, tables and
+ * index the store keeps besides are not in this bound. */
+static void test_compact_body_bytes(void)
+{
+    enum { N = 1024 };
+    static ilmap_native_entry e[N], back[N];
+    ilmap_store *s = NULL;
+    ilmap_store_stats before, after;
+    CHECK_ST(ilmap_store_create(0, ILMAP_STORE_COMPACT_NATIVE, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &before), ILMAP_OK);
+    for (uint32_t i = 0; i < N; i++) {
+        e[i].il_offset = 3 * i;
+        e[i].native_start = 5 * i;
+        e[i].native_end = 5 * i + 5;
+    }
+    ilmap_native *m = NULL;
+    CHECK_ST(ilmap_native_from_entries(e, N, 5 * N, &m), ILMAP_OK);
+    const ilmap_code_range code = { 0x40000, 5 * N };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 0, &code, 1, m, 0), ILMAP_OK);
+    CHECK_ST(ilmap_store_get_stats(s, &after), ILMAP_OK);
+    size_t block = after.body_bytes - before.body_bytes;
+    CHECK(block > 0 && block <= 2u * 12u * N);
+    ilmap_store_reader *r = NULL;
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    size_t total = 0;
+    ilmap_store_body_info info;
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x40000 + 7, N, &total, back), ILMAP_OK);
+    CHECK(total == N && memcmp(back, e, sizeof e) == 0);
+    CHECK_ST(ilmap_store_snapshot_get_body(v, 0x40000, &info), ILMAP_OK);
+    CHECK(info.native_map == NULL);
+    /* The buffer protocol: a size query, a short buffer, bad arguments. */
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x40000, 0, &total, NULL), ILMAP_OK);
+    CHECK(total == N);
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x40000, 3, &total, back),
+             ILMAP_E_TRUNCATED);
+    CHECK(total == N && memcmp(back, e, 3 * sizeof e[0]) == 0);
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x40000, 3, NULL, back),
+             ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x40000, 3, &total, NULL),
+             ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(NULL, 0x40000, 3, &total, back),
+             ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_native_entries(v, 0x90000, 3, &total, back),
+             ILMAP_E_NOT_FOUND);
+    CHECK(total == 0);
+    end(r);
+    printf("compact store: a body of %d entries takes %zu bytes, %.1f an entry (the exported "
+           "array: 12)\n",
+           N, block, (double)block / N);
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
     ilmap_store_free(s);
 }
 
@@ -1506,6 +1591,7 @@ int main(int argc, char **argv)
     test_revert();
     test_bodies();
     test_body_bytes();
+    test_compact_body_bytes();
     test_remove();
     test_remove_under_readers();
     test_nesting_and_reclaim();

@@ -160,14 +160,24 @@ ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, in
     return ILMAP_OK;
 }
 
-/* The slot table's bytes (nslots + 1 counts), rounded up so that the
- * records after it start 16-byte aligned. */
-static size_t slot_table_bytes(uint32_t nslots)
+/* The slot table's bytes (nslots + 1 counts of count_size bytes),
+ * rounded up so that the records after it start 16-byte aligned. */
+static size_t slot_table_bytes(uint32_t nslots, size_t count_size)
 {
-    return (((size_t)nslots + 1u) * sizeof(uint32_t) + 15u) & ~(size_t)15u;
+    return (((size_t)nslots + 1u) * count_size + 15u) & ~(size_t)15u;
 }
 
-size_t answers_bytes(uint32_t count, uint32_t code_size)
+int answers_narrow(const answer_interval *iv, uint32_t count, uint32_t code_size)
+{
+    if (code_size > 0x10000u || count > 0xFFFFu)
+        return 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (iv[i].il > 0xFFFFu || iv[i].original > 0xFFFFu)
+            return 0;
+    return 1;
+}
+
+size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_size)
 {
     /* The slot table first, then the records: the table sits right behind
      * the body's fields, inside the lines the index's hint prefetches with
@@ -176,9 +186,11 @@ size_t answers_bytes(uint32_t count, uint32_t code_size)
     size_t records = 0, bytes = 0;
     if (count == 0)
         return 0;
+    int narrow = answers_narrow(iv, count, code_size);
     (void)search_slot_shift(code_size, count, &nslots);
-    if (!size_mul(count, sizeof(answer_record), &records) ||
-        !size_add(slot_table_bytes(nslots), records, &bytes))
+    if (!size_mul(count, narrow ? sizeof(answer_record16) : sizeof(answer_record), &records) ||
+        !size_add(slot_table_bytes(nslots, narrow ? sizeof(uint16_t) : sizeof(uint32_t)),
+                  records, &bytes))
         return SIZE_MAX;
     return bytes;
 }
@@ -191,20 +203,36 @@ void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_
     memset(out, 0, sizeof *out);
     if (count == 0)
         return;
-    uint32_t shift = search_slot_shift(code_size, count, &nslots);
-    uint32_t *below = mem;
-    answer_record *records =
-        (answer_record *)(void *)((unsigned char *)mem + slot_table_bytes(nslots));
-    for (uint32_t i = 0; i < count; i++) {
-        records[i].start = iv[i].start;
-        records[i].il = iv[i].il;
-        records[i].original = iv[i].original;
-        records[i].kind = iv[i].kind;
-    }
-    out->shift = shift;
-    search_slots_u32(&records[0].start, sizeof(answer_record) / sizeof(uint32_t), count,
-                     out->shift, nslots, below);
+    unsigned shift = search_slot_shift(code_size, count, &nslots);
     out->count = count;
-    out->below = below;
-    out->records = records;
+    out->shift = (uint16_t)shift;
+    out->narrow = (uint16_t)answers_narrow(iv, count, code_size);
+    out->below = mem;
+    if (out->narrow) {
+        uint16_t *below = mem;
+        answer_record16 *records = (answer_record16 *)(void *)((unsigned char *)mem +
+                                                               slot_table_bytes(nslots, 2));
+        for (uint32_t i = 0; i < count; i++) {
+            records[i].start = (uint16_t)iv[i].start;
+            records[i].il = (uint16_t)iv[i].il;
+            records[i].original = (uint16_t)iv[i].original;
+            records[i].kind = iv[i].kind;
+        }
+        search_slots_u16(&records[0].start, sizeof(answer_record16) / sizeof(uint16_t), count,
+                         shift, nslots, below);
+        out->records = records;
+    } else {
+        uint32_t *below = mem;
+        answer_record *records = (answer_record *)(void *)((unsigned char *)mem +
+                                                           slot_table_bytes(nslots, 4));
+        for (uint32_t i = 0; i < count; i++) {
+            records[i].start = iv[i].start;
+            records[i].il = iv[i].il;
+            records[i].original = iv[i].original;
+            records[i].kind = iv[i].kind;
+        }
+        search_slots_u32(&records[0].start, sizeof(answer_record) / sizeof(uint32_t), count,
+                         shift, nslots, below);
+        out->records = records;
+    }
 }

@@ -16,7 +16,8 @@
  * IL offset and the mapping, with a flag for "EXACT at the start, the
  * mapping elsewhere". It is laid out right behind the body, in the same
  * allocation, for a sampler's cold lookups: each interval's start and
- * answer in one 16-byte record, and a slot table over the body's code
+ * answer in one 16-byte record (8 bytes where the body's offsets fit 16
+ * bits, the narrow form), and a slot table over the body's code
  * (common/search.h) that leads to the one or two records to compare. The
  * slot table comes first, right behind the body's fields and ranges, in
  * the lines the address index's hint prefetches with them (at most 8), so
@@ -48,16 +49,28 @@ typedef struct answer_record {
     uint32_t kind; /* ILMAP_MAPPING_* | ANSWER_EXACT_AT_START */
 } answer_record;
 
+/* The same in 8 bytes (eight per line), for a body whose code is at most
+ * 64 KiB, with fewer than 65,536 intervals and every IL offset and
+ * original IL offset below 65,536: most bodies (answers_narrow()). */
+typedef struct answer_record16 {
+    uint16_t start;
+    uint16_t il, original;
+    uint16_t kind;
+} answer_record16;
+
 /*
  * A body's answers: the intervals' records by start, and a slot table
  * over the body's code (search.h): about one slot per interval, so a
- * lookup reads the slot's two counts and then one or two records.
+ * lookup reads the slot's two counts and then one or two records. Two
+ * forms: wide (answer_record, 32-bit slot counts) and narrow
+ * (answer_record16, 16-bit slot counts), half the bytes.
  */
 typedef struct body_answers {
     uint32_t count;  /* intervals; 0: no native map (NO_INFO) */
-    uint32_t shift;  /* slots of 2^shift bytes of code */
-    const uint32_t *below;           /* per slot, intervals starting before it */
-    const answer_record *records;    /* ascending starts, records[0].start == 0 */
+    uint16_t shift;  /* slots of 2^shift bytes of code */
+    uint16_t narrow; /* 1: the narrow form */
+    const void *below;   /* per slot, intervals starting before it: uint32_t or uint16_t */
+    const void *records; /* ascending starts, the first at 0: answer_record(16) */
 } body_answers;
 
 /* One interval while composing. */
@@ -73,9 +86,14 @@ typedef struct answer_interval {
 ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, int original_il,
                              uint32_t code_size, answer_interval **out, uint32_t *count);
 
+/* Whether count intervals over code_size bytes of code take the narrow
+ * form. */
+int answers_narrow(const answer_interval *iv, uint32_t count, uint32_t code_size);
+
 /* Bytes answers_place() writes for count intervals over code_size bytes
- * of code (overflow-checked: SIZE_MAX when it does not fit). */
-size_t answers_bytes(uint32_t count, uint32_t code_size);
+ * of code, in the form answers_narrow() chose (overflow-checked:
+ * SIZE_MAX when it does not fit). */
+size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_size);
 
 /* Lays the intervals out at mem (answers_bytes() bytes, 16-byte aligned)
  * and points out at them. */
@@ -90,15 +108,30 @@ static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *i
         *il = *original = 0;
         return ILMAP_MAPPING_NO_INFO;
     }
-    /* records[0].start == 0 <= x: the rank is at least 1. */
-    const uint32_t stride = sizeof(answer_record) / sizeof(uint32_t);
-    uint32_t i = search_slot_rank_u32(&a->records[0].start, stride, a->below, a->shift, x) - 1;
-    const answer_record *r = &a->records[i];
-    *il = r->il;
-    *original = r->original;
-    if ((r->kind & ANSWER_EXACT_AT_START) && x == r->start)
+    /* The first record starts at 0 <= x: the rank is at least 1. */
+    uint32_t start, kind;
+    if (a->narrow) {
+        const answer_record16 *rs = (const answer_record16 *)a->records;
+        const uint32_t stride = sizeof(answer_record16) / sizeof(uint16_t);
+        uint32_t i = search_slot_rank_u16(&rs[0].start, stride, (const uint16_t *)a->below,
+                                          a->shift, (uint16_t)x) - 1;
+        start = rs[i].start;
+        *il = rs[i].il;
+        *original = rs[i].original;
+        kind = rs[i].kind;
+    } else {
+        const answer_record *rs = (const answer_record *)a->records;
+        const uint32_t stride = sizeof(answer_record) / sizeof(uint32_t);
+        uint32_t i = search_slot_rank_u32(&rs[0].start, stride, (const uint32_t *)a->below,
+                                          a->shift, x) - 1;
+        start = rs[i].start;
+        *il = rs[i].il;
+        *original = rs[i].original;
+        kind = rs[i].kind;
+    }
+    if ((kind & ANSWER_EXACT_AT_START) && x == start)
         return ILMAP_MAPPING_EXACT;
-    return r->kind & ~ANSWER_EXACT_AT_START;
+    return kind & ~ANSWER_EXACT_AT_START;
 }
 
 #endif

@@ -562,8 +562,10 @@ static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
 static ilmap_status link_body(store_draft *t, const struct store_body *body)
 {
     /* The index's prefetch hint: the lines a lookup reads, the first few
-     * or the whole body if small. */
-    size_t whole = (body->bytes + BH_LINE - 1u) / BH_LINE;
+     * or the whole body if small (up to its answers' end: a compact
+     * store's packed entries come after them, lookups never read those). */
+    size_t used = body->packed ? (size_t)(body->packed - (const uint8_t *)body) : body->bytes;
+    size_t whole = (used + BH_LINE - 1u) / BH_LINE;
     uint32_t lines = (uint32_t)(whole < AX_MAX_LINES ? whole : AX_MAX_LINES);
     const uint64_t entry[BODY_WORDS] = { [BODY_FUNC] = body->function_id,
                                          [BODY_REJIT] = body->rejit_id,
@@ -670,7 +672,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     }
     /* The records start 16-byte aligned: none straddles a cache line. */
     size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
-    size_t tail = answers_bytes(niv, total), bytes = 0;
+    size_t tail = answers_bytes(iv, niv, total), bytes = 0;
     if (tail == SIZE_MAX || packed == SIZE_MAX || nexported > UINT32_MAX ||
         !size_add(head, tail, &bytes) || !size_add(bytes, packed, &bytes)) {
         free(exported);
