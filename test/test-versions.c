@@ -1464,6 +1464,17 @@ static void test_random_bodies(uint64_t seed)
         rb_round(&w, round);
 }
 
+/* n entries of width bytes of code each, IL offsets il_base + il_step * i. */
+static void stride_entries(ilmap_native_entry *e, uint32_t n, uint32_t il_base,
+                           uint32_t il_step, uint32_t width)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        e[i].il_offset = il_base + il_step * i;
+        e[i].native_start = width * i;
+        e[i].native_end = width * i + width;
+    }
+}
+
 /* ilmap_store_stats.body_bytes: the bodies' blocks, from the store's own
  * chunks (a first small body takes a chunk) or, past 4 KiB, one block
  * each, given back when the body is reclaimed. */
@@ -1485,11 +1496,7 @@ static void test_body_bytes(void)
      * own. */
     enum { N = 1024 };
     static ilmap_native_entry e[N];
-    for (uint32_t i = 0; i < N; i++) {
-        e[i].il_offset = i;
-        e[i].native_start = 2 * i;
-        e[i].native_end = 2 * i + 2;
-    }
+    stride_entries(e, N, 0, 1, 2);
     ilmap_native *big = NULL;
     CHECK_ST(ilmap_native_from_entries(e, N, 2 * N, &big), ILMAP_OK);
     const ilmap_code_range large = { 0x20000, 2 * N };
@@ -1499,8 +1506,7 @@ static void test_body_bytes(void)
     CHECK(narrow >= 8u * N && narrow < 16u * N && st.body_bytes % 64 == 0);
     /* The same with IL offsets past 65,535: the wide form, 16 bytes an
      * interval; both answer as their maps do. */
-    for (uint32_t i = 0; i < N; i++)
-        e[i].il_offset = 70000u + i;
+    stride_entries(e, N, 70000u, 1, 2);
     ilmap_native *wide = NULL;
     CHECK_ST(ilmap_native_from_entries(e, N, 2 * N, &wide), ILMAP_OK);
     const ilmap_code_range wider = { 0x30000, 2 * N };
@@ -1537,11 +1543,7 @@ static void test_compact_body_bytes(void)
     CHECK_ST(ilmap_store_create(0, ILMAP_STORE_COMPACT_NATIVE, &s), ILMAP_OK);
     CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
     CHECK_ST(ilmap_store_get_stats(s, &before), ILMAP_OK);
-    for (uint32_t i = 0; i < N; i++) {
-        e[i].il_offset = 3 * i;
-        e[i].native_start = 5 * i;
-        e[i].native_end = 5 * i + 5;
-    }
+    stride_entries(e, N, 0, 3, 5);
     ilmap_native *m = NULL;
     CHECK_ST(ilmap_native_from_entries(e, N, 5 * N, &m), ILMAP_OK);
     const ilmap_code_range code = { 0x40000, 5 * N };
