@@ -43,6 +43,14 @@
 #ifndef SHIM_PLATFORM_ELT_HOOKS_H
 #define SHIM_PLATFORM_ELT_HOOKS_H
 
+/* Where the stubs read shim_elt_hook_counts' fields (below), in
+ * pointer-sized words: the .S files include this header for these two
+ * and nothing else; elt_hooks_fixed.c asserts them against the struct. */
+#define SHIM_ELT_HOOK_CAPACITY_AT 3
+#define SHIM_ELT_HOOK_UNKNOWN_AT 4
+
+#ifndef __ASSEMBLER__
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,9 +62,9 @@ enum shim_elt_kind { SHIM_ELT_ENTER = 0, SHIM_ELT_LEAVE = 1, SHIM_ELT_TAILCALL =
 /*
  * What the stubs count into. A hook of kind k with client ID id adds 1
  * to counts[k][id] when 1 <= id <= capacity, else to *unknown; with
- * counts[k] NULL it counts nothing. Every field is read by the .S files
- * at a fixed offset (SHIM_ELT_HOOK_*_AT, in pointer-sized words), held by
- * the static assertions in elt_hooks_fixed.c. Filled once, before the
+ * counts[k] NULL it counts nothing. The .S files read the fields at
+ * fixed offsets: counts[k] at word k, the others at SHIM_ELT_HOOK_*_AT
+ * (above). Filled once, before the
  * hooks are handed to the runtime (shim_elt_start), never changed after;
  * zero until then. On Windows x86 a count is two locked 32-bit additions
  * (low word, then the carry): exact once the hooks are quiet, which is
@@ -67,9 +75,6 @@ typedef struct shim_elt_hook_table {
     uintptr_t capacity;
     atomic_uint_least64_t *unknown;
 } shim_elt_hook_table;
-
-#define SHIM_ELT_HOOK_CAPACITY_AT 3
-#define SHIM_ELT_HOOK_UNKNOWN_AT 4
 
 /* The process's table (one set of hooks per process). */
 extern shim_elt_hook_table shim_elt_hook_counts;
@@ -90,5 +95,7 @@ typedef struct shim_elt_hooks {
  * it has none (*out zeroed).
  */
 int shim_elt_hooks_get(shim_elt_hooks *out, int floor);
+
+#endif /* __ASSEMBLER__ */
 
 #endif

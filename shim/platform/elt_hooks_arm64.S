@@ -15,6 +15,8 @@
  *
  * shim_elt_floor_stub, for floor mode, only returns.
  */
+#include "platform/elt_hooks.h"
+
         .text
 
         .hidden shim_elt_hook_counts
@@ -31,7 +33,7 @@
         ldr     x12, [x9, #8 * \kind]
         cbz     x12, 2f                 /* no table yet: nothing counted */
         cbz     x10, 1f
-        ldr     x11, [x9, #8 * 3]       /* capacity */
+        ldr     x11, [x9, #8 * SHIM_ELT_HOOK_CAPACITY_AT]
         cmp     x10, x11
         b.hi    1f
         add     x12, x12, x10, lsl #3
@@ -40,7 +42,7 @@
         stxr    w13, x11, [x12]
         cbnz    w13, 3b
 2:      ret
-1:      ldr     x12, [x9, #8 * 4]       /* unknown: not a client ID of the mapper */
+1:      ldr     x12, [x9, #8 * SHIM_ELT_HOOK_UNKNOWN_AT] /* not a client ID of the mapper */
         b       3b
         .cfi_endproc
         .size \name, . - \name

@@ -14,9 +14,11 @@
  *
  * _shim_elt_floor_stub@4, for floor mode, only returns (popping the ID).
  */
+#include "platform/elt_hooks.h"
+
 #define TABLE _shim_elt_hook_counts
-#define CAPACITY (TABLE + 3 * 4)
-#define UNKNOWN (TABLE + 4 * 4)
+#define CAPACITY (TABLE + SHIM_ELT_HOOK_CAPACITY_AT * 4)
+#define UNKNOWN (TABLE + SHIM_ELT_HOOK_UNKNOWN_AT * 4)
 
         .text
 

@@ -15,9 +15,11 @@
  *
  * shim_elt_floor_stub, for floor mode, only returns.
  */
+#include "platform/elt_hooks.h"
+
 #define TABLE shim_elt_hook_counts
-#define CAPACITY (TABLE + 3 * 8)
-#define UNKNOWN (TABLE + 4 * 8)
+#define CAPACITY (TABLE + SHIM_ELT_HOOK_CAPACITY_AT * 8)
+#define UNKNOWN (TABLE + SHIM_ELT_HOOK_UNKNOWN_AT * 8)
 
         .text
 
