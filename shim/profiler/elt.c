@@ -41,34 +41,22 @@ static void bump(atomic_uint_least64_t *counter)
 
 /* ---- What the runtime calls ------------------------------------------ */
 
-enum hook_kind { HOOK_ENTER, HOOK_LEAVE, HOOK_TAILCALL };
-
-/* Argument mode's counting (its hooks are C, through the runtime's slow
- * path): the same rule as the stubs'. */
-static void count_hook(UINT_PTR id, enum hook_kind kind)
+/* The stubs' counting (platform/elt_hooks.h) in C, over the same table:
+ * argument mode's slow-path hooks count this way. */
+void shim_elt_count(uintptr_t id, int kind)
 {
-    shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
-    if (!e)
+    const shim_elt_hook_table *t = &shim_elt_hook_counts;
+    atomic_uint_least64_t *counts = t->counts[kind];
+    if (!counts)
         return;
     /* 0 and IDs past the table are not client IDs of this mapper: a
      * FunctionID (no mapper in force) or garbage. Counted, never used as
      * an index. */
-    if (id == 0 || id > e->capacity) {
-        bump(&e->unknown_ids);
+    if (id == 0 || id > t->capacity) {
+        bump(t->unknown);
         return;
     }
-    atomic_uint_least64_t *counts = kind == HOOK_ENTER   ? e->enters
-                                    : kind == HOOK_LEAVE ? e->leaves
-                                                         : e->tailcalls;
     bump(&counts[id]);
-}
-
-/* The C form of what the fast-path stubs count (platform/elt_hooks.h). */
-void shim_elt_count(uintptr_t id, int kind)
-{
-    count_hook(id, kind == SHIM_ELT_LEAVE      ? HOOK_LEAVE
-                   : kind == SHIM_ELT_TAILCALL ? HOOK_TAILCALL
-                                               : HOOK_ENTER);
 }
 
 /* Argument mode's slow-path hooks: plain C, called through the runtime's
@@ -94,17 +82,17 @@ static shim_args_target *args_target(shim_elt *e, UINT_PTR id, FunctionID *funct
 }
 
 /* The three slow-path hooks differ only in what they hand args.c. */
-static void args_hook(UINT_PTR id, COR_PRF_ELT_INFO elt, enum hook_kind kind)
+static void args_hook(UINT_PTR id, COR_PRF_ELT_INFO elt, enum shim_elt_kind kind)
 {
-    count_hook(id, kind);
+    shim_elt_count(id, kind);
     shim_elt *e = atomic_load_explicit(&active, memory_order_acquire);
     FunctionID function = 0;
     shim_args_target *t = args_target(e, id, &function);
     if (!t)
         return;
-    if (kind == HOOK_ENTER)
+    if (kind == SHIM_ELT_ENTER)
         shim_args_enter(e->args, t, function, elt);
-    else if (kind == HOOK_LEAVE)
+    else if (kind == SHIM_ELT_LEAVE)
         shim_args_leave(e->args, t, function, elt);
     else
         shim_args_tailcall(e->args, t);
@@ -112,17 +100,17 @@ static void args_hook(UINT_PTR id, COR_PRF_ELT_INFO elt, enum hook_kind kind)
 
 static void CLR_STDCALL args_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    args_hook(id.clientID, elt, HOOK_ENTER);
+    args_hook(id.clientID, elt, SHIM_ELT_ENTER);
 }
 
 static void CLR_STDCALL args_leave(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    args_hook(id.clientID, elt, HOOK_LEAVE);
+    args_hook(id.clientID, elt, SHIM_ELT_LEAVE);
 }
 
 static void CLR_STDCALL args_tailcall(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    args_hook(id.clientID, elt, HOOK_TAILCALL);
+    args_hook(id.clientID, elt, SHIM_ELT_TAILCALL);
 }
 
 int shim_elt_watched(shim_elt *e, ModuleID module)
@@ -268,10 +256,10 @@ int shim_elt_start(shim_elt *e, ICorProfilerInfo4 *info, size_t max_functions)
         return 1;
     }
     /* Published before the runtime can call anything: the slow-path
-     * hooks find e through active, the stubs count through the table
-     * (floor mode's count nothing). */
+     * hooks find e through active; both kinds of hook count through the
+     * table (floor mode's count nothing). */
     atomic_store_explicit(&active, e, memory_order_release);
-    if (!e->args && !e->floor) {
+    if (!e->floor) {
         shim_elt_hook_counts.capacity = e->capacity;
         shim_elt_hook_counts.unknown = &e->unknown_ids;
         shim_elt_hook_counts.counts[SHIM_ELT_ENTER] = e->enters;
