@@ -177,7 +177,7 @@ int answers_narrow(const answer_interval *iv, uint32_t count, uint32_t code_size
     return 1;
 }
 
-size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_size)
+size_t answers_bytes(uint32_t count, uint32_t code_size, int narrow)
 {
     /* The slot table first, then the records: the table sits right behind
      * the body's fields, inside the lines the index's hint prefetches with
@@ -186,7 +186,6 @@ size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_si
     size_t records = 0, bytes = 0;
     if (count == 0)
         return 0;
-    int narrow = answers_narrow(iv, count, code_size);
     (void)search_slot_shift(code_size, count, &nslots);
     if (!size_mul(count, narrow ? sizeof(answer_record16) : sizeof(answer_record), &records) ||
         !size_add(slot_table_bytes(nslots, narrow ? sizeof(uint16_t) : sizeof(uint32_t)),
@@ -196,7 +195,7 @@ size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_si
 }
 
 void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
-                   body_answers *out)
+                   int narrow, body_answers *out)
 {
     uint32_t nslots = 0;
 
@@ -206,7 +205,7 @@ void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_
     unsigned shift = search_slot_shift(code_size, count, &nslots);
     out->count = count;
     out->shift = (uint16_t)shift;
-    out->narrow = (uint16_t)answers_narrow(iv, count, code_size);
+    out->narrow = narrow != 0;
     out->below = mem;
     if (out->narrow) {
         uint16_t *below = mem;

@@ -86,19 +86,19 @@ typedef struct answer_interval {
 ilmap_status answers_compose(const ilmap_native *native, const ilmap *il_map, int original_il,
                              uint32_t code_size, answer_interval **out, uint32_t *count);
 
-/* Whether count intervals over code_size bytes of code take the narrow
- * form. */
+/* Whether count intervals over code_size bytes of code can take the
+ * narrow form. */
 int answers_narrow(const answer_interval *iv, uint32_t count, uint32_t code_size);
 
 /* Bytes answers_place() writes for count intervals over code_size bytes
- * of code, in the form answers_narrow() chose (overflow-checked:
+ * of code, narrow (answers_narrow()'s answer) or not (overflow-checked:
  * SIZE_MAX when it does not fit). */
-size_t answers_bytes(const answer_interval *iv, uint32_t count, uint32_t code_size);
+size_t answers_bytes(uint32_t count, uint32_t code_size, int narrow);
 
-/* Lays the intervals out at mem (answers_bytes() bytes, 16-byte aligned)
- * and points out at them. */
+/* Lays the intervals out at mem (answers_bytes() bytes, 16-byte aligned),
+ * in the form narrow says, and points out at them. */
 void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
-                   body_answers *out);
+                   int narrow, body_answers *out);
 
 /* The answer at native offset x (< the body's code size). */
 static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *il,

@@ -672,7 +672,8 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     }
     /* The records start 16-byte aligned: none straddles a cache line. */
     size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
-    size_t tail = answers_bytes(iv, niv, total), bytes = 0;
+    int narrow = answers_narrow(iv, niv, total);
+    size_t tail = answers_bytes(niv, total, narrow), bytes = 0;
     if (tail == SIZE_MAX || packed == SIZE_MAX || nexported > UINT32_MAX ||
         !size_add(head, tail, &bytes) || !size_add(bytes, packed, &bytes)) {
         free(exported);
@@ -688,7 +689,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
         return draft_fail(&t, ILMAP_E_NOMEM);
     }
     body->bytes = bytes;
-    answers_place((unsigned char *)body + head, iv, niv, total, &body->answers);
+    answers_place((unsigned char *)body + head, iv, niv, total, narrow, &body->answers);
     free(iv);
     body->packed = NULL;
     body->packed_count = (uint32_t)nexported;
