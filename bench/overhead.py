@@ -69,7 +69,7 @@ def main():
                     "here, blank-separated (wine; qemu-aarch64 -L /usr/aarch64-linux-gnu)")
     args = ap.parse_args()
     args.target = clr_common.Target(args.rid, args.runner)
-    t = args.target
+    target = args.target
     args.sanitize, args.cc, args.cc_path = "none", "", ""
 
     if shutil.which("dotnet") is None:
@@ -82,7 +82,7 @@ def main():
     if code is not None:
         return code
     selection, how = fc.NAMESPACE_SELECTION, "namespaces " + ", ".join(fc.NAMESPACES)
-    print(f"[overhead] selection: {how}; runtime: {t.describe()}", flush=True)
+    print(f"[overhead] selection: {how}; runtime: {target.describe()}", flush=True)
 
     modes = [m for m in args.modes.split(",") if m]
     started = time.monotonic()
@@ -91,21 +91,22 @@ def main():
         if mode == "plain":
             e = env
         elif mode == "floor":
-            e = dict(fc.mode_env(env, args.shim, "hooks", selection, target=t),
+            e = dict(fc.mode_env(env, args.shim, "hooks", selection, target=target),
                      ILMAP_SHIM_ELT_FLOOR="1")
         else:
-            e = fc.mode_env(env, args.shim, mode, selection, target=t)
+            e = fc.mode_env(env, args.shim, mode, selection, target=target)
         starts = []
         for _ in range(args.startup_runs):
-            proc, secs = clr_common.run(t.argv(dll, "--startup"), e, timeout=t.timeout(300))
+            proc, secs = clr_common.run(target.argv(dll, "--startup"), e,
+                                        timeout=target.timeout(300))
             if proc.returncode != 0:
                 print(f"[overhead] {mode}: --startup failed (rc {proc.returncode})")
                 break
             starts.append(secs)
         firsts, rates = [], []
         for _ in range(args.throughput_runs):
-            proc, _ = clr_common.run(t.argv(dll, "--iterations", str(args.iterations)),
-                                     e, timeout=t.timeout(600))
+            proc, _ = clr_common.run(target.argv(dll, "--iterations", str(args.iterations)),
+                                     e, timeout=target.timeout(600))
             rate = program_figure(proc.stderr, "throughput")
             first = program_figure(proc.stderr, "first iteration")
             if proc.returncode != 0 or rate is None:
@@ -126,7 +127,8 @@ def main():
     def fmt(v, spec):
         return format(v, spec) if v is not None else "-"
     print()
-    print(f"profiler overhead, {t.describe()}, {os.cpu_count()} cores; startup median of {args.startup_runs}, "
+    print(f"profiler overhead, {target.describe()}, {os.cpu_count()} cores; startup median of "
+          f"{args.startup_runs}, "
           f"throughput median of {args.throughput_runs} runs x {args.iterations} iterations")
     print(f"{'mode':10} {'startup ms':>10} {'ratio':>7} {'first it ms':>11} {'ratio':>7} "
           f"{'ops/s':>8} {'ratio':>7}")
