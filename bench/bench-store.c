@@ -40,13 +40,12 @@
 #include <malloc.h>
 #endif
 
+#include "../test/store-shapes.h"
 #include "bench.h"
 #include "ilmap-versions.h"
 
 #define QUERIES (1u << 18)
 #define BLOCK (256u * 1024u)
-#define MIN_BODY 32u
-#define MAX_BODY 16384u
 
 #define JSON_EXAMPLE                                                                         \
     "{\"op\": \"store_scale\", \"n\": 100000, \"queries\": \"zipf\", \"ilmap_ns\": 45.1, "       \
@@ -140,14 +139,11 @@ static void build_world(world *w, uint32_t n)
     uintptr_t image_at = image, block_at = heap, block_end = heap;
     for (uint32_t i = 0; i < n; i++) {
         body *b = &w->bodies[i];
-        /* Log-uniform: a random octave of [32, 16384), uniform inside. */
-        uint32_t octave = MIN_BODY << prng_below(&rng, 9);
-        uint32_t size = octave + prng_below(&rng, octave);
+        uint32_t size = shape_body_size(&rng);
         b->size = size;
         b->func = i < funcs ? i : prng_below(&rng, funcs);
         b->rejit = i < funcs ? 0 : 1;
-        uint32_t ne = size / 24u;
-        b->nentries = ne < 2 ? 2 : ne > 400 ? 400 : ne;
+        b->nentries = shape_native_count(size);
         w->entries += b->nentries;
         if (b->rejit == 0 && prng_below(&rng, 10) < 6) {
             if (i % (funcs / 4 + 1) == 0)
@@ -218,16 +214,11 @@ static void free_world(world *w)
     free(w->queries[1]);
 }
 
-/* A body's native map: prolog, normal entries over the code, epilog. */
+/* A body's native map (store-shapes.h). */
 static ilmap_native *make_native(const body *b, uint32_t seed)
 {
-    ilmap_native_entry e[400];
-    uint32_t n = b->nentries, step = b->size / n;
-    for (uint32_t i = 0; i < n; i++) {
-        e[i].il_offset = i == 0 ? ILMAP_PROLOG : i == n - 1 ? ILMAP_EPILOG : i * 6 + seed % 5;
-        e[i].native_start = i * step;
-        e[i].native_end = i == n - 1 ? b->size : (i + 1) * step;
-    }
+    ilmap_native_entry e[SHAPE_MAX_NATIVE];
+    uint32_t n = shape_native_entries(b->size, seed, e);
     ilmap_native *m = NULL;
     ilmap_status st = ilmap_native_from_entries(e, n, b->size, &m);
     if (st != ILMAP_OK)
@@ -235,20 +226,16 @@ static ilmap_native *make_native(const body *b, uint32_t seed)
     return m;
 }
 
-/* An IL map for 60% of functions' versions (NULL for the rest). */
+/* An IL map for 60% of functions' versions (NULL for the rest;
+ * store-shapes.h). */
 static ilmap *make_il(uint32_t f, uint32_t rejit)
 {
-    if ((f * 7u + rejit * 3u) % 10u >= 6u)
+    ilmap_entry e[SHAPE_IL_ENTRIES];
+    uint32_t n = shape_il_entries(f, rejit, e);
+    if (n == 0)
         return NULL;
-    ilmap_entry e[48];
-    uint32_t shift = 4 + (f + rejit) % 9;
-    for (uint32_t i = 0; i < 48; i++) {
-        e[i].old_offset = i * 6;
-        e[i].new_offset = i * 6 + (i ? shift + i / 8 : 0);
-        e[i].accurate = 1;
-    }
     ilmap *m = NULL;
-    ilmap_status st = ilmap_create(e, 48, 0, &m);
+    ilmap_status st = ilmap_create(e, n, 0, &m);
     if (st != ILMAP_OK)
         die("ilmap_create", st);
     return m;
@@ -549,7 +536,7 @@ int main(int argc, char **argv)
         locked_side ls;
         ilmap_build(&w, &is, 0);
         ilmap_build(&w, &fs, ILMAP_STORE_WRITER_FENCE);
-        ilmap_build(&w, &cs, ILMAP_STORE_COMPACT_NATIVE);
+        ilmap_build(&w, &cs, ILMAP_STORE_COMPACT_NATIVE | ILMAP_STORE_COMPACT_IL);
         locked_build(&w, &ls);
         if (!agree(&w, &is, &ls) || !agree(&w, &fs, &ls) || !agree(&w, &cs, &ls))
             return 1;
@@ -601,19 +588,23 @@ int main(int argc, char **argv)
             if (ti.sum != tl.sum && ti.sum == 0)
                 return 1; /* keeps the sums alive; they differ only by run counts */
         }
-        /* The same bodies in a compact store: the exported entries packed
-         * instead of the native maps; lookups read the same answers. */
+        /* The same bodies in a compact store: the exported native entries
+         * and the IL maps' entries packed instead of the maps; lookups
+         * read the same answers. */
         double c_body = (double)cs.bytes / (double)w.n, c_entry = (double)cs.bytes / (double)w.entries;
         if (opt.json)
             printf("{\"op\": \"store_compact\", \"n\": %u, \"uniform_ns\": %.1f, "
-                   "\"zipf_ns\": %.1f, \"bytes_per_body\": %.0f, \"bytes_per_entry\": %.1f}\n",
-                   w.n, compact_ns[0], compact_ns[1], c_body, c_entry);
+                   "\"zipf_ns\": %.1f, \"bytes_per_body\": %.0f, \"bytes_per_entry\": %.1f, "
+                   "\"installs_per_s\": %.0f}\n",
+                   w.n, compact_ns[0], compact_ns[1], c_body, c_entry, cs.installs_per_s);
         else
-            printf("%7u compact store (ILMAP_STORE_COMPACT_NATIVE): lookups %.1f ns uniform, "
-                   "%.1f ns zipf; %.0f B/body (the default store above: %.0f), %.1f B/entry, "
-                   "%.2fx the exported array %s\n",
-                   w.n, compact_ns[0], compact_ns[1], c_body, (double)is.bytes / (double)w.n,
-                   c_entry, c_entry / 12.0, c_entry / 12.0 <= 2.0 ? "PASS" : "MISS");
+            printf("%7u compact store (ILMAP_STORE_COMPACT_NATIVE | ILMAP_STORE_COMPACT_IL): "
+                   "lookups %.1f ns uniform, "
+                   "%.1f ns zipf; %.0f installs/s; %.0f B/body (the default store above: %.0f), "
+                   "%.1f B/entry, %.2fx the exported array %s\n",
+                   w.n, compact_ns[0], compact_ns[1], cs.installs_per_s, c_body,
+                   (double)is.bytes / (double)w.n, c_entry, c_entry / 12.0,
+                   c_entry / 12.0 <= 2.0 ? "PASS" : "MISS");
         /* Where the bytes of a body go: what the next cut must come from. */
         double nb = (double)w.n, rest = (double)is.bytes - (double)is.body_bytes -
                                         (double)is.map_bytes - (double)is.il_bytes;

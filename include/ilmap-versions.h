@@ -145,6 +145,27 @@ typedef struct ilmap_code_range {
 #define ILMAP_STORE_COMPACT_NATIVE (1u << 1)
 
 /**
+ * Flag for ilmap_store_create(): keep IL maps compactly.
+ *
+ * By default the store keeps each IL map handed to it
+ * (ilmap_store_set_il_map(), ilmap_store_add_version()) and hands it out
+ * (ilmap_store_snapshot_get_il_map(), ilmap_store_snapshot_get_method_map(),
+ * ilmap_store_body_info.il_map). With this flag it keeps instead the map's
+ * entries, packed (about 3 bytes an entry instead of the map's ~20 plus
+ * ~600 fixed; doc/rejit.md#store-compact), and frees the map when the
+ * writer succeeds: those calls then give NULL, and
+ * ilmap_store_snapshot_get_il_entries(),
+ * ilmap_store_snapshot_get_method_entries() and
+ * ilmap_store_snapshot_get_body_il_entries() give the entries back, as
+ * ilmap_export() would have. Lookups answer the same either way; attaching
+ * a body through a map costs a rebuild of the map (ilmap_create(), freed
+ * before the writer returns). With ILMAP_STORE_COMPACT_NATIVE, what a
+ * sampler over many bodies needs: ~2x the runtime's exported native
+ * arrays, every map included (doc/performance.md#store-compact).
+ */
+#define ILMAP_STORE_COMPACT_IL (1u << 2)
+
+/**
  * Creates an empty store.
  *
  * @param max_readers reader slots (threads that may read at once, counted
@@ -152,8 +173,8 @@ typedef struct ilmap_code_range {
  *        ILMAP_STORE_MAX_READERS. Fixed for the store's life, so that
  *        registering never allocates; each slot costs 64 bytes and one
  *        step of every reclamation scan.
- * @param flags 0, or ILMAP_STORE_WRITER_FENCE and ILMAP_STORE_COMPACT_NATIVE
- *        in any combination.
+ * @param flags 0, or ILMAP_STORE_WRITER_FENCE, ILMAP_STORE_COMPACT_NATIVE
+ *        and ILMAP_STORE_COMPACT_IL in any combination.
  * @param out receives the store, or NULL on failure.
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (out NULL, max_readers too large,
  *         unknown flag); ILMAP_E_NOMEM (also when the mutex cannot be
@@ -695,7 +716,9 @@ ILMAP_EXPORT ilmap_status ilmap_store_lookup_source(ilmap_store_reader *reader, 
 /**
  * The IL map of a version (doc/rejit.md#store-maps): for rejit_id 0, the
  * method's current IL-level map (ilmap_store_set_il_map()); otherwise the
- * version's own. *map is NULL when there is none (translation is the identity).
+ * version's own. *map is NULL when there is none (translation is the identity),
+ * and always in a store created with ILMAP_STORE_COMPACT_IL, which keeps
+ * no map (ilmap_store_snapshot_get_il_entries() answers there).
  * @return ILMAP_OK; ILMAP_E_NOT_FOUND (unknown function or version; *map
  *         NULL); ILMAP_E_INVALID_ARG (snapshot or map NULL).
  */
@@ -705,14 +728,45 @@ ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snap
                                                           const ilmap **map);
 
 /**
+ * The entries of the IL map ilmap_store_snapshot_get_il_map() names (the
+ * version's, or for rejit_id 0 the method's), as ilmap_export() gives
+ * them, with the buffer protocol (doc/buffer-protocol.md). Works in every
+ * store: from the kept map, or in a store created with
+ * ILMAP_STORE_COMPACT_IL from the packed entries. No map: *total 0.
+ * Allocation-free and lock-free, like every read. O(count).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (cap below the count; the first cap
+ *         entries written); ILMAP_E_NOT_FOUND (unknown function or
+ *         version; *total 0); ILMAP_E_INVALID_ARG (snapshot or total
+ *         NULL, out NULL with cap > 0; *total 0).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_il_entries(
+    const ilmap_store_snapshot *snapshot, ilmap_function_id function_id, ilmap_rejit_id rejit_id,
+    size_t cap, size_t *total, ilmap_entry *out);
+
+/**
  * The IL-level map of (module, method_def); *map NULL when none is set
- * (or it was cleared).
+ * (or it was cleared), and always in a store created with
+ * ILMAP_STORE_COMPACT_IL (ilmap_store_snapshot_get_method_entries()
+ * answers there).
  * @return ILMAP_OK; ILMAP_E_INVALID_ARG (snapshot or map NULL).
  */
 ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_method_map(const ilmap_store_snapshot *snapshot,
                                                               ilmap_module_id module,
                                                               uint32_t method_def,
                                                               const ilmap **map);
+
+/**
+ * The entries of the IL-level map of (module, method_def), as
+ * ilmap_export() gives them, with the buffer protocol
+ * (doc/buffer-protocol.md), in every store; *total 0 when none is set.
+ * Allocation-free and lock-free. O(count).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (the first cap entries written);
+ *         ILMAP_E_INVALID_ARG (snapshot or total NULL, out NULL with
+ *         cap > 0; *total 0).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_method_entries(
+    const ilmap_store_snapshot *snapshot, ilmap_module_id module, uint32_t method_def, size_t cap,
+    size_t *total, ilmap_entry *out);
 
 /** What the store knows of a function instance. */
 typedef struct ilmap_store_function_info {
@@ -771,7 +825,11 @@ typedef struct ilmap_store_body_info {
     const ilmap_native *native_map; /**< NULL when attached without one, and
                                          in a store created with
                                          ILMAP_STORE_COMPACT_NATIVE */
-    const ilmap *il_map;            /**< the IL map captured when attached */
+    const ilmap *il_map;            /**< the IL map captured when attached;
+                                         NULL without one, and in a store
+                                         created with ILMAP_STORE_COMPACT_IL
+                                         (see
+                                         ilmap_store_snapshot_get_body_il_entries()) */
 } ilmap_store_body_info;
 
 /**
@@ -801,6 +859,23 @@ ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapsh
 ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_native_entries(
     const ilmap_store_snapshot *snapshot, uintptr_t address, size_t cap, size_t *total,
     ilmap_native_entry *out);
+
+/**
+ * The entries of the IL map captured by the body holding address when it
+ * was attached (ilmap_store_body_info.il_map: the map its answers were
+ * composed through), as ilmap_export() gives them, with the buffer
+ * protocol (doc/buffer-protocol.md). Works in every store: from the kept
+ * map, or in a store created with ILMAP_STORE_COMPACT_IL from the packed
+ * entries. A body attached without an IL map: *total 0.
+ * Allocation-free and lock-free. O(count).
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (the first cap entries written);
+ *         ILMAP_E_NOT_FOUND (no body holds address; *total 0);
+ *         ILMAP_E_INVALID_ARG (snapshot or total NULL, out NULL with
+ *         cap > 0; *total 0).
+ */
+ILMAP_EXPORT ilmap_status ilmap_store_snapshot_get_body_il_entries(
+    const ilmap_store_snapshot *snapshot, uintptr_t address, size_t cap, size_t *total,
+    ilmap_entry *out);
 
 /**
  * The snapshot's generation: how many snapshots the store had published

@@ -1915,6 +1915,39 @@ public:
                 return ::ilmap_store_snapshot_get_native_entries(s_, address, cap, total, out);
             });
     }
+    /** A version's IL map entries (ilmap_store_snapshot_get_il_entries();
+     *  any store, compact ones included). Allocates. */
+    result<std::vector<entry>> il_entries(nothrow_t, function_id fid,
+                                          rejit_id rejit) const noexcept
+    {
+        return detail::copy_out<std::vector<entry>>(
+            "ilmap_store_snapshot_get_il_entries",
+            [this, fid, rejit](std::size_t cap, std::size_t *total, entry *out) {
+                return ::ilmap_store_snapshot_get_il_entries(s_, fid, rejit, cap, total, out);
+            });
+    }
+    /** The IL-level map entries of (module, method_def)
+     *  (ilmap_store_snapshot_get_method_entries()). Allocates. */
+    result<std::vector<entry>> method_entries(nothrow_t, module_id module,
+                                              std::uint32_t method_def) const noexcept
+    {
+        return detail::copy_out<std::vector<entry>>(
+            "ilmap_store_snapshot_get_method_entries",
+            [this, module, method_def](std::size_t cap, std::size_t *total, entry *out) {
+                return ::ilmap_store_snapshot_get_method_entries(s_, module, method_def, cap,
+                                                                 total, out);
+            });
+    }
+    /** The entries of the IL map the body holding address captured
+     *  (ilmap_store_snapshot_get_body_il_entries()). Allocates. */
+    result<std::vector<entry>> body_il_entries(nothrow_t, std::uintptr_t address) const noexcept
+    {
+        return detail::copy_out<std::vector<entry>>(
+            "ilmap_store_snapshot_get_body_il_entries",
+            [this, address](std::size_t cap, std::size_t *total, entry *out) {
+                return ::ilmap_store_snapshot_get_body_il_entries(s_, address, cap, total, out);
+            });
+    }
 
 #if ILMAP_CPP_EXCEPTIONS
     /* The throwing forms. */
@@ -1926,6 +1959,18 @@ public:
     std::vector<native_entry> native_entries(std::uintptr_t address) const
     {
         return native_entries(nothrow, address).value();
+    }
+    std::vector<entry> il_entries(function_id fid, rejit_id rejit) const
+    {
+        return il_entries(nothrow, fid, rejit).value();
+    }
+    std::vector<entry> method_entries(module_id module, std::uint32_t method_def) const
+    {
+        return method_entries(nothrow, module, method_def).value();
+    }
+    std::vector<entry> body_il_entries(std::uintptr_t address) const
+    {
+        return body_il_entries(nothrow, address).value();
     }
 #endif
 

@@ -177,6 +177,19 @@ static void put_map(state *st, const ilmap *map)
     put_word(st, st->pointers ? (uint64_t)(uintptr_t)map : map ? ilmap_old_to_new(map, 1) : 0);
 }
 
+/* A map's entries as a read gives them back (every store keeps them). */
+static void put_entries(state *st, ilmap_status read, size_t total, const ilmap_entry *e,
+                        size_t cap)
+{
+    put_word(st, (uint64_t)read);
+    put_word(st, total);
+    for (size_t i = 0; i < total && i < cap; i++) {
+        put_word(st, e[i].old_offset);
+        put_word(st, e[i].new_offset);
+        put_word(st, (uint32_t)e[i].accurate);
+    }
+}
+
 static void put_location(state *st, const ilmap_store_snapshot *v, uintptr_t address)
 {
     ilmap_store_location loc;
@@ -221,8 +234,13 @@ static void capture(ilmap_store *s, ilmap_store_reader *r, state *st)
             ilmap_rejit_id ids[8];
             size_t total = 0;
 
+            ilmap_entry e[64];
+            size_t ne = 0;
             put_word(st, (uint64_t)ilmap_store_snapshot_get_method_map(v, MOD(m), MD(f), &map));
             put_map(st, map);
+            ilmap_status est = ilmap_store_snapshot_get_method_entries(v, MOD(m), MD(f),
+                                                                       COUNT(e), &ne, e);
+            put_entries(st, est, ne, e, COUNT(e));
             put_word(st, (uint64_t)ilmap_store_snapshot_get_function(v, fid, &info));
             put_word(st, info.module_id);
             put_word(st, info.method_def);
@@ -235,6 +253,8 @@ static void capture(ilmap_store *s, ilmap_store_reader *r, state *st)
                 put_word(st, ids[i]);
                 put_word(st, (uint64_t)ilmap_store_snapshot_get_il_map(v, fid, ids[i], &map));
                 put_map(st, map);
+                est = ilmap_store_snapshot_get_il_entries(v, fid, ids[i], COUNT(e), &ne, e);
+                put_entries(st, est, ne, e, COUNT(e));
                 put_word(st, (uint64_t)ilmap_store_snapshot_list_bodies(v, fid, ids[i], COUNT(starts),
                                                                    &nb, starts));
                 for (size_t b = 0; b < nb && b < COUNT(starts); b++)
@@ -450,8 +470,7 @@ static void run_op(const op *o, unsigned flags, state *before, state *after, sta
     }
     /* A change that publishes allocates at least its snapshot. */
     CHECK(!o->publishes || failed > 0);
-    printf("%s%s: %ld allocation failures survived\n", o->name,
-           flags & ILMAP_STORE_COMPACT_NATIVE ? " (compact store)" : "", failed);
+    printf("%s (store flags %#x): %ld allocation failures survived\n", o->name, flags, failed);
 }
 
 int main(int argc, char **argv)
@@ -460,9 +479,11 @@ int main(int argc, char **argv)
 
     (void)argc;
     (void)argv;
-    /* Every change in a default store and in a compact one (which packs
-     * the native map when a body is added). */
-    static const unsigned flag_sets[2] = { 0, ILMAP_STORE_COMPACT_NATIVE };
+    /* Every change in a default store and in compact ones (which pack the
+     * native map when a body is added, the IL maps when they are handed
+     * over and rebuild them to compose a body). */
+    static const unsigned flag_sets[3] = { 0, ILMAP_STORE_COMPACT_NATIVE,
+                                           ILMAP_STORE_COMPACT_NATIVE | ILMAP_STORE_COMPACT_IL };
     for (size_t f = 0; f < COUNT(flag_sets); f++)
         for (size_t i = 0; i < COUNT(ops); i++) {
             int failures = test_failures;

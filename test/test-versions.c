@@ -17,8 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+#define HAVE_MALLINFO2 1
+#endif
+
 #include "ilmap-versions.h"
 #include "prng.h"
+#include "store-shapes.h"
 #include "test.h"
 
 #define MOD1 ((ilmap_module_id)0x7F0000001000u)
@@ -130,7 +136,7 @@ static void test_create_and_readers(void)
     ilmap_store_stats stats;
 
     CHECK_ST(ilmap_store_create(0, 0, NULL), ILMAP_E_INVALID_ARG);
-    CHECK_ST(ilmap_store_create(0, 1u << 2, &s), ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_create(0, 1u << 3, &s), ILMAP_E_INVALID_ARG);
     CHECK(s == NULL);
     {
         /* The writers' fence: asked for or not; in effect only if asked. */
@@ -1155,7 +1161,8 @@ typedef struct rb_world {
     rb_body bodies[RB_BODIES];
     ilmap_entry il_entries[RB_FUNCS][2][16]; /* per function: version 0's map, version 1's */
     size_t il_count[RB_FUNCS][2];
-    unsigned store_flags; /* this round's: 0 or ILMAP_STORE_COMPACT_NATIVE */
+    unsigned il_flags[RB_FUNCS][2];          /* 0 or ILMAP_LENIENT */
+    unsigned store_flags; /* this round's: any of ILMAP_STORE_COMPACT_NATIVE, _IL */
 } rb_world;
 
 static ilmap_function_id rb_fid(int f)
@@ -1163,8 +1170,10 @@ static ilmap_function_id rb_fid(int f)
     return TEST_ID_BASE(0x7F00C0000000ull, 0x4C000000u) + (uintptr_t)f * 0x40u;
 }
 
-/* A random IL map (count 0: none), entries sorted by old offset. */
-static size_t rb_il_entries(prng *rng, ilmap_entry *e)
+/* A random IL map (count 0: none), entries sorted by old offset, or a
+ * quarter of the time a lenient one (*flags ILMAP_LENIENT): two entries
+ * swapped, an accurate flag past 1. */
+static size_t rb_il_entries(prng *rng, ilmap_entry *e, unsigned *flags)
 {
     size_t n = prng_below(rng, 4) == 0 ? 0 : 1 + prng_below(rng, 15);
     uint32_t o = 0, nw = prng_below(rng, 4);
@@ -1175,13 +1184,22 @@ static size_t rb_il_entries(prng *rng, ilmap_entry *e)
         o += 1 + prng_below(rng, 6);
         nw += 1 + prng_below(rng, 12);
     }
+    *flags = 0;
+    if (n > 1 && prng_below(rng, 4) == 0) {
+        size_t i = prng_below(rng, (uint32_t)n), j = prng_below(rng, (uint32_t)n);
+        ilmap_entry t = e[i];
+        e[i] = e[j];
+        e[j] = t;
+        e[j].accurate = -7;
+        *flags = ILMAP_LENIENT;
+    }
     return n;
 }
 
-static ilmap *rb_il(const ilmap_entry *e, size_t n)
+static ilmap *rb_il(const ilmap_entry *e, size_t n, unsigned flags)
 {
     ilmap *m = NULL;
-    if (n && ilmap_create(e, n, 0, &m) != ILMAP_OK)
+    if (n && ilmap_create(e, n, flags, &m) != ILMAP_OK)
         return NULL;
     return m;
 }
@@ -1312,7 +1330,27 @@ static void rb_check_entries(const rb_world *w, ilmap_store_reader *r, const rb_
     CHECK_ST(ilmap_store_snapshot_get_body(v, o->ranges[0].start, &info), ILMAP_OK);
     int kept = (info.native_map != NULL) ==
                (o->native != NULL && !(w->store_flags & ILMAP_STORE_COMPACT_NATIVE));
+    /* The IL map it captured, likewise. */
+    ilmap_entry il_want[16], il_got[16];
+    size_t il_nwant = 0, il_ngot = 99;
+    if (o->il)
+        CHECK_ST(ilmap_export(o->il, 16, &il_nwant, il_want), ILMAP_OK);
+    ilmap_status ist = ilmap_store_snapshot_get_body_il_entries(v, o->ranges[0].start, 16,
+                                                                &il_ngot, il_got);
+    int il_kept = (info.il_map != NULL) ==
+                  (o->il != NULL && !(w->store_flags & ILMAP_STORE_COMPACT_IL));
     end(r);
+    test_checks++;
+    if (ist != ILMAP_OK || il_ngot != il_nwant ||
+        memcmp(il_got, il_want, il_nwant * sizeof il_want[0]) != 0 || !il_kept) {
+        test_failures++;
+        if (test_failures < 10)
+            fprintf(stderr,
+                    "random bodies, round %ld, flags %#x, body at %#" PRIxPTR ": IL entries %s, "
+                    "%zu of %zu, il_map %s\n",
+                    round, w->store_flags, o->ranges[0].start, ilmap_status_str(ist), il_ngot,
+                    il_nwant, info.il_map ? "kept" : "NULL");
+    }
     test_checks++;
     if (st != ILMAP_OK || ngot != nwant || memcmp(got, want, nwant * sizeof want[0]) != 0 ||
         cst != (nwant > 1 ? ILMAP_E_TRUNCATED : ILMAP_OK) || ncut != nwant ||
@@ -1329,10 +1367,45 @@ static void rb_check_entries(const rb_world *w, ilmap_store_reader *r, const rb_
     }
 }
 
+/* Each function's IL maps as the store gives them back: the version's
+ * (1), the method's (version 0's), against the model's arrays; and
+ * whether the maps are handed out (a compact store keeps none). */
+static void rb_check_il(const rb_world *w, ilmap_store_reader *r, long round)
+{
+    const ilmap_store_snapshot *v = begin(r);
+    for (int f = 0; f < RB_FUNCS; f++) {
+        for (int k = 0; k < 2; k++) {
+            ilmap_entry got[16];
+            size_t n = 99, want = w->il_count[f][k];
+            ilmap_status st =
+                k ? ilmap_store_snapshot_get_il_entries(v, rb_fid(f), 1, 16, &n, got)
+                  : ilmap_store_snapshot_get_method_entries(v, MOD1, MD1 + (uint32_t)f, 16, &n,
+                                                            got);
+            const ilmap *m = (const ilmap *)1;
+            CHECK_ST(ilmap_store_snapshot_get_il_map(v, rb_fid(f), (ilmap_rejit_id)k, &m),
+                     ILMAP_OK);
+            int handed = (m != NULL) == (want > 0 && !(w->store_flags & ILMAP_STORE_COMPACT_IL));
+            test_checks++;
+            if (st != ILMAP_OK || n != want ||
+                memcmp(got, w->il_entries[f][k], want * sizeof got[0]) != 0 || !handed) {
+                test_failures++;
+                if (test_failures < 10)
+                    fprintf(stderr,
+                            "random bodies, round %ld, flags %#x, function %d version %d: IL "
+                            "entries %s, %zu of %zu, map %s\n",
+                            round, w->store_flags, f, k, ilmap_status_str(st), n, want,
+                            m ? "handed out" : "NULL");
+            }
+        }
+    }
+    end(r);
+}
+
 /* Every address of every live body's ranges, their edges, and random
- * addresses around; every live body's exported entries. */
+ * addresses around; every live body's exported entries; the IL maps. */
 static void rb_check_all(const rb_world *w, ilmap_store_reader *r, long round)
 {
+    rb_check_il(w, r, round);
     for (int b = 0; b < RB_BODIES; b++) {
         const rb_body *o = &w->bodies[b];
         for (uint32_t k = 0; o->live && k < o->nranges; k++) {
@@ -1372,15 +1445,16 @@ static void rb_round(rb_world *w, long round)
     }
 
     memset(w->bodies, 0, sizeof w->bodies);
-    w->store_flags = prng_below(rng, 2) ? ILMAP_STORE_COMPACT_NATIVE : 0;
+    w->store_flags = (prng_below(rng, 2) ? ILMAP_STORE_COMPACT_NATIVE : 0) |
+                     (prng_below(rng, 2) ? ILMAP_STORE_COMPACT_IL : 0);
     CHECK_ST(ilmap_store_create(2, w->store_flags, &s), ILMAP_OK);
     CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
     for (int f = 0; f < RB_FUNCS; f++) {
         CHECK_ST(ilmap_store_add_function(s, rb_fid(f), MOD1, MD1 + (uint32_t)f), ILMAP_OK);
-        w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
-        w->il_count[f][1] = rb_il_entries(rng, w->il_entries[f][1]);
-        ilmap *m0 = rb_il(w->il_entries[f][0], w->il_count[f][0]);
-        ilmap *m1 = rb_il(w->il_entries[f][1], w->il_count[f][1]);
+        for (int k = 0; k < 2; k++)
+            w->il_count[f][k] = rb_il_entries(rng, w->il_entries[f][k], &w->il_flags[f][k]);
+        ilmap *m0 = rb_il(w->il_entries[f][0], w->il_count[f][0], w->il_flags[f][0]);
+        ilmap *m1 = rb_il(w->il_entries[f][1], w->il_count[f][1], w->il_flags[f][1]);
         CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f, m0), ILMAP_OK);
         CHECK_ST(ilmap_store_add_version(s, rb_fid(f), 1, m1, 0), ILMAP_OK);
     }
@@ -1429,15 +1503,17 @@ static void rb_round(rb_world *w, long round)
         nb.native = mine;
         /* The IL map the version has now: captured by the body. */
         int v = nb.rejit ? 1 : 0;
-        nb.il = rb_il(w->il_entries[nb.func][v], w->il_count[nb.func][v]);
+        nb.il = rb_il(w->il_entries[nb.func][v], w->il_count[nb.func][v],
+                      w->il_flags[nb.func][v]);
         *o = nb;
         /* Sometimes the method's map changes afterwards: bodies already
          * attached keep theirs (doc/il-maps.md#set-map). */
         if (prng_below(rng, 8) == 0) {
             int f = (int)prng_below(rng, RB_FUNCS);
-            w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0]);
+            w->il_count[f][0] = rb_il_entries(rng, w->il_entries[f][0], &w->il_flags[f][0]);
             CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1 + (uint32_t)f,
-                                            rb_il(w->il_entries[f][0], w->il_count[f][0])),
+                                            rb_il(w->il_entries[f][0], w->il_count[f][0],
+                                                  w->il_flags[f][0])),
                      ILMAP_OK);
         }
         if (prng_below(rng, 12) == 0)
@@ -1584,6 +1660,158 @@ static void test_compact_body_bytes(void)
     ilmap_store_free(s);
 }
 
+/* A store created with ILMAP_STORE_COMPACT_IL keeps IL maps' entries,
+ * not the maps: the reads give the entries back (buffer protocol), the
+ * map calls NULL, and bodies compose through the maps all the same. */
+static void test_compact_il(void)
+{
+    enum { N = 40 };
+    ilmap_entry e[N], back[N], ver[N];
+    for (uint32_t i = 0; i < N; i++) {
+        e[i].old_offset = i * 4;
+        e[i].new_offset = i * 4 + (i ? 10 : 0);
+        e[i].accurate = (int32_t)(i % 3) - 1;
+        ver[i].old_offset = i * 2;
+        ver[i].new_offset = i * 2 + (i ? 6 : 0);
+        ver[i].accurate = 1;
+    }
+    ilmap_store *s = NULL;
+    CHECK_ST(ilmap_store_create(0, ILMAP_STORE_COMPACT_IL, &s), ILMAP_OK);
+    CHECK_ST(ilmap_store_add_function(s, FID1, MOD1, MD1), ILMAP_OK);
+    ilmap *m = NULL, *twin = NULL, *vm = NULL;
+    CHECK_ST(ilmap_create(e, N, 0, &m), ILMAP_OK);
+    CHECK_ST(ilmap_create(ver, N, 0, &twin), ILMAP_OK);
+    CHECK_ST(ilmap_create(ver, N, 0, &vm), ILMAP_OK);
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, m), ILMAP_OK); /* m is freed: not kept */
+    CHECK_ST(ilmap_store_add_version(s, FID1, 1, vm, ILMAP_VERSION_CURRENT), ILMAP_OK);
+    const ilmap_code_range code = { 0x50000, 64 };
+    CHECK_ST(ilmap_store_add_body(s, FID1, 1, &code, 1, flat_native(30, 64), 0), ILMAP_OK);
+
+    ilmap_store_reader *r = NULL;
+    CHECK_ST(ilmap_store_reader_register(s, &r), ILMAP_OK);
+    const ilmap_store_snapshot *v = begin(r);
+    const ilmap *got = (const ilmap *)1;
+    size_t total = 99;
+    CHECK_ST(ilmap_store_snapshot_get_il_map(v, FID1, 0, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_snapshot_get_method_map(v, MOD1, MD1, &got), ILMAP_OK);
+    CHECK(got == NULL);
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID1, 0, N, &total, back), ILMAP_OK);
+    CHECK(total == N && memcmp(back, e, sizeof e) == 0);
+    CHECK_ST(ilmap_store_snapshot_get_method_entries(v, MOD1, MD1, N, &total, back), ILMAP_OK);
+    CHECK(total == N && memcmp(back, e, sizeof e) == 0);
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID1, 1, N, &total, back), ILMAP_OK);
+    CHECK(total == N && memcmp(back, ver, sizeof ver) == 0);
+    CHECK_ST(ilmap_store_snapshot_get_body_il_entries(v, 0x50000 + 63, N, &total, back), ILMAP_OK);
+    CHECK(total == N && memcmp(back, ver, sizeof ver) == 0);
+    ilmap_store_body_info info;
+    CHECK_ST(ilmap_store_snapshot_get_body(v, 0x50000, &info), ILMAP_OK);
+    CHECK(info.il_map == NULL && info.native_map != NULL);
+    /* The answers went through the version's map, rebuilt from its entries. */
+    ilmap_store_location loc;
+    CHECK_ST(ilmap_store_snapshot_lookup(v, 0x50000 + 5, &loc), ILMAP_OK);
+    CHECK(loc.il_offset == 30 && loc.original_il_offset == ilmap_new_to_old(twin, 30) &&
+          loc.original_il_offset != 30);
+    /* The buffer protocol. */
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID1, 0, 0, &total, NULL), ILMAP_OK);
+    CHECK(total == N);
+    back[3].old_offset = 777;
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID1, 0, 3, &total, back), ILMAP_E_TRUNCATED);
+    CHECK(total == N && memcmp(back, e, 3 * sizeof e[0]) == 0 && back[3].old_offset == 777);
+    CHECK_ST(ilmap_store_snapshot_get_method_entries(v, MOD1, MD1, 3, &total, NULL),
+             ILMAP_E_INVALID_ARG);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_snapshot_get_body_il_entries(v, 0x50000, 3, NULL, back),
+             ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(NULL, FID1, 0, 3, &total, back),
+             ILMAP_E_INVALID_ARG);
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID1, 2, 3, &total, back), ILMAP_E_NOT_FOUND);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_snapshot_get_il_entries(v, FID2, 0, 3, &total, back), ILMAP_E_NOT_FOUND);
+    CHECK_ST(ilmap_store_snapshot_get_body_il_entries(v, 0x90000, 3, &total, back),
+             ILMAP_E_NOT_FOUND);
+    CHECK(total == 0);
+    CHECK_ST(ilmap_store_snapshot_get_method_entries(v, MOD2, MD1, 3, &total, back), ILMAP_OK);
+    CHECK(total == 0);
+    end(r);
+
+    /* NULL clears the method's map in a compact store too (it keeps no map
+     * to compare with). */
+    CHECK_ST(ilmap_store_set_il_map(s, MOD1, MD1, NULL), ILMAP_OK);
+    v = begin(r);
+    CHECK_ST(ilmap_store_snapshot_get_method_entries(v, MOD1, MD1, N, &total, back), ILMAP_OK);
+    CHECK(total == 0);
+    end(r);
+    CHECK_ST(ilmap_store_reader_unregister(r), ILMAP_OK);
+    ilmap_free(twin);
+    ilmap_store_free(s);
+}
+
+/* The whole heap a compact store takes for a profiler's bodies
+ * (store-shapes.h: 4,096 bodies, a fifth of them a rejitted version's, IL
+ * maps on 60% of versions), every map it keeps included: at most 2x the
+ * runtime's exported native arrays (12 bytes an entry;
+ * doc/performance.md#store-compact). Measured as glibc's heap growth;
+ * elsewhere, and where the allocator is not glibc's (sanitizers), said and
+ * not checked. */
+static void test_compact_heap(void)
+{
+#ifdef HAVE_MALLINFO2
+    enum { BODIES = 4096 };
+    static ilmap_native_entry ne[SHAPE_MAX_NATIVE];
+    ilmap_entry ie[SHAPE_IL_ENTRIES];
+    const uint32_t funcs = BODIES * 5 / 6;
+    prng rng = prng_init(0x5EED0028u);
+    struct mallinfo2 before = mallinfo2();
+    ilmap_store *s = NULL;
+    CHECK_ST(ilmap_store_create(0, ILMAP_STORE_COMPACT_NATIVE | ILMAP_STORE_COMPACT_IL, &s),
+             ILMAP_OK);
+    size_t entries = 0;
+    uintptr_t at = 0x10000000u;
+    for (uint32_t i = 0; i < BODIES && s; i++) {
+        uint32_t f = i < funcs ? i : prng_below(&rng, funcs), rejit = i < funcs ? 0 : i;
+        ilmap_function_id fid = (ilmap_function_id)0x100000u + (ilmap_function_id)f * 16u;
+        uint32_t md = 0x06000001u + f;
+        ilmap *il = NULL;
+        uint32_t nil = shape_il_entries(f, rejit, ie);
+        if (nil)
+            CHECK_ST(ilmap_create(ie, nil, 0, &il), ILMAP_OK);
+        if (rejit == 0) {
+            CHECK_ST(ilmap_store_add_function(s, fid, MOD1, md), ILMAP_OK);
+            CHECK_ST(ilmap_store_set_il_map(s, MOD1, md, il), ILMAP_OK);
+        } else {
+            CHECK_ST(ilmap_store_add_version(s, fid, rejit, il, 0), ILMAP_OK);
+        }
+        uint32_t size = shape_body_size(&rng), n = shape_native_entries(size, i, ne);
+        ilmap_native *native = NULL;
+        CHECK_ST(ilmap_native_from_entries(ne, n, size, &native), ILMAP_OK);
+        const ilmap_code_range code = { at, size };
+        CHECK_ST(ilmap_store_add_body(s, fid, rejit, &code, 1, native, 0), ILMAP_OK);
+        at += (size + 15u) & ~(uintptr_t)15u;
+        entries += n;
+    }
+    CHECK_ST(ilmap_store_reclaim(s, NULL), ILMAP_OK);
+    struct mallinfo2 after = mallinfo2();
+    size_t grew = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+    if (after.uordblks + after.hblkhd <= before.uordblks + before.hblkhd) {
+        printf("compact store heap: glibc's heap did not grow (another allocator): not checked\n");
+    } else {
+        test_checks++;
+        if (grew > 2u * 12u * entries) {
+            test_failures++;
+            fprintf(stderr, "compact store heap: %zu bytes for %zu native entries, over 2x the "
+                    "exported arrays (%zu)\n", grew, entries, 2u * 12u * entries);
+        }
+        printf("compact store heap: %d bodies, %zu native entries: %zu bytes, %.0f a body, "
+               "%.2fx the exported arrays (bound: 2x)\n",
+               BODIES, entries, grew, (double)grew / BODIES, (double)grew / (12.0 * entries));
+    }
+    ilmap_store_free(s);
+#else
+    printf("compact store heap: no mallinfo2 here: not checked\n");
+#endif
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = test_seed(argc, argv, 0x5EED0012u);
@@ -1594,6 +1822,8 @@ int main(int argc, char **argv)
     test_bodies();
     test_body_bytes();
     test_compact_body_bytes();
+    test_compact_il();
+    test_compact_heap();
     test_remove();
     test_remove_under_readers();
     test_nesting_and_reclaim();

@@ -1,4 +1,4 @@
-/* A body's exported native map, packed; see packed.h. */
+/* Maps packed for a compact store; see packed.h. */
 #include "versions/packed.h"
 
 #include "common/size_limits.h"
@@ -48,54 +48,144 @@ static uint32_t unzigzag(uint32_t z)
     return (z >> 1) ^ (0u - (z & 1u));
 }
 
-/* The three numbers of entry e after prev. */
-static void entry_words(const ilmap_native_entry *prev, const ilmap_native_entry *e,
-                        uint32_t w[3])
+/*
+ * One engine for both kinds: an entry is three 32-bit columns, each coded
+ * by a rule (packed.h); the loops below are written once for both.
+ */
+typedef enum { PK_DELTA, PK_FROM_FIRST, PK_RAW } pk_column_code;
+
+typedef struct pk_kind {
+    pk_column_code code[3];
+} pk_kind;
+
+static const pk_kind pk_native_kind = { { PK_DELTA, PK_FROM_FIRST, PK_DELTA } };
+static const pk_kind pk_il_kind = { { PK_DELTA, PK_DELTA, PK_RAW } };
+
+static void pk_encode(const pk_kind *k, const uint32_t prev[3], const uint32_t row[3],
+                   uint32_t w[3])
 {
-    w[0] = zigzag(e->native_start - prev->native_start);
-    w[1] = e->native_end - e->native_start;
-    w[2] = zigzag(e->il_offset - prev->il_offset);
+    for (int i = 0; i < 3; i++) {
+        switch (k->code[i]) {
+        case PK_DELTA: w[i] = zigzag(row[i] - prev[i]); break;
+        case PK_FROM_FIRST: w[i] = row[i] - row[0]; break;
+        default: w[i] = row[i]; break;
+        }
+    }
 }
 
-size_t packed_bytes(const ilmap_native_entry *entries, size_t count)
+static void pk_decode(const pk_kind *k, const uint32_t prev[3], const uint32_t w[3],
+                   uint32_t row[3])
+{
+    for (int i = 0; i < 3; i++) {
+        switch (k->code[i]) {
+        case PK_DELTA: row[i] = prev[i] + unzigzag(w[i]); break;
+        case PK_FROM_FIRST: row[i] = row[0] + w[i]; break; /* column 0 comes first */
+        default: row[i] = w[i]; break;
+        }
+    }
+}
+
+/* Row k of an array of one kind's entries, as its three columns. */
+typedef void (*pk_row_fn)(const void *entries, size_t k, uint32_t row[3]);
+
+static void pk_native_get(const void *entries, size_t k, uint32_t row[3])
+{
+    const ilmap_native_entry *e = (const ilmap_native_entry *)entries + k;
+    row[0] = e->native_start;
+    row[1] = e->native_end;
+    row[2] = e->il_offset;
+}
+
+static void pk_il_get(const void *entries, size_t k, uint32_t row[3])
+{
+    const ilmap_entry *e = (const ilmap_entry *)entries + k;
+    row[0] = e->old_offset;
+    row[1] = e->new_offset;
+    row[2] = (uint32_t)e->accurate;
+}
+
+static size_t pk_bytes_of(const pk_kind *kind, pk_row_fn get, const void *entries, size_t count)
 {
     size_t bytes = 0;
-    ilmap_native_entry prev = { 0, 0, 0 };
+    uint32_t prev[3] = { 0, 0, 0 };
     for (size_t k = 0; k < count; k++) {
-        uint32_t w[3];
-        entry_words(&prev, &entries[k], w);
+        uint32_t row[3], w[3];
+        get(entries, k, row);
+        pk_encode(kind, prev, row, w);
         for (int i = 0; i < 3; i++)
             if (!size_add(bytes, leb_bytes(w[i]), &bytes))
                 return SIZE_MAX;
-        prev = entries[k];
+        for (int i = 0; i < 3; i++)
+            prev[i] = row[i];
     }
     return bytes;
 }
 
-void packed_write(const ilmap_native_entry *entries, size_t count, uint8_t *out)
+static void pk_write_rows(const pk_kind *kind, pk_row_fn get, const void *entries, size_t count,
+                       uint8_t *out)
 {
-    ilmap_native_entry prev = { 0, 0, 0 };
+    uint32_t prev[3] = { 0, 0, 0 };
     for (size_t k = 0; k < count; k++) {
-        uint32_t w[3];
-        entry_words(&prev, &entries[k], w);
-        for (int i = 0; i < 3; i++)
+        uint32_t row[3], w[3];
+        get(entries, k, row);
+        pk_encode(kind, prev, row, w);
+        for (int i = 0; i < 3; i++) {
             out = leb_write(out, w[i]);
-        prev = entries[k];
+            prev[i] = row[i];
+        }
     }
 }
 
-void packed_read(const uint8_t *in, size_t n, ilmap_native_entry *out)
+/* Reads the next row after prev (updated to it); returns where it ends. */
+static const uint8_t *pk_read_row(const pk_kind *kind, const uint8_t *in, uint32_t prev[3])
 {
-    ilmap_native_entry prev = { 0, 0, 0 };
+    uint32_t w[3], row[3];
+    for (int i = 0; i < 3; i++)
+        in = leb_read(in, &w[i]);
+    pk_decode(kind, prev, w, row);
+    for (int i = 0; i < 3; i++)
+        prev[i] = row[i];
+    return in;
+}
+
+size_t packed_native_bytes(const ilmap_native_entry *entries, size_t count)
+{
+    return pk_bytes_of(&pk_native_kind, pk_native_get, entries, count);
+}
+
+size_t packed_il_bytes(const ilmap_entry *entries, size_t count)
+{
+    return pk_bytes_of(&pk_il_kind, pk_il_get, entries, count);
+}
+
+void packed_native_write(const ilmap_native_entry *entries, size_t count, uint8_t *out)
+{
+    pk_write_rows(&pk_native_kind, pk_native_get, entries, count, out);
+}
+
+void packed_il_write(const ilmap_entry *entries, size_t count, uint8_t *out)
+{
+    pk_write_rows(&pk_il_kind, pk_il_get, entries, count, out);
+}
+
+void packed_native_read(const uint8_t *in, size_t n, ilmap_native_entry *out)
+{
+    uint32_t row[3] = { 0, 0, 0 };
     for (size_t k = 0; k < n; k++) {
-        uint32_t w[3];
-        for (int i = 0; i < 3; i++)
-            in = leb_read(in, &w[i]);
-        ilmap_native_entry e;
-        e.native_start = prev.native_start + unzigzag(w[0]);
-        e.native_end = e.native_start + w[1];
-        e.il_offset = prev.il_offset + unzigzag(w[2]);
-        out[k] = e;
-        prev = e;
+        in = pk_read_row(&pk_native_kind, in, row);
+        out[k].native_start = row[0];
+        out[k].native_end = row[1];
+        out[k].il_offset = row[2];
+    }
+}
+
+void packed_il_read(const uint8_t *in, size_t n, ilmap_entry *out)
+{
+    uint32_t row[3] = { 0, 0, 0 };
+    for (size_t k = 0; k < n; k++) {
+        in = pk_read_row(&pk_il_kind, in, row);
+        out[k].old_offset = row[0];
+        out[k].new_offset = row[1];
+        out[k].accurate = (int32_t)row[2];
     }
 }

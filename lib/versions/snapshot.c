@@ -137,18 +137,53 @@ ilmap_status ilmap_store_lookup(ilmap_store_reader *reader, uintptr_t address,
     return st;
 }
 
-static const ilmap *map_of(uint64_t word)
+static const struct store_mapref *mapref_of(uint64_t word)
 {
-    const struct store_mapref *mr = ptr_of_word(word);
-    return mr ? mr->map : NULL;
+    return ptr_of_word(word);
 }
 
-static const ilmap *method_map(const ilmap_store_snapshot *v, uint64_t module,
-                               uint64_t method_def)
+static const struct store_mapref *method_mapref(const ilmap_store_snapshot *v, uint64_t module,
+                                                uint64_t method_def)
 {
     const uint64_t key[2] = { module, method_def };
     const uint64_t *m = snapshot_find(v, T_METHODS, key);
-    return m ? map_of(m[METHOD_MAP]) : NULL;
+    return m ? mapref_of(m[METHOD_MAP]) : NULL;
+}
+
+/* The IL map of a version (doc/rejit.md#store-maps) into *out (NULL: none);
+ * ILMAP_E_NOT_FOUND when the snapshot has no such version. */
+static ilmap_status version_mapref(const ilmap_store_snapshot *v, ilmap_function_id function_id,
+                                   ilmap_rejit_id rejit_id, const struct store_mapref **out)
+{
+    *out = NULL;
+    const uint64_t vkey[2] = { function_id, rejit_id };
+    const uint64_t *ver = snapshot_find(v, T_VERSIONS, vkey);
+    if (!ver)
+        return ILMAP_E_NOT_FOUND;
+    if (rejit_id != 0) {
+        *out = mapref_of(ver[VER_MAP]);
+        return ILMAP_OK;
+    }
+    /* The original version has no map of its own: the method's applies. */
+    const uint64_t fkey[1] = { function_id };
+    const uint64_t *fn = snapshot_find(v, T_FUNCTIONS, fkey);
+    if (fn)
+        *out = method_mapref(v, fn[FUNC_MODULE], fn[FUNC_METHOD_DEF]);
+    return ILMAP_OK;
+}
+
+/* A kept map's entries with the buffer protocol, from the map or, in a
+ * compact store, from the packed entries; none for NULL. After
+ * copy_out_check(). */
+static ilmap_status mapref_copy_out(const struct store_mapref *mr, size_t cap, size_t *total,
+                                    ilmap_entry *out)
+{
+    if (mr && mr->map)
+        return ilmap_export(mr->map, cap, total, out);
+    size_t count = mr ? mr->count : 0;
+    if (count)
+        packed_il_read(mr->packed, copy_out_fit(cap, count), out);
+    return copy_out_done(cap, count, total);
 }
 
 ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapshot,
@@ -160,21 +195,25 @@ ilmap_status ilmap_store_snapshot_get_il_map(const ilmap_store_snapshot *snapsho
     *map = NULL;
     if (!snapshot)
         return ILMAP_E_INVALID_ARG;
+    const struct store_mapref *mr;
+    ilmap_status st = version_mapref(snapshot, function_id, rejit_id, &mr);
+    *map = mr ? mr->map : NULL;
+    return st;
+}
 
-    const uint64_t vkey[2] = { function_id, rejit_id };
-    const uint64_t *ver = snapshot_find(snapshot, T_VERSIONS, vkey);
-    if (!ver)
-        return ILMAP_E_NOT_FOUND;
-    if (rejit_id != 0) {
-        *map = map_of(ver[VER_MAP]);
-        return ILMAP_OK;
-    }
-    /* The original version has no map of its own: the method's applies. */
-    const uint64_t fkey[1] = { function_id };
-    const uint64_t *fn = snapshot_find(snapshot, T_FUNCTIONS, fkey);
-    if (fn)
-        *map = method_map(snapshot, fn[FUNC_MODULE], fn[FUNC_METHOD_DEF]);
-    return ILMAP_OK;
+ilmap_status ilmap_store_snapshot_get_il_entries(const ilmap_store_snapshot *snapshot,
+                                                 ilmap_function_id function_id,
+                                                 ilmap_rejit_id rejit_id, size_t cap,
+                                                 size_t *total, ilmap_entry *out)
+{
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!snapshot)
+        return ILMAP_E_INVALID_ARG;
+    const struct store_mapref *mr;
+    st = version_mapref(snapshot, function_id, rejit_id, &mr);
+    return st != ILMAP_OK ? st : mapref_copy_out(mr, cap, total, out);
 }
 
 ilmap_status ilmap_store_snapshot_get_method_map(const ilmap_store_snapshot *snapshot,
@@ -186,8 +225,21 @@ ilmap_status ilmap_store_snapshot_get_method_map(const ilmap_store_snapshot *sna
     *map = NULL;
     if (!snapshot)
         return ILMAP_E_INVALID_ARG;
-    *map = method_map(snapshot, module, method_def);
+    const struct store_mapref *mr = method_mapref(snapshot, module, method_def);
+    *map = mr ? mr->map : NULL;
     return ILMAP_OK;
+}
+
+ilmap_status ilmap_store_snapshot_get_method_entries(const ilmap_store_snapshot *snapshot,
+                                                     ilmap_module_id module, uint32_t method_def,
+                                                     size_t cap, size_t *total, ilmap_entry *out)
+{
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!snapshot)
+        return ILMAP_E_INVALID_ARG;
+    return mapref_copy_out(method_mapref(snapshot, module, method_def), cap, total, out);
 }
 
 ilmap_status ilmap_store_snapshot_get_function(const ilmap_store_snapshot *snapshot,
@@ -294,22 +346,43 @@ ilmap_status ilmap_store_snapshot_get_body(const ilmap_store_snapshot *snapshot,
     return ILMAP_OK;
 }
 
-ilmap_status ilmap_store_snapshot_get_native_entries(const ilmap_store_snapshot *snapshot,
-                                                     uintptr_t address, size_t cap,
-                                                     size_t *total, ilmap_native_entry *out)
+/* The start of a copy-out about the body holding address: the buffer
+ * protocol's checks, then the body (NULL unless ILMAP_OK). */
+static ilmap_status copy_out_body(const ilmap_store_snapshot *snapshot, uintptr_t address,
+                                  size_t cap, size_t *total, const void *out,
+                                  const struct store_body **body)
 {
+    *body = NULL;
     ilmap_status st = copy_out_check(cap, total, out);
     if (st != ILMAP_OK)
         return st;
     if (!snapshot)
         return ILMAP_E_INVALID_ARG;
     uint32_t ri;
-    const struct store_body *body = body_at(snapshot, address, &ri);
-    if (!body)
-        return ILMAP_E_NOT_FOUND;
+    *body = body_at(snapshot, address, &ri);
+    return *body ? ILMAP_OK : ILMAP_E_NOT_FOUND;
+}
+
+ilmap_status ilmap_store_snapshot_get_native_entries(const ilmap_store_snapshot *snapshot,
+                                                     uintptr_t address, size_t cap,
+                                                     size_t *total, ilmap_native_entry *out)
+{
+    const struct store_body *body;
+    ilmap_status st = copy_out_body(snapshot, address, cap, total, out, &body);
+    if (st != ILMAP_OK)
+        return st;
     if (body->native)
         return ilmap_native_export(body->native, cap, total, out);
     size_t count = body->packed ? body->packed_count : 0;
-    packed_read(body->packed, copy_out_fit(cap, count), out);
+    packed_native_read(body->packed, copy_out_fit(cap, count), out);
     return copy_out_done(cap, count, total);
+}
+
+ilmap_status ilmap_store_snapshot_get_body_il_entries(const ilmap_store_snapshot *snapshot,
+                                                      uintptr_t address, size_t cap,
+                                                      size_t *total, ilmap_entry *out)
+{
+    const struct store_body *body;
+    ilmap_status st = copy_out_body(snapshot, address, cap, total, out, &body);
+    return st != ILMAP_OK ? st : mapref_copy_out(body->il, cap, total, out);
 }

@@ -56,7 +56,8 @@ ilmap_status ilmap_store_create(uint32_t max_readers, unsigned flags, ilmap_stor
     if (!out)
         return ILMAP_E_INVALID_ARG;
     *out = NULL;
-    if ((flags & ~(ILMAP_STORE_WRITER_FENCE | ILMAP_STORE_COMPACT_NATIVE)) ||
+    if ((flags & ~(ILMAP_STORE_WRITER_FENCE | ILMAP_STORE_COMPACT_NATIVE |
+                   ILMAP_STORE_COMPACT_IL)) ||
         max_readers > ILMAP_STORE_MAX_READERS)
         return ILMAP_E_INVALID_ARG;
 
@@ -262,20 +263,76 @@ static ilmap_status erase(store_draft *t, enum store_table table, const uint64_t
 }
 
 /* A new reference-counted wrapper for map (fresh: freed by an abort, the
- * map itself is not), or NULL for "no map" (NULL or empty). */
+ * map itself is not), or NULL for "no map" (NULL or empty). A compact
+ * store packs the map's entries into it and does not keep the map: the
+ * caller frees the map once the change is published (map_kept()). */
 static ilmap_status wrap_map(store_draft *t, ilmap *map, struct store_mapref **out)
 {
     *out = NULL;
-    if (!map || ilmap_get_count(map) == 0)
+    size_t count = ilmap_get_count(map);
+    if (count == 0)
         return ILMAP_OK;
+    if (count > UINT32_MAX)
+        return ILMAP_E_LIMIT;
 
-    struct store_mapref *mr = vt_txn_alloc(&t->vt, sizeof *mr);
-    if (!mr)
+    int compact = (t->store->flags & ILMAP_STORE_COMPACT_IL) != 0;
+    ilmap_entry *entries = NULL;
+    size_t packed = 0, bytes = sizeof(struct store_mapref);
+    if (compact) {
+        size_t ebytes, got = 0;
+        if (!size_mul(count, sizeof *entries, &ebytes))
+            return ILMAP_E_LIMIT;
+        entries = malloc(ebytes);
+        if (!entries || ilmap_export(map, count, &got, entries) != ILMAP_OK) {
+            free(entries);
+            return ILMAP_E_NOMEM;
+        }
+        packed = packed_il_bytes(entries, count);
+        if (packed == SIZE_MAX || !size_add(bytes, packed, &bytes)) {
+            free(entries);
+            return ILMAP_E_LIMIT;
+        }
+    }
+    struct store_mapref *mr = vt_txn_alloc(&t->vt, bytes);
+    if (!mr) {
+        free(entries);
         return ILMAP_E_NOMEM;
-    mr->map = map;
+    }
+    mr->map = compact ? NULL : map;
     mr->refs = 1; /* the record's */
+    mr->count = (uint32_t)count;
+    mr->lenient = ilmap_get_flags(map) & ILMAP_LENIENT;
+    if (compact)
+        packed_il_write(entries, count, mr->packed);
+    free(entries);
     *out = mr;
     return ILMAP_OK;
+}
+
+/* Whether the store keeps map, handed over in a change that wrapped it
+ * as mr (NULL: empty); if not, the writer frees it once the change is
+ * published, as no read can see it. */
+static int map_kept(const struct store_mapref *mr)
+{
+    return mr && mr->map;
+}
+
+/* The map to compose a body through: mr's own, or one built from its
+ * packed entries into *built (the caller frees it; NULL otherwise). */
+static ilmap_status mapref_open(const struct store_mapref *mr, ilmap **built, const ilmap **out)
+{
+    *built = NULL;
+    *out = mr ? mr->map : NULL;
+    if (!mr || mr->map)
+        return ILMAP_OK;
+    ilmap_entry *entries = malloc((size_t)mr->count * sizeof *entries); /* fitted when packed */
+    if (!entries)
+        return ILMAP_E_NOMEM;
+    packed_il_read(mr->packed, mr->count, entries);
+    ilmap_status st = ilmap_create(entries, mr->count, mr->lenient, built);
+    free(entries);
+    *out = *built;
+    return st == ILMAP_OK ? ILMAP_OK : ILMAP_E_NOMEM; /* it was built once: only memory fails */
 }
 
 /* ---- Writers ----------------------------------------------------------- */
@@ -290,7 +347,7 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     const uint64_t *rec = store_find(&t, T_METHODS, key);
     struct store_mapref *old = rec ? ptr_of_word(rec[METHOD_MAP]) : NULL;
 
-    if (old && old->map == map) /* handed over again: it is ours already */
+    if (old && old->map && old->map == map) /* handed over again: it is ours already */
         return draft_fail(&t, ILMAP_OK);
 
     struct store_mapref *mr;
@@ -310,8 +367,8 @@ static ilmap_status set_il_map_locked(ilmap_store *s, ilmap_module_id module, ui
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
     st = draft_commit(&t);
-    if (st == ILMAP_OK && !mr)
-        ilmap_free(map); /* an empty map handed over: ours, and not kept */
+    if (st == ILMAP_OK && !map_kept(mr))
+        ilmap_free(map); /* handed over (maybe empty): ours, and not kept */
     return st;
 }
 
@@ -411,8 +468,8 @@ static ilmap_status add_version_locked(ilmap_store *s, ilmap_function_id fid,
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
     st = draft_commit(&t);
-    if (st == ILMAP_OK && !mr)
-        ilmap_free(map); /* an empty map: ours, and the version has none */
+    if (st == ILMAP_OK && !map_kept(mr))
+        ilmap_free(map); /* handed over (maybe empty): ours, and not kept */
     return st;
 }
 
@@ -646,8 +703,13 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     /* The answers (answers.h), laid out behind the ranges. */
     answer_interval *iv = NULL;
     uint32_t niv = 0;
-    ilmap_status st = answers_compose(map, il ? il->map : NULL, (flags & ILMAP_BODY_ORIGINAL_IL) != 0,
-                                      total, &iv, &niv);
+    ilmap *built = NULL;
+    const ilmap *il_map = NULL;
+    ilmap_status st = mapref_open(il, &built, &il_map);
+    if (st == ILMAP_OK)
+        st = answers_compose(map, il_map, (flags & ILMAP_BODY_ORIGINAL_IL) != 0, total, &iv,
+                             &niv);
+    ilmap_free(built);
     if (st != ILMAP_OK)
         return draft_fail(&t, st);
     /* A compact store keeps the map's exported entries, packed, after
@@ -668,7 +730,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
             free(iv);
             return draft_fail(&t, ILMAP_E_NOMEM);
         }
-        packed = packed_bytes(exported, nexported);
+        packed = packed_native_bytes(exported, nexported);
     }
     /* The records start 16-byte aligned: none straddles a cache line. */
     size_t head = (sizeof(struct store_body) + n * sizeof(struct store_range) + 15u) & ~(size_t)15u;
@@ -695,7 +757,7 @@ static ilmap_status add_body_locked(ilmap_store *s, ilmap_function_id fid, ilmap
     body->packed_count = (uint32_t)nexported;
     if (exported) {
         uint8_t *at = (uint8_t *)body + head + tail;
-        packed_write(exported, nexported, at);
+        packed_native_write(exported, nexported, at);
         body->packed = at;
         free(exported);
     }

@@ -68,11 +68,18 @@ static const vt_shape store_shapes[T_COUNT] = {
  * An IL map as the store holds it. One map may be referenced by a
  * METHODS or VERSIONS record and by the bodies that captured it, so it is
  * counted; the count is read and written by writers only (under the
- * mutex), never by readers, who only read `map`.
+ * mutex), never by readers. A store created with ILMAP_STORE_COMPACT_IL
+ * keeps the map's entries packed (packed.h) in this allocation instead
+ * of the map (map NULL); the other stores keep the map (packed empty).
+ * Either way count is the map's entries, lenient ILMAP_LENIENT or 0 as
+ * ilmap_get_flags() said.
  */
 struct store_mapref {
     ilmap *map;
     uint64_t refs;
+    uint32_t count;
+    unsigned lenient;
+    uint8_t packed[];
 };
 
 /*

@@ -450,6 +450,14 @@ static void test_store(const std::string &dir)
         const auto entries = snap.native_entries(ilm::nothrow, 0x10000);
         CHECK(entries && entries->size() == 3);
         CHECK(snap.native_entries(ilm::nothrow, 0x20000).status() == ILMAP_E_NOT_FOUND);
+        // The map set for the function (seed) and the one its body captured.
+        const auto il_entries = snap.il_entries(ilm::nothrow, fid, 0);
+        CHECK(il_entries && il_entries->size() == 3);
+        const auto method_entries = snap.method_entries(ilm::nothrow, module, 0x06000001);
+        CHECK(method_entries && method_entries->size() == 3);
+        const auto body_entries = snap.body_il_entries(ilm::nothrow, 0x10000);
+        CHECK(body_entries && body_entries->size() == 3);
+        CHECK(snap.il_entries(ilm::nothrow, fid, 7).status() == ILMAP_E_NOT_FOUND);
     }
     const auto removed_version = st->remove_version(ilm::nothrow, fid, 1);
     CHECK(removed_version && removed_version->versions == 1);

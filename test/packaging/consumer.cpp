@@ -233,6 +233,11 @@ static void test_store()
         const auto entries = snap.native_entries(0x10000 + 29);
         CHECK(entries.size() == 3 && entries[1].il_offset == 10 &&
               entries[1].native_start == 12 && entries[1].native_end == 20);
+        const auto il_entries = snap.il_entries(fid, 0);
+        CHECK(il_entries.size() == 3 && il_entries[1].old_offset == 5 &&
+              il_entries[1].new_offset == 10);
+        CHECK(snap.method_entries(module, method).size() == 3);
+        CHECK(snap.body_il_entries(0x10000).size() == 3);
     }
     const auto again = rd.lookup(0x10000 + 15);
     CHECK(again && again->original_il_offset == 5);
