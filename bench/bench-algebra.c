@@ -6,6 +6,8 @@
  *                edit (a probe before every 8th instruction) from the IL
  *   rewrite      ilmap_rewrite_create with the same probes: parse, decode,
  *                retarget and widen branches, rebase EH, emit body and map
+ *   wrap         ilmap_il_wrap_create: the whole method wrapped in Begin/End
+ *                calls as a tracer does (doc/il-maps.md#wrap), with its map
  *   compose      ilmap_compose of the rewrite's map with the map of a
  *                second such pass (n = entries of the first map)
  *   deserialize  ilmap_deserialize of the composed map, checks included
@@ -13,8 +15,9 @@
  *
  * The bodies are synthetic but shaped like compiler output: loads, calls,
  * short branches reaching back close to their limit (so probes force
- * widening), switches, a try/finally. The table gives ns per operation
- * and IL bytes per second; --json prints one result per line:
+ * widening), switches, a try/finally. The table gives ns per operation,
+ * operations (methods, for rewrite and wrap) and IL bytes per second;
+ * --json prints one result per line:
  * {"op": "rewrite", "n": 1024, "impl": "ilmap", "ns": ...}.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -161,6 +164,11 @@ typedef struct dataset {
 
 static const uint8_t probe[] = {0x28, 0x01, 0x00, 0x00, 0x0A}; /* call token */
 
+/* The tokens and locals of a wrap (any: the IL does not resolve them). */
+static const ilmap_il_wrap_spec wrap_spec = {
+    0x0A000001u, 0x0A000002u, 0x01000003u, 0x06000004u, 0x11000005u, 1, 0, 0x01000006u, 0,
+};
+
 static void dataset_make(dataset *d, uint32_t body_bytes, prng *rng)
 {
     memset(d, 0, sizeof *d);
@@ -206,6 +214,13 @@ static void dataset_make(dataset *d, uint32_t body_bytes, prng *rng)
     ilmap_serialize(d->c, d->serialized_size, &d->serialized_size, d->serialized);
     ilmap_rewrite_free(r1);
     ilmap_rewrite_free(r2);
+    /* The wrap must take the body (its timing loop does not check). */
+    ilmap_rewrite *w;
+    if (ilmap_il_wrap_create(d->body, d->body_size, &wrap_spec, &w, NULL) != ILMAP_OK) {
+        fprintf(stderr, "bench-algebra: wrap of %u bytes failed\n", body_bytes);
+        exit(1);
+    }
+    ilmap_rewrite_free(w);
 }
 
 static void dataset_free(dataset *d)
@@ -244,6 +259,21 @@ static uint64_t run_rewrite(void *ctx, uint64_t units)
         ilmap_rewrite *r;
         uint64_t t0 = bench_now_ns();
         ilmap_rewrite_create(d->body, d->body_size, d->ins, d->nedits, 1, 0, &r, NULL);
+        elapsed += bench_now_ns() - t0;
+        bench_sink += ilmap_rewrite_get_body(r, NULL)[0];
+        ilmap_rewrite_free(r);
+    }
+    return elapsed;
+}
+
+static uint64_t run_wrap(void *ctx, uint64_t units)
+{
+    dataset *d = ctx;
+    uint64_t elapsed = 0;
+    for (uint64_t u = 0; u < units; u++) {
+        ilmap_rewrite *r;
+        uint64_t t0 = bench_now_ns();
+        ilmap_il_wrap_create(d->body, d->body_size, &wrap_spec, &r, NULL);
         elapsed += bench_now_ns() - t0;
         bench_sink += ilmap_rewrite_get_body(r, NULL)[0];
         ilmap_rewrite_free(r);
@@ -309,15 +339,17 @@ int main(int argc, char **argv)
         int per_byte; /* n is the body size; else the entry count */
     } ops[] = {{"build", run_build, 1},
                {"rewrite", run_rewrite, 1},
+               {"wrap", run_wrap, 1},
                {"compose", run_compose, 0},
                {"deserialize", run_deserialize, 0}};
     prng rng = prng_init(0xA16EB2A);
 
     if (!opt.json)
         printf("bench-algebra: ns per operation, best of %d runs of %g ms; a probe before every "
-               "8th instruction\n%-12s %8s %8s %12s %12s\n",
+               "8th instruction (rewrite); the whole method in Begin/End (wrap)\n"
+               "%-12s %8s %8s %12s %12s %12s\n",
                opt.budget.reps, (double)opt.budget.min_ns / 1e6, "op", "body", "n", "ns/op",
-               "IL MB/s");
+               "ops/s", "IL MB/s");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         dataset d;
         dataset_make(&d, sizes[s], &rng);
@@ -328,8 +360,8 @@ int main(int argc, char **argv)
                 printf("{\"op\": \"%s\", \"n\": %zu, \"impl\": \"ilmap\", \"ns\": %.1f}\n",
                        ops[o].op, n, ns);
             else
-                printf("%-12s %8u %8zu %12.1f %12.1f\n", ops[o].op, sizes[s], n, ns,
-                       (double)d.body_size / ns * 1e3);
+                printf("%-12s %8u %8zu %12.1f %12.0f %12.1f\n", ops[o].op, sizes[s], n, ns,
+                       1e9 / ns, (double)d.body_size / ns * 1e3);
         }
         dataset_free(&d);
     }

@@ -369,6 +369,95 @@ ILMAP_EXPORT ilmap_status ilmap_rewrite_old_to_new(const ilmap_rewrite *r, uint3
 /** Fills *info. @return ILMAP_OK; ILMAP_E_INVALID_ARG (NULL; *info zeroed). */
 ILMAP_EXPORT ilmap_status ilmap_rewrite_get_info(const ilmap_rewrite *r, ilmap_rewrite_info *info);
 
+/* ---------------------------------------------------------------------
+ * Wrapping a method: a tracer's rewrite (doc/il-maps.md#wrap)
+ * ------------------------------------------------------------------ */
+
+/** ilmap_il_wrap_spec.flags: pass `this` (ldarg.0) as the instance; for
+ *  instance methods of reference types. Without it the instance is null
+ *  (static methods; value types' `this` is a managed pointer, not an
+ *  object). */
+#define ILMAP_IL_WRAP_INSTANCE 0x1u
+
+/**
+ * What a wrap calls and where it keeps its state. The tokens are the
+ * caller's, valid in the wrapped method's module (a profiler makes them
+ * with IMetaDataEmit: DefineTypeRefByName, DefineMemberRef,
+ * GetTokenFromSig, GetTokenFromTypeSpec). The locals must exist in the
+ * LocalVarSig `local_sig` names: the method's own locals, then the added
+ * ones (ilmap_sig_wrap_locals() builds that signature).
+ */
+typedef struct ilmap_il_wrap_spec {
+    uint32_t begin_method;    /**< static void Begin(object instance, int32 methodToken) */
+    uint32_t end_method;      /**< static void End(object instance, int32 methodToken,
+                                   object returnValue, class System.Exception exception) */
+    uint32_t exception_type;  /**< TypeDef/TypeRef of System.Exception: the class of
+                                   every added catch clause */
+    uint32_t method_token;    /**< the int32 handed to Begin and End */
+    uint32_t local_sig;       /**< the new body's LocalVarSigTok (not 0) */
+    uint32_t exception_local; /**< index of a local of class System.Exception */
+    uint32_t return_local;    /**< index of a local of the return type (ignored for void) */
+    uint32_t return_type;     /**< TypeDef/TypeRef/TypeSpec token of the return type, for
+                                   initobj and box (!T, !!T included: a TypeSpec); 0 for
+                                   a method that returns void */
+    uint32_t flags;           /**< 0 or ILMAP_IL_WRAP_INSTANCE */
+} ilmap_il_wrap_spec;
+
+/**
+ * Wraps a method body in Begin/End calls as tracers do
+ * (doc/il-maps.md#wrap), with the exact COR_IL_MAP of the whole rewrite.
+ * The new code:
+ *
+ *     exception = null; return value = default      (initobj)
+ *     try { Begin(instance, token); } catch (Exception) { }
+ *     try {
+ *         try { the original code, each ret -> stloc return value; leave END }
+ *         catch (Exception e) { exception = e; rethrow; }
+ *     } finally {
+ *         try { End(instance, token, (object)return value or null, exception); }
+ *         catch (Exception) { }
+ *     }
+ *     END: ldloc return value; ret                    (ret for void)
+ *
+ * Besides: `tail.` prefixes become nops (a tail call cannot leave a try);
+ * short branches are widened where the code grows; the original clauses
+ * are kept, rebased, before the four added ones (inner before outer); the
+ * header becomes fat (a tiny body's gains InitLocals), with `local_sig`
+ * and a max stack of at least 4. The result is a rewrite like
+ * ilmap_rewrite_create()'s: ilmap_rewrite_get_body(),
+ * ilmap_rewrite_get_entries() (one entry per original instruction at the
+ * first byte inserted before it: the prologue maps to original offset 0,
+ * the epilogue after the last instruction's entry, as the runtime's rule
+ * reads a map; doc/il-maps.md#rewriter-convention), ilmap_rewrite_old_to_new()
+ * (where an original instruction now begins), ilmap_rewrite_get_info().
+ *
+ * The spec must match the method: return_type 0 exactly when it returns
+ * void, ILMAP_IL_WRAP_INSTANCE only for an instance method whose `this`
+ * is an object. The IL cannot say whether it does; a wrong spec gives an
+ * invalid body. Constructors must not be wrapped before their base call
+ * (`this` is not an object until then): the caller refuses them.
+ *
+ * Refused: the statuses of ilmap_il_body_parse() and
+ * ilmap_il_body_validate() (bad_offset: the instruction's offset or the
+ * clause's index); ILMAP_E_UNSUPPORTED for a body with no code, a `jmp`
+ * (it leaves with the caller's arguments: never from a try), a `ret`
+ * inside a protected region (invalid IL) (bad_offset: the instruction);
+ * ILMAP_E_LIMIT (the result beyond the body format).
+ *
+ * @param out receives the result (free with ilmap_rewrite_free()), NULL
+ *        on failure.
+ * @param bad_offset optional, as above; ILMAP_NO_INDEX otherwise.
+ * @return ILMAP_OK; ILMAP_E_INVALID_ARG (body, spec or out NULL; a zero
+ *         begin_method, end_method, exception_type or local_sig; a local
+ *         index above 65534; return_local equal to exception_local when
+ *         the method returns a value; an unknown flag); the statuses
+ *         above; ILMAP_E_NOMEM.
+ * Thread-safe. O(code) per layout pass, as ilmap_rewrite_create().
+ */
+ILMAP_EXPORT ilmap_status ilmap_il_wrap_create(const void *body, size_t body_size,
+                                               const ilmap_il_wrap_spec *spec,
+                                               ilmap_rewrite **out, size_t *bad_offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,6 +111,11 @@ extern "C" {
 
 /** "No node" in node-valued fields and outputs. */
 #define ILMAP_SIG_NO_NODE 0xFFFFFFFFu
+/** No local (ilmap_sig_wrap_locals()). */
+#define ILMAP_SIG_NO_LOCAL 0xFFFFFFFFu
+/** The most locals a method can address: ldloc's operand is 16 bits, and
+ *  index 0xFFFF is not a local. */
+#define ILMAP_SIG_MAX_LOCALS 0xFFFFu
 /** ilmap_sig_info.sentinel when the signature has no SENTINEL. */
 #define ILMAP_SIG_NO_SENTINEL 0xFFFFFFFFu
 
@@ -338,6 +343,40 @@ ILMAP_EXPORT ilmap_status ilmap_sig_get_array_lower_bounds(const ilmap_sig *sig,
  */
 ILMAP_EXPORT ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, size_t *total,
                                            uint8_t *out);
+
+/**
+ * The LocalVarSig of a wrapped method (ilmap_il_wrap_create(),
+ * doc/il-maps.md#wrap): the method's own locals, unchanged and at their
+ * indexes, then a local of its return type (none for void) and one of
+ * class exception_type, with the buffer protocol of ilmap.h. The caller
+ * turns the bytes into a token (IMetaDataEmit::GetTokenFromSig).
+ *
+ * @param method_sig      the method's signature (MethodDefSig).
+ * @param locals          its LocalVarSig; NULL with size 0 when it has none.
+ * @param exception_type  TypeDef, TypeRef or TypeSpec token (row not 0) of
+ *                        System.Exception.
+ * @param return_local    receives the return value's local index, or
+ *                        ILMAP_SIG_NO_LOCAL for void (and on failure).
+ * @param exception_local receives the exception's local index, or
+ *                        ILMAP_SIG_NO_LOCAL on failure.
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (the first cap bytes written; the
+ *         indexes are set); ILMAP_E_INVALID_ARG (method_sig, total or an
+ *         index pointer NULL, locals NULL with size > 0, out NULL with
+ *         cap > 0, exception_type not a type token); the statuses of
+ *         ilmap_sig_decode() for either blob, ILMAP_E_FORMAT also when
+ *         method_sig is not a method's or locals not a LocalVarSig;
+ *         ILMAP_E_UNSUPPORTED (a return type a local cannot hold boxed
+ *         for End: byref, typed reference, pointer, function pointer;
+ *         byref-like structs need the metadata, so the caller refuses
+ *         those); ILMAP_E_LIMIT (more than ILMAP_SIG_MAX_LOCALS locals).
+ *         On any error but ILMAP_E_TRUNCATED *total is 0.
+ * Thread-safe; allocates while it works (ILMAP_E_NOMEM).
+ */
+ILMAP_EXPORT ilmap_status ilmap_sig_wrap_locals(const uint8_t *method_sig, size_t method_sig_size,
+                                                const uint8_t *locals, size_t locals_size,
+                                                uint32_t exception_type, size_t cap,
+                                                size_t *total, uint8_t *out,
+                                                uint32_t *return_local, uint32_t *exception_local);
 
 /* ---------------------------------------------------------------------
  * How the runtime passes each value (doc/signatures.md#classification)

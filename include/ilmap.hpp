@@ -1206,6 +1206,18 @@ public:
             return failure(s, "ilmap_rewrite_create", bad);
         return adopt(out);
     }
+    /** ilmap_il_wrap_create(): the method wrapped in Begin/End calls
+     *  (doc/il-maps.md#wrap); refusals carry bad_offset as index(). */
+    static result<rewrite> wrap(nothrow_t, span<const std::uint8_t> body,
+                                const ::ilmap_il_wrap_spec &spec) noexcept
+    {
+        ::ilmap_rewrite *out = nullptr;
+        std::size_t bad = no_index;
+        const status s = ::ilmap_il_wrap_create(body.data(), body.size(), &spec, &out, &bad);
+        if (s != ILMAP_OK)
+            return failure(s, "ilmap_il_wrap_create", bad);
+        return adopt(out);
+    }
     static rewrite adopt(::ilmap_rewrite *r) noexcept
     {
         rewrite w;
@@ -1266,6 +1278,10 @@ public:
                           std::uint32_t extra_stack = 0, unsigned flags = 0)
     {
         return create(nothrow, body, insertions, extra_stack, flags).value();
+    }
+    static rewrite wrap(span<const std::uint8_t> body, const ::ilmap_il_wrap_spec &spec)
+    {
+        return wrap(nothrow, body, spec).value();
     }
     map to_map(unsigned flags = 0) const { return to_map(nothrow, flags).value(); }
     ::ilmap_rewrite_info info() const { return info(nothrow).value(); }

@@ -231,6 +231,39 @@ static uint32_t slot_bytes(const ilmap_il_insertion *ins, size_t n, uint32_t off
     return len;
 }
 
+/* A result that must exist (st from the call that made it, bad its
+ * bad index): its body parsed and checked, its info and its map; 0 when
+ * there is none (reported). */
+typedef struct rw_result {
+    ilmap_il_body b;
+    ilmap_rewrite_info info;
+    const ilmap_entry *map;
+    size_t count;
+} rw_result;
+
+static int open_rewrite(const char *what, ilmap_status st, size_t bad, const ilmap_rewrite *r,
+                        rw_result *res)
+{
+    CHECK(st == ILMAP_OK);
+    if (st != ILMAP_OK) {
+        fprintf(stderr, "%s failed: %s (bad %zu)\n", what, ilmap_status_str(st), bad);
+        return 0;
+    }
+    ilmap_il_body *b = &res->b;
+    ilmap_rewrite_info *info = &res->info;
+    const ilmap_entry **map = &res->map;
+    size_t *count = &res->count;
+    size_t size;
+    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
+    *map = ilmap_rewrite_get_entries(r, count);
+    CHECK(ilmap_rewrite_get_info(r, info) == ILMAP_OK);
+    CHECK(ilmap_il_body_parse(nb, size, b) == ILMAP_OK);
+    CHECK(b->body_size == size);
+    CHECK(ilmap_il_body_validate(b, NULL) == ILMAP_OK);
+    CHECK(b->code_size == info->code_size);
+    return 1;
+}
+
 static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_size,
                           const ilmap_il_clause *clauses, uint32_t nc, int eh_fat,
                           const ilmap_il_insertion *ins, size_t nins, uint32_t extra,
@@ -246,25 +279,16 @@ static void check_rewrite(const gen_code *g, const uint8_t *body, size_t body_si
         CHECK(st == ILMAP_E_LIMIT && r == NULL);
         return;
     }
-    CHECK(st == ILMAP_OK);
-    if (st != ILMAP_OK) {
-        fprintf(stderr, "rewrite failed: %s (bad %zu)\n", ilmap_status_str(st), bad);
+    rw_result res;
+    if (!open_rewrite("rewrite", st, bad, r, &res))
         return;
-    }
     stats->rewrites++;
-    size_t size, count;
-    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
-    const ilmap_entry *map = ilmap_rewrite_get_entries(r, &count);
-    ilmap_rewrite_info info;
-    CHECK(ilmap_rewrite_get_info(r, &info) == ILMAP_OK);
+    const ilmap_il_body b = res.b;
+    const ilmap_rewrite_info info = res.info;
+    const ilmap_entry *map = res.map;
+    const size_t count = res.count;
     stats->widened += info.widened;
     CHECK(count == g->n && info.instructions == g->n);
-
-    ilmap_il_body b;
-    CHECK(ilmap_il_body_parse(nb, size, &b) == ILMAP_OK);
-    CHECK(b.body_size == size);
-    CHECK(ilmap_il_body_validate(&b, NULL) == ILMAP_OK);
-    CHECK(b.code_size == info.code_size);
 
     /* Header. */
     uint32_t inserted = 0;
@@ -553,6 +577,361 @@ static void large_stream(prng *rng)
     gen_code_free(&g);
 }
 
+/* ---- Wrapping (doc/il-maps.md#wrap) ------------------------------------ */
+
+static const ilmap_il_wrap_spec wrap_spec_value = {
+    0x0A000001u, 0x0A000002u, 0x01000003u, 0x06000004u, 0x11000005u,
+    1, 0, 0x01000006u, 0, /* exception_local 1, return_local 0, Int32 */
+};
+
+/* The example of doc/il-maps.md#wrap worked by hand: a tiny static
+ * `ldc.i4.1; ret` returning an int32, every byte of the result. */
+static void wrap_worked_example(void)
+{
+    static const uint8_t body[] = { 0x02 | 2 << 2, 0x17, 0x2A };
+    static const uint8_t want[] = {
+        /* fat header: FAT | MORE_SECTS | INIT_LOCALS, size 3; max stack 8;
+         * code 62 bytes; the new LocalVarSigTok */
+        0x1B, 0x30, 0x08, 0x00, 62, 0, 0, 0, 0x05, 0x00, 0x00, 0x11,
+        /* 0: exception = null; result = default(int32) */
+        0x14, 0x0B, 0x12, 0x00, 0xFE, 0x15, 0x06, 0x00, 0x00, 0x01,
+        /* 10: try { Begin(null, token); leave.s 26 } */
+        0x14, 0x20, 0x04, 0x00, 0x00, 0x06, 0x28, 0x01, 0x00, 0x00, 0x0A, 0xDE, 0x03,
+        /* 23: catch { pop; leave.s 26 } */
+        0x26, 0xDE, 0x00,
+        /* 26: the original: ldc.i4.1; ret -> stloc.0; leave 60 */
+        0x17, 0x0A, 0xDD, 27, 0x00, 0x00, 0x00,
+        /* 33: catch { stloc.1; rethrow } */
+        0x0B, 0xFE, 0x1A,
+        /* 36: finally { try { End(null, token, box result, exception); leave.s 59 } */
+        0x14, 0x20, 0x04, 0x00, 0x00, 0x06, 0x06, 0x8C, 0x06, 0x00, 0x00, 0x01, 0x07, 0x28,
+        0x02, 0x00, 0x00, 0x0A, 0xDE, 0x03,
+        /* 56: catch { pop; leave.s 59 } 59: endfinally } */
+        0x26, 0xDE, 0x00, 0xDC,
+        /* 60: END: ldloc.0; ret */
+        0x06, 0x2A,
+        /* 74: pad to 76, then a small EH section of 4 clauses (52 bytes) */
+        0x00, 0x00, 0x01, 52, 0x00, 0x00,
+        /* Begin's catch: try 10+13, handler 23+3, class */
+        0x00, 0x00, 10, 0, 13, 23, 0, 3, 0x03, 0x00, 0x00, 0x01,
+        /* End's catch: try 36+20, handler 56+3 */
+        0x00, 0x00, 36, 0, 20, 56, 0, 3, 0x03, 0x00, 0x00, 0x01,
+        /* the catch around the body: try 26+7, handler 33+3 */
+        0x00, 0x00, 26, 0, 7, 33, 0, 3, 0x03, 0x00, 0x00, 0x01,
+        /* the finally: try 26+10, handler 36+24 */
+        0x02, 0x00, 26, 0, 10, 36, 0, 24, 0x00, 0x00, 0x00, 0x00,
+    };
+    ilmap_rewrite *r = NULL;
+    size_t bad = 7;
+    CHECK(ilmap_il_wrap_create(body, sizeof body, &wrap_spec_value, &r, &bad) == ILMAP_OK);
+    CHECK(bad == ILMAP_NO_INDEX);
+    size_t size = 0, count = 0;
+    const uint8_t *got = ilmap_rewrite_get_body(r, &size);
+    CHECK(size == sizeof want && got && memcmp(got, want, sizeof want) == 0);
+    if (got && size == sizeof want)
+        for (size_t i = 0; i < size; i++)
+            if (got[i] != want[i]) {
+                fprintf(stderr, "wrap example: byte %zu is %#x, want %#x\n", i, got[i], want[i]);
+                break;
+            }
+    const ilmap_entry *map = ilmap_rewrite_get_entries(r, &count);
+    CHECK(count == 2 && map[0].old_offset == 0 && map[0].new_offset == 0 &&
+          map[1].old_offset == 1 && map[1].new_offset == 27);
+    uint32_t at = 0;
+    CHECK(ilmap_rewrite_old_to_new(r, 0, &at) == ILMAP_OK && at == 26);
+    ilmap_rewrite_free(r);
+}
+
+/* The bytes of one local instruction, in the shortest form (ECMA-335
+ * III.3.41, 3.43, 3.63). */
+static uint32_t local_bytes(uint8_t *p, int store, uint32_t index)
+{
+    if (index < 4) {
+        p[0] = (uint8_t)((store ? 0x0A : 0x06) + index);
+        return 1;
+    }
+    if (index < 256) {
+        p[0] = store ? 0x13 : 0x11;
+        p[1] = (uint8_t)index;
+        return 2;
+    }
+    p[0] = 0xFE;
+    p[1] = store ? 0x0E : 0x0C;
+    p[2] = (uint8_t)index;
+    p[3] = (uint8_t)(index >> 8);
+    return 4;
+}
+
+typedef struct wrap_stats {
+    long wrapped, refused, rets, widened;
+} wrap_stats;
+
+/* Whether an original instruction lies in a clause's try, handler or
+ * filter: a ret there is invalid IL, which the wrap refuses. */
+static int wrap_in_clause(const ilmap_il_clause *c, uint32_t nc, uint32_t at)
+{
+    for (uint32_t k = 0; k < nc; k++) {
+        if (at - c[k].try_offset < c[k].try_length || at - c[k].handler_offset < c[k].handler_length)
+            return 1;
+        if (c[k].flags == ILMAP_IL_CLAUSE_FILTER && at >= c[k].class_or_filter &&
+            at < c[k].handler_offset)
+            return 1;
+    }
+    return 0;
+}
+
+/* A wrap of a generated body checked against doc/il-maps.md#wrap: the
+ * refusal, or the header, the map, every original instruction (rets
+ * stored and leaving to END), the appended code's END, the clauses. */
+static void check_wrap(const gen_code *g, const uint8_t *body, size_t body_size,
+                       const ilmap_il_clause *clauses, uint32_t nc,
+                       const ilmap_il_wrap_spec *spec, wrap_stats *stats)
+{
+    ilmap_il_body ob;
+    CHECK(ilmap_il_body_parse(body, body_size, &ob) == ILMAP_OK);
+    ilmap_rewrite *r = NULL;
+    size_t bad = 0;
+    ilmap_status st = ilmap_il_wrap_create(body, body_size, spec, &r, &bad);
+
+    size_t refuse = ILMAP_NO_INDEX;
+    for (uint32_t i = 0; i < g->n && refuse == ILMAP_NO_INDEX; i++)
+        if (g->code[g->ins[i].offset] == 0x2A && g->ins[i].length == 1 &&
+            wrap_in_clause(clauses, nc, g->ins[i].offset))
+            refuse = g->ins[i].offset;
+    if (g->n == 0 || refuse != ILMAP_NO_INDEX) {
+        CHECK(st == ILMAP_E_UNSUPPORTED && r == NULL && bad == refuse);
+        stats->refused++;
+        return;
+    }
+    rw_result res;
+    if (!open_rewrite("wrap", st, bad, r, &res))
+        return;
+    stats->wrapped++;
+    const ilmap_il_body b = res.b;
+    const ilmap_rewrite_info info = res.info;
+    const ilmap_entry *map = res.map;
+    const size_t count = res.count;
+    stats->widened += info.widened;
+    CHECK(b.header_size == 12 && b.local_sig == spec->local_sig);
+    uint32_t old_stack = ob.header_size == 1 ? 8u : ob.max_stack;
+    CHECK_EQ_U32(b.max_stack, old_stack < 4 ? 4 : old_stack);
+    CHECK((b.flags & ILMAP_IL_INIT_LOCALS) ==
+          (ob.header_size == 1 ? ILMAP_IL_INIT_LOCALS : (ob.flags & ILMAP_IL_INIT_LOCALS)));
+    CHECK(count == g->n);
+
+    /* The map: entry 0 at the prologue's start, the others at their
+     * instruction (nothing else is inserted); where each now is. */
+    uint32_t *at = calloc(g->n + 1, sizeof *at), *bnd = calloc(g->n + 1, sizeof *bnd);
+    for (uint32_t i = 0; i < g->n; i++) {
+        CHECK(ilmap_rewrite_old_to_new(r, g->ins[i].offset, &at[i]) == ILMAP_OK);
+        CHECK_EQ_U32(map[i].old_offset, g->ins[i].offset);
+        bnd[i] = map[i].new_offset;
+        CHECK_EQ_U32(bnd[i], i == 0 ? 0 : at[i]);
+    }
+    uint32_t prologue = at[0];
+
+    /* The epilogue (doc/il-maps.md#wrap's table): the catch handler, the
+     * finally with End's try and catch, END. */
+    uint8_t want[64];
+    uint32_t k = 0;
+    const int value = spec->return_type != 0;
+    k += local_bytes(want + k, 1, spec->exception_local);
+    want[k++] = 0xFE, want[k++] = 0x1A;
+    uint32_t fin = k;
+    want[k++] = spec->flags & ILMAP_IL_WRAP_INSTANCE ? 0x02 : 0x14;
+    want[k++] = 0x20;
+    for (int j = 0; j < 4; j++)
+        want[k++] = (uint8_t)(spec->method_token >> (8 * j));
+    if (value) {
+        k += local_bytes(want + k, 0, spec->return_local);
+        want[k++] = 0x8C;
+        for (int j = 0; j < 4; j++)
+            want[k++] = (uint8_t)(spec->return_type >> (8 * j));
+    } else {
+        want[k++] = 0x14;
+    }
+    k += local_bytes(want + k, 0, spec->exception_local);
+    want[k++] = 0x28;
+    for (int j = 0; j < 4; j++)
+        want[k++] = (uint8_t)(spec->end_method >> (8 * j));
+    want[k++] = 0xDE, want[k++] = 3;
+    uint32_t end_catch = k;
+    want[k++] = 0x26, want[k++] = 0xDE, want[k++] = 0;
+    uint32_t endfinally = k;
+    want[k++] = 0xDC;
+    uint32_t end_label = k;
+    if (value)
+        k += local_bytes(want + k, 0, spec->return_local);
+    want[k++] = 0x2A;
+    /* The original code ends where the epilogue begins, at the end. */
+    CHECK(b.code_size > k);
+    uint32_t e = b.code_size - k;
+    bnd[g->n] = e;
+    CHECK(memcmp(b.code + e, want, k) == 0);
+
+    /* Every original instruction: rets stored and leaving to END, the rest
+     * as the rewriter keeps them. */
+    uint32_t widened = 0, placed = prologue;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const gen_instr *gi = &g->ins[i];
+        const uint8_t *old = g->code + gi->offset;
+        ilmap_il_instr in;
+        CHECK(ilmap_il_decode_one(b.code, b.code_size, at[i], &in) == ILMAP_OK);
+        CHECK_EQ_U32(at[i], placed); /* one after the other, nothing between */
+        placed += in.length;
+        if (old[0] == 0x2A && gi->length == 1) {
+            uint8_t store[4];
+            uint32_t sn = value ? local_bytes(store, 1, spec->return_local) : 0;
+            placed += 5 + sn - in.length;
+            CHECK(memcmp(b.code + at[i], store, sn) == 0);
+            ilmap_il_instr leave;
+            CHECK(ilmap_il_decode_one(b.code, b.code_size, at[i] + sn, &leave) == ILMAP_OK);
+            CHECK(leave.opcode == 0xDD && leave.target == e + end_label);
+            stats->rets++;
+        } else if (gi->kind == ILMAP_IL_BRANCH8) {
+            widened += in.length == 5;
+            CHECK_EQ_U32(in.target, bnd[gi->target[0]] == 0 ? prologue : bnd[gi->target[0]]);
+        } else if (gi->kind == ILMAP_IL_BRANCH32) {
+            CHECK(in.length == 5 && in.opcode == old[0]);
+            CHECK_EQ_U32(in.target, bnd[gi->target[0]] == 0 ? prologue : bnd[gi->target[0]]);
+        } else if (gi->kind != ILMAP_IL_SWITCH) {
+            CHECK(in.length == gi->length && memcmp(b.code + at[i], old, gi->length) == 0);
+        }
+    }
+    CHECK(widened == info.widened);
+    CHECK_EQ_U32(placed, e);
+
+    /* The original clauses rebased, then the four added. */
+    CHECK(b.eh_count == nc + 4);
+    at[g->n] = e; /* an end at the code size: the end of the original code */
+    for (uint32_t c = 0; c < nc; c++) {
+        ilmap_il_clause got, want = clauses[c];
+        CHECK(ilmap_il_body_get_clause(&b, c, &got) == ILMAP_OK);
+        uint32_t ts = at[gen_index_of(g, want.try_offset)];
+        uint32_t te = at[gen_index_of(g, want.try_offset + want.try_length)];
+        uint32_t hs = at[gen_index_of(g, want.handler_offset)];
+        uint32_t he = at[gen_index_of(g, want.handler_offset + want.handler_length)];
+        CHECK(got.flags == want.flags && got.try_offset == ts && got.try_length == te - ts &&
+              got.handler_offset == hs && got.handler_length == he - hs);
+        CHECK_EQ_U32(got.class_or_filter, want.flags == ILMAP_IL_CLAUSE_FILTER
+                                              ? at[gen_index_of(g, want.class_or_filter)]
+                                              : want.class_or_filter);
+    }
+    const ilmap_il_clause added[4] = {
+        { 0, 0, 0, 0, 0, spec->exception_type }, /* Begin's: checked by offset below */
+        { 0, e + fin, end_catch - fin, e + end_catch, endfinally - end_catch,
+          spec->exception_type },
+        { 0, prologue, e - prologue, e, fin, spec->exception_type },
+        { 2, prologue, e + fin - prologue, e + fin, end_label - fin, 0 },
+    };
+    for (uint32_t c = 0; c < 4; c++) {
+        ilmap_il_clause got;
+        CHECK(ilmap_il_body_get_clause(&b, nc + c, &got) == ILMAP_OK);
+        if (c == 0) { /* inside the prologue, its handler ending there */
+            CHECK(got.flags == 0 && got.class_or_filter == spec->exception_type &&
+                  got.handler_offset + got.handler_length == prologue &&
+                  got.try_offset + got.try_length == got.handler_offset);
+            continue;
+        }
+        CHECK(memcmp(&got, &added[c], sizeof got) == 0);
+    }
+    free(at);
+    free(bnd);
+    ilmap_rewrite_free(r);
+}
+
+static void random_wraps(prng *rng, int rounds)
+{
+    ilmap_il_clause clauses[8];
+    wrap_stats stats = { 0, 0, 0, 0 };
+    for (int round = 0; round < rounds; round++) {
+        static const uint32_t sizes[] = { 0, 1, 3, 10, 30, 60, 200 };
+        gen_code g;
+        gen_code_make(rng, sizes[prng_below(rng, 7)], &g);
+        size_t body_size;
+        uint32_t nc;
+        int eh_fat;
+        uint8_t *body = gen_body(rng, &g, prng_below(rng, 2) ? 0 : 3, &body_size, clauses, &nc,
+                                 &eh_fat);
+        ilmap_il_wrap_spec spec = wrap_spec_value;
+        static const uint32_t locals[] = { 0, 3, 4, 255, 256, 65534 };
+        spec.exception_local = locals[prng_below(rng, 6)];
+        spec.return_local = spec.exception_local == 0 ? 1 : 0;
+        if (prng_below(rng, 2))
+            spec.return_local = locals[prng_below(rng, 6)] ^ 1u; /* never the other's */
+        if (spec.return_local == spec.exception_local || spec.return_local > 65534)
+            spec.return_local = spec.exception_local == 7 ? 8 : 7;
+        spec.return_type = prng_below(rng, 3) ? 0x1B000009u : 0; /* a TypeSpec, or void */
+        spec.flags = prng_below(rng, 2) ? ILMAP_IL_WRAP_INSTANCE : 0;
+        check_wrap(&g, body, body_size, clauses, nc, &spec, &stats);
+        free(body);
+        gen_code_free(&g);
+    }
+    printf("%ld wraps, %ld refused (a ret inside a clause, or no code); %ld rets rewritten, "
+           "%ld branches widened\n",
+           stats.wrapped, stats.refused, stats.rets, stats.widened);
+    CHECK(stats.wrapped > 0 && stats.refused > 0 && stats.rets > 0 && stats.widened > 0);
+}
+
+/* What a wrap refuses, and its arguments. */
+static void wrap_errors(void)
+{
+    ilmap_rewrite *r = (ilmap_rewrite *)1;
+    size_t bad = 0;
+    static const uint8_t ok[] = { 0x02 | 2 << 2, 0x17, 0x2A };
+    /* jmp: refused at its offset. */
+    static const uint8_t jmp[] = { 0x02 | 6 << 2, 0x00, 0x27, 0x01, 0x00, 0x00, 0x06 };
+    CHECK(ilmap_il_wrap_create(jmp, sizeof jmp, &wrap_spec_value, &r, &bad) ==
+          ILMAP_E_UNSUPPORTED);
+    CHECK(r == NULL && bad == 1);
+    /* No code. */
+    static const uint8_t empty[] = { 0x02 };
+    CHECK(ilmap_il_wrap_create(empty, sizeof empty, &wrap_spec_value, &r, &bad) ==
+          ILMAP_E_UNSUPPORTED);
+    /* Bad bodies: the parser's and validator's statuses. */
+    static const uint8_t cut[] = { 0x02 | 4 << 2, 0x17 };
+    CHECK(ilmap_il_wrap_create(cut, sizeof cut, &wrap_spec_value, &r, &bad) ==
+          ILMAP_E_IL_TRUNCATED);
+    static const uint8_t opcode[] = { 0x02 | 1 << 2, 0x24 };
+    CHECK(ilmap_il_wrap_create(opcode, sizeof opcode, &wrap_spec_value, &r, &bad) ==
+          ILMAP_E_IL_OPCODE && bad == 0);
+    /* Arguments. */
+    ilmap_il_wrap_spec s = wrap_spec_value;
+    CHECK(ilmap_il_wrap_create(NULL, 3, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, NULL, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, NULL, &bad) == ILMAP_E_INVALID_ARG);
+    s.local_sig = 0;
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    s = wrap_spec_value;
+    s.begin_method = 0;
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    s = wrap_spec_value;
+    s.return_local = s.exception_local;
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    s.return_type = 0; /* void: the return local is not used */
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_OK);
+    ilmap_rewrite_free(r);
+    s = wrap_spec_value;
+    s.exception_local = 65535;
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    s = wrap_spec_value;
+    s.flags = 2;
+    CHECK(ilmap_il_wrap_create(ok, sizeof ok, &s, &r, &bad) == ILMAP_E_INVALID_ARG);
+    CHECK(r == NULL);
+
+    /* tail. call; ret: the prefix becomes two nops, the call stays. */
+    static const uint8_t tail[] = { 0x02 | 8 << 2, 0xFE, 0x14, 0x28, 0x01, 0x00, 0x00, 0x06,
+                                    0x2A };
+    s = wrap_spec_value;
+    CHECK(ilmap_il_wrap_create(tail, sizeof tail, &s, &r, &bad) == ILMAP_OK);
+    uint32_t at = 0;
+    size_t size = 0;
+    const uint8_t *nb = ilmap_rewrite_get_body(r, &size);
+    CHECK(ilmap_rewrite_old_to_new(r, 0, &at) == ILMAP_OK);
+    CHECK(nb && nb[12 + at] == 0x00 && nb[12 + at + 1] == 0x00 && nb[12 + at + 2] == 0x28);
+    ilmap_rewrite_free(r);
+}
+
 int main(int argc, char **argv)
 {
     prng rng;
@@ -566,6 +945,9 @@ int main(int argc, char **argv)
     tiny_to_fat();
     large_stream(&rng);
     random_rewrites(&rng, 3000, &stats);
+    wrap_worked_example();
+    wrap_errors();
+    random_wraps(&rng, 2000);
     printf("%ld rewrites: %ld branches widened, %ld EH sections and %ld headers promoted, "
            "%ld with appended code\n",
            stats.rewrites, stats.widened, stats.promoted_eh, stats.promoted_header, stats.appended);

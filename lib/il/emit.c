@@ -35,17 +35,38 @@ static void rebase_clause(const rw_layout *l, ilmap_il_clause *c)
         c->class_or_filter = rw_map(l, c->class_or_filter);
 }
 
+/* A wrap's rewritten instruction (layout.h); 0 when i is kept. */
+static int write_wrapped(const rw_layout *l, size_t i, uint8_t *dst)
+{
+    const rw_wrap *w = l->wrap;
+    if (!w || w->kind[i] == RW_KEEP)
+        return 0;
+    if (w->kind[i] == RW_NOPS) {
+        memset(dst, 0x00, l->stream.instrs[i].length); /* nop */
+        return 1;
+    }
+    /* ret -> stloc; leave END */
+    memcpy(dst, w->store, w->store_size);
+    uint32_t next = l->at[i] + rw_length(l, i);
+    int64_t delta = (int64_t)l->boundary[l->stream.count] + w->end_label - (int64_t)next;
+    dst[w->store_size] = 0xDD; /* leave */
+    wr32(dst + w->store_size + 1, (uint32_t)(int32_t)delta);
+    return 1;
+}
+
 static void write_instruction(const rw_layout *l, size_t i, uint8_t *dst)
 {
     const ilmap_il_instr *in = &l->stream.instrs[i];
     const uint8_t *src = l->body->code + in->offset;
     const uint32_t at = l->at[i];
 
+    if (write_wrapped(l, i, dst))
+        return;
     switch (in->operand) {
     case ILMAP_IL_BRANCH8:
     case ILMAP_IL_BRANCH32: {
         uint32_t length = rw_length(l, i);
-        int64_t delta = (int64_t)l->boundary[l->target[i]] - ((int64_t)at + length);
+        int64_t delta = (int64_t)rw_target(l, l->target[i]) - ((int64_t)at + length);
         if (length == 2) {
             dst[0] = src[0];
             dst[1] = (uint8_t)(int8_t)delta;
@@ -117,7 +138,9 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, rw_body *r)
 {
     memset(r, 0, sizeof *r);
     const ilmap_il_body *b = l->body;
-    const uint32_t eh_count = b->eh_count;
+    const rw_wrap *w = l->wrap;
+    const uint32_t added = w ? w->nclauses : 0;
+    const uint32_t eh_count = b->eh_count + added; /* <= 2^24 + a few: no overflow */
     ilmap_il_clause *clauses = NULL;
     int eh_fat = (int)b->eh_fat;
 
@@ -126,8 +149,12 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, rw_body *r)
         if (!clauses)
             return ILMAP_E_NOMEM;
         for (uint32_t i = 0; i < eh_count; i++) {
-            ilmap_il_body_get_clause(b, i, &clauses[i]);
-            rebase_clause(l, &clauses[i]);
+            if (i < b->eh_count) {
+                ilmap_il_body_get_clause(b, i, &clauses[i]);
+                rebase_clause(l, &clauses[i]);
+            } else {
+                clauses[i] = w->clauses[i - b->eh_count]; /* already in new offsets */
+            }
             if (!clause_fits_small(&clauses[i]))
                 eh_fat = 1;
         }
@@ -140,9 +167,11 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, rw_body *r)
     }
 
     /* A tiny header implies max stack 8, no locals and no EH; it can stay
-     * only while it can still say everything. */
-    int tiny = b->header_size == 1 && l->code_size < 64 && extra_stack == 0;
+     * only while it can still say everything (a wrap adds locals). */
+    int tiny = b->header_size == 1 && l->code_size < 64 && extra_stack == 0 && !w;
     uint64_t max_stack = (uint64_t)b->max_stack + extra_stack;
+    if (w && max_stack < w->min_stack)
+        max_stack = w->min_stack;
     if (!tiny && max_stack > 0xFFFFu) {
         free(clauses);
         return ILMAP_E_LIMIT;
@@ -169,11 +198,13 @@ ilmap_status rw_emit(const rw_layout *l, uint32_t extra_stack, rw_body *r)
         code = out + 1;
     } else {
         uint32_t flags = b->header_size == 1 ? ILMAP_IL_FORMAT_FAT : b->flags;
+        if (w && b->header_size == 1)
+            flags |= ILMAP_IL_INIT_LOCALS; /* the locals a wrap gives a tiny body start zeroed */
         flags = eh_count ? flags | ILMAP_IL_MORE_SECTS : flags & ~ILMAP_IL_MORE_SECTS;
         wr16(out, flags | 3u << 12);
         wr16(out + 2, (uint32_t)max_stack);
         wr32(out + 4, l->code_size);
-        wr32(out + 8, b->local_sig);
+        wr32(out + 8, w ? w->local_sig : b->local_sig);
         code = out + 12;
     }
     write_code(l, code);

@@ -8,6 +8,7 @@
 
 #include "il/emit.h"
 #include "il/layout.h"
+#include "il/rewrite.h"
 #include "common/search.h"
 #include "common/size_limits.h"
 
@@ -122,7 +123,7 @@ static uint32_t widen(rw_layout *l)
     for (size_t i = 0; i < l->stream.count; i++) {
         if (l->stream.instrs[i].operand != ILMAP_IL_BRANCH8 || l->widened[i])
             continue;
-        int64_t delta = (int64_t)l->boundary[l->target[i]] - ((int64_t)l->at[i] + 2);
+        int64_t delta = (int64_t)rw_target(l, l->target[i]) - ((int64_t)l->at[i] + 2);
         if (delta < -128 || delta > 127) {
             l->widened[i] = 1;
             count++;
@@ -192,6 +193,27 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
                                   uint32_t extra_stack, unsigned flags, ilmap_rewrite **out,
                                   size_t *bad_index)
 {
+    if (out)
+        *out = NULL;
+    if (bad_index)
+        *bad_index = ILMAP_NO_INDEX;
+    if (!body || !out || (!insertions && count > 0) || flags != 0 ||
+        size_exceeds_u32(count))
+        return ILMAP_E_INVALID_ARG;
+    for (size_t k = 0; k < count; k++) {
+        if (insertions[k].size > 0 && !insertions[k].code) {
+            if (bad_index)
+                *bad_index = k;
+            return ILMAP_E_INVALID_ARG;
+        }
+    }
+    return rw_run(body, body_size, insertions, count, extra_stack, NULL, out, bad_index);
+}
+
+ilmap_status rw_run(const void *body, size_t body_size, const ilmap_il_insertion *insertions,
+                    size_t count, uint32_t extra_stack, const rw_hooks *hooks,
+                    ilmap_rewrite **out, size_t *bad_index)
+{
     size_t bad = ILMAP_NO_INDEX;
     ilmap_status st = ILMAP_OK;
     struct ilmap_rewrite *r = NULL;
@@ -199,20 +221,7 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
     rw_layout l;
 
     memset(&l, 0, sizeof l);
-    if (out)
-        *out = NULL;
-    if (!body || !out || (!insertions && count > 0) || flags != 0 ||
-        size_exceeds_u32(count)) {
-        st = ILMAP_E_INVALID_ARG;
-        goto done;
-    }
-    for (size_t k = 0; k < count; k++) {
-        if (insertions[k].size > 0 && !insertions[k].code) {
-            st = ILMAP_E_INVALID_ARG;
-            bad = k;
-            goto done;
-        }
-    }
+    *out = NULL;
     st = ilmap_il_body_parse(body, body_size, &parsed);
     if (st != ILMAP_OK)
         goto done;
@@ -228,7 +237,11 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
         goto done;
     l.body = &parsed;
     l.insertions = insertions;
+    if (hooks && (st = hooks->plan(&l, hooks->ctx, &bad)) != ILMAP_OK)
+        goto done;
     st = lay_out(&l, count, &bad);
+    if (st == ILMAP_OK && hooks)
+        st = hooks->place(&l, hooks->ctx);
     if (st != ILMAP_OK)
         goto done;
 
@@ -253,8 +266,7 @@ ilmap_status ilmap_rewrite_create(const void *body, size_t body_size,
     }
 done:
     layout_free(&l);
-    if (out)
-        *out = r;
+    *out = r;
     if (bad_index)
         *bad_index = st == ILMAP_OK ? ILMAP_NO_INDEX : bad;
     return st;

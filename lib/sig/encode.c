@@ -169,3 +169,81 @@ ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, size_t *total, u
     put_method(&w, sig, 0);
     return copy_out_done(cap, w.n, total);
 }
+
+/* The return type under its modifiers: what decides whether it can be
+ * stored and boxed. */
+static uint32_t unmodified_element(const ilmap_sig *sig, uint32_t index)
+{
+    for (;;) {
+        const ilmap_sig_node *p = &sig->nodes[index].pub;
+        if (p->element != ILMAP_SIG_ELEMENT_CMOD_REQD && p->element != ILMAP_SIG_ELEMENT_CMOD_OPT &&
+            p->element != ILMAP_SIG_ELEMENT_CMOD_INTERNAL)
+            return p->element;
+        index = p->inner;
+    }
+}
+
+/* A TypeDef, TypeRef or TypeSpec token with a row. */
+static int is_type_token(uint32_t token)
+{
+    uint32_t table = token >> 24;
+    return (token & 0x00FFFFFFu) != 0 &&
+           (table == ILMAP_SIG_TABLE_TYPEREF || table == ILMAP_SIG_TABLE_TYPEDEF ||
+            table == ILMAP_SIG_TABLE_TYPESPEC);
+}
+
+ilmap_status ilmap_sig_wrap_locals(const uint8_t *method_sig, size_t method_sig_size,
+                                   const uint8_t *locals, size_t locals_size,
+                                   uint32_t exception_type, size_t cap, size_t *total,
+                                   uint8_t *out, uint32_t *return_local, uint32_t *exception_local)
+{
+    if (return_local)
+        *return_local = ILMAP_SIG_NO_LOCAL;
+    if (exception_local)
+        *exception_local = ILMAP_SIG_NO_LOCAL;
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!method_sig || (!locals && locals_size > 0) || !return_local || !exception_local ||
+        !is_type_token(exception_type))
+        return ILMAP_E_INVALID_ARG;
+
+    ilmap_sig *m = NULL, *l = NULL;
+    st = ilmap_sig_decode(method_sig, method_sig_size, 0, &m, NULL, NULL);
+    if (st == ILMAP_OK && m->kind != ILMAP_SIG_KIND_METHOD)
+        st = ILMAP_E_FORMAT;
+    if (st == ILMAP_OK && locals_size > 0) {
+        st = ilmap_sig_decode(locals, locals_size, 0, &l, NULL, NULL);
+        if (st == ILMAP_OK && l->kind != ILMAP_SIG_KIND_LOCALS)
+            st = ILMAP_E_FORMAT;
+    }
+    uint32_t ret = st == ILMAP_OK ? m->methods[0].pub.type : 0;
+    uint32_t element = st == ILMAP_OK ? unmodified_element(m, ret) : 0;
+    /* A byref, a typed reference or a pointer cannot be boxed for End. */
+    if (st == ILMAP_OK &&
+        (element == ILMAP_SIG_ELEMENT_BYREF || element == ILMAP_SIG_ELEMENT_TYPEDBYREF ||
+         element == ILMAP_SIG_ELEMENT_PTR || element == ILMAP_SIG_ELEMENT_FNPTR))
+        st = ILMAP_E_UNSUPPORTED;
+    uint32_t had = l ? l->methods[0].pub.count : 0;
+    uint32_t added = element == ILMAP_SIG_ELEMENT_VOID ? 1u : 2u;
+    if (st == ILMAP_OK && had + added > ILMAP_SIG_MAX_LOCALS)
+        st = ILMAP_E_LIMIT;
+    if (st == ILMAP_OK) {
+        writer w = { out, cap, 0 };
+        put_byte(&w, ILMAP_SIG_CALLCONV_LOCAL_SIG);
+        put_unsigned(&w, had + added);
+        if (l)
+            put_items(&w, l, &l->methods[0]);
+        if (added == 2) {
+            put_type(&w, m, ret);
+            *return_local = had;
+        }
+        put_byte(&w, ILMAP_SIG_ELEMENT_CLASS);
+        put_token(&w, exception_type);
+        *exception_local = had + added - 1;
+        st = copy_out_done(cap, w.n, total);
+    }
+    ilmap_sig_free(m);
+    ilmap_sig_free(l);
+    return st;
+}

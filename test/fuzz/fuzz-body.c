@@ -1,10 +1,12 @@
 /*
  * libFuzzer target for the IL side (ilmap_il_body_parse, ilmap_il_decode,
- * ilmap_il_body_validate, ilmap_rewrite_create): any bytes as a method body
+ * ilmap_il_body_validate, ilmap_rewrite_create, ilmap_il_wrap_create): any
+ * bytes as a method body
  * and as raw code. A body that parses and checks is rewritten with a nop
  * before some instructions (chosen by the input) and at the end, and the
  * result must parse, check, and hold one more byte per probe plus three
- * per widened branch, with one map entry per original instruction.
+ * per widened branch, with one map entry per original instruction; then
+ * it is wrapped, and the result must parse and check as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         REQUIRE(ilmap_il_body_validate(&nbody, NULL) == ILMAP_OK);
         REQUIRE(nbody.eh_count == b.eh_count);
         REQUIRE(nbody.code_size == b.code_size + k + 3 * info.widened);
+        REQUIRE(count == n && ilmap_validate(e, count, NULL, NULL) == ILMAP_OK);
+        ilmap_rewrite_free(r);
+    }
+
+    /* The same body wrapped (doc/il-maps.md#wrap), the spec drawn from the
+     * input: the result parses and checks, with four more clauses and a
+     * strict map of one entry per original instruction; or it is refused
+     * for what the wrap cannot take. */
+    ilmap_il_wrap_spec spec = { 0x0A000001u, 0x0A000002u, 0x01000003u, 0x06000004u, 0x11000005u,
+                                data[0], data[size - 1] ^ 1u,
+                                (data[size / 2] & 1) ? 0x1B000006u : 0u,
+                                (uint32_t)(data[size / 3] & 1) };
+    if (spec.exception_local == spec.return_local)
+        spec.return_local++;
+    size_t bad = 0;
+    st = ilmap_il_wrap_create(data, size, &spec, &r, &bad);
+    REQUIRE(st == ILMAP_OK || st == ILMAP_E_UNSUPPORTED || st == ILMAP_E_LIMIT);
+    REQUIRE((st == ILMAP_OK) == (r != NULL));
+    REQUIRE(st != ILMAP_E_UNSUPPORTED || n == 0 || bad < b.code_size);
+    if (st == ILMAP_OK) {
+        size_t nsize, count;
+        const uint8_t *nb = ilmap_rewrite_get_body(r, &nsize);
+        const ilmap_entry *e = ilmap_rewrite_get_entries(r, &count);
+        ilmap_il_body nbody;
+        REQUIRE(ilmap_il_body_parse(nb, nsize, &nbody) == ILMAP_OK);
+        REQUIRE(ilmap_il_body_validate(&nbody, NULL) == ILMAP_OK);
+        REQUIRE(nbody.eh_count == b.eh_count + 4 && nbody.local_sig == spec.local_sig);
+        REQUIRE(nbody.code_size > b.code_size);
         REQUIRE(count == n && ilmap_validate(e, count, NULL, NULL) == ILMAP_OK);
         ilmap_rewrite_free(r);
     }

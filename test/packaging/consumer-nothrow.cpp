@@ -206,6 +206,13 @@ static void test_rewrite_and_sig()
     const auto bad_rw = ilm::rewrite::create(ilm::nothrow, body, inside);
     CHECK(!bad_rw && bad_rw.status() == ILMAP_E_EDIT && bad_rw.index() == 1);
     CHECK(!ilm::rewrite().info(ilm::nothrow));
+    const ilmap_il_wrap_spec spec = { 0x0A000001, 0x0A000002, 0x01000003, 0x06000004,
+                                      0x11000005, 1, 0, 0x01000006, 0 };
+    const std::uint8_t jumps[] = { (6 << 2) | 2, 0x00, 0x27, 0x01, 0x00, 0x00, 0x06 };
+    const auto refused = ilm::rewrite::wrap(ilm::nothrow, jumps, spec);
+    CHECK(!refused && refused.status() == ILMAP_E_UNSUPPORTED && refused.index() == 1);
+    const auto wrapped = ilm::rewrite::wrap(ilm::nothrow, body, spec);
+    CHECK(wrapped && wrapped->entries().size() == 2);
 
     const std::vector<std::uint8_t> blob{ 0x20, 0x02, 0x01, 0x08, 0x1D, 0x0E };
     const auto g = ilm::sig::decode(ilm::nothrow, blob);

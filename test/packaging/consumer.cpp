@@ -196,6 +196,14 @@ static void test_rewrite()
     CHECK(rw.old_to_new(1) == std::optional<std::uint32_t>(2));
     CHECK(!rw.old_to_new(2));
     CHECK(rw.to_map().old_to_new(1) == 1);
+
+    // The same body wrapped in Begin/End: four clauses more, ret still
+    // mapped, the nop where the prologue ends.
+    const ilmap_il_wrap_spec spec = { 0x0A000001, 0x0A000002, 0x01000003, 0x06000004,
+                                      0x11000005, 0, 0, 0, 0 };
+    const ilm::rewrite wrapped = ilm::rewrite::wrap(body, spec);
+    CHECK(wrapped.entries().size() == 2 && wrapped.entries()[0].new_offset == 0);
+    CHECK(wrapped.old_to_new(0).value_or(0) > 0);
 }
 
 static void test_store()

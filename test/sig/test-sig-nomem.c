@@ -4,6 +4,7 @@
  * ILMAP_E_NOMEM with no object, no defect and no offset (leaks show under
  * ASan); with it granted, succeed. Every other call claims to allocate
  * nothing: with every allocation failing they must all still work.
+ * ilmap_sig_wrap_locals() decodes two blobs: each failure is reported.
  *
  * The failing allocator is test/test-nomem.h's (the linker's --wrap,
  * test/sig/meson.build).
@@ -67,6 +68,22 @@ int main(void)
         CHECK(nomem_calls == 0);
         nomem_budget = -1;
         ilmap_sig_free(sig);
+    }
+    /* The locals of a wrap decode two blobs: each allocation failing in
+     * turn is ILMAP_E_NOMEM with nothing written, then it works. */
+    static const uint8_t method[] = { 0x00, 0x00, 0x08 }, locals[] = { 0x07, 0x01, 0x0E };
+    for (long budget = 0; budget <= 2; budget++) {
+        size_t total = 9;
+        uint32_t rl = 0, el = 0;
+        nomem_budget = budget;
+        ilmap_status st = ilmap_sig_wrap_locals(method, sizeof method, locals, sizeof locals,
+                                                0x01000003u, sizeof out, &total, out, &rl, &el);
+        nomem_budget = -1;
+        if (budget < 2)
+            CHECK(st == ILMAP_E_NOMEM && total == 0 && rl == ILMAP_SIG_NO_LOCAL &&
+                  el == ILMAP_SIG_NO_LOCAL);
+        else
+            CHECK(st == ILMAP_OK && total == 6 && rl == 1 && el == 2);
     }
     return test_finish("test-sig-nomem");
 }

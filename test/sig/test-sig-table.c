@@ -722,6 +722,111 @@ static void test_api(void)
     ilmap_sig_free(sig);
 }
 
+/* ---- the locals of a wrapped method (doc/il-maps.md#wrap) ---- */
+
+typedef struct wrap_row {
+    const char *method, *locals; /* hex; locals "" for none */
+    uint32_t exception_type;
+    ilmap_status want;
+    const char *sig;             /* the new LocalVarSig, hex */
+    uint32_t return_local, exception_local;
+} wrap_row;
+
+#define NONE ILMAP_SIG_NO_LOCAL
+static const wrap_row wrap_rows[] = {
+    /* static int32 M(): int32, then class Exception (TypeRef 3: coded 0x0D) */
+    { "00 00 08", "", 0x01000003u, ILMAP_OK, "07 02 08 12 0D", 0, 1 },
+    /* instance void M(string), one int32 local: only the exception's */
+    { "20 01 01 0E", "07 01 08", 0x01000003u, ILMAP_OK, "07 02 08 12 0D", NONE, 1 },
+    /* !!0 M<T>() with string and object locals; Exception as a TypeSpec */
+    { "10 01 00 1E 00", "07 02 0E 1C", 0x1B000001u, ILMAP_OK, "07 04 0E 1C 1E 00 12 06", 2, 3 },
+    /* a class return (TypeRef 5), an optional and a required modifier kept */
+    { "00 00 12 15", "", 0x01000003u, ILMAP_OK, "07 02 12 15 12 0D", 0, 1 },
+    { "00 00 1F 15 20 15 08", "", 0x02000002u, ILMAP_OK, "07 02 1F 15 20 15 08 12 08", 0, 1 },
+    /* a pinned byref local stays as it was */
+    { "00 00 08", "07 01 45 10 08", 0x01000003u, ILMAP_OK, "07 03 45 10 08 08 12 0D", 1, 2 },
+    /* List<int32> (GENERICINST of TypeRef 5) */
+    { "00 00 15 12 15 01 08", "", 0x01000003u, ILMAP_OK, "07 02 15 12 15 01 08 12 0D", 0, 1 },
+    /* what a local cannot hold boxed for End */
+    { "00 00 10 08", "", 0x01000003u, ILMAP_E_UNSUPPORTED, "", NONE, NONE },
+    { "00 00 20 15 10 08", "", 0x01000003u, ILMAP_E_UNSUPPORTED, "", NONE, NONE },
+    { "00 00 16", "", 0x01000003u, ILMAP_E_UNSUPPORTED, "", NONE, NONE },
+    { "00 00 0F 08", "", 0x01000003u, ILMAP_E_UNSUPPORTED, "", NONE, NONE },
+    { "00 00 1B 00 00 01", "", 0x01000003u, ILMAP_E_UNSUPPORTED, "", NONE, NONE },
+    /* not a method's signature; not a LocalVarSig; not decodable */
+    { "06 08", "", 0x01000003u, ILMAP_E_FORMAT, "", NONE, NONE },
+    { "00 00 08", "06 08", 0x01000003u, ILMAP_E_FORMAT, "", NONE, NONE },
+    { "00 01 08", "", 0x01000003u, ILMAP_E_FORMAT, "", NONE, NONE },
+    /* the exception's type must be a type token */
+    { "00 00 08", "", 0x06000001u, ILMAP_E_INVALID_ARG, "", NONE, NONE },
+    { "00 00 08", "", 0x01000000u, ILMAP_E_INVALID_ARG, "", NONE, NONE },
+};
+#undef NONE
+
+static void test_wrap_locals(void)
+{
+    for (size_t i = 0; i < COUNT(wrap_rows); i++) {
+        const wrap_row *row = &wrap_rows[i];
+        uint8_t method[64], locals[64], want[64], got[64];
+        long nm = hex_bytes(row->method, method, sizeof method);
+        long nl = hex_bytes(row->locals, locals, sizeof locals);
+        long nw = hex_bytes(row->sig, want, sizeof want);
+        size_t total = 99;
+        uint32_t rl = 7, el = 7;
+        ilmap_status st = ilmap_sig_wrap_locals(method, (size_t)nm, nl ? locals : NULL,
+                                                (size_t)nl, row->exception_type, sizeof got,
+                                                &total, got, &rl, &el);
+        int ok = st == row->want && rl == row->return_local && el == row->exception_local &&
+                 (st == ILMAP_OK ? total == (size_t)nw && memcmp(got, want, total) == 0
+                                 : total == 0);
+        test_checks++;
+        if (!ok) {
+            test_failures++;
+            fprintf(stderr, "wrap row %zu (%s | %s): %s, %zu bytes, locals %u %u\n", i,
+                    row->method, row->locals, ilmap_status_str(st), total, rl, el);
+        }
+    }
+
+    /* The buffer protocol: a size query, a short buffer (the indexes set). */
+    static const uint8_t m[] = { 0x00, 0x00, 0x08 };
+    uint8_t out[8] = { 0 };
+    size_t total = 0;
+    uint32_t rl = 0, el = 0;
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 0, 0x01000003u, 0, &total, NULL, &rl, &el) ==
+          ILMAP_OK);
+    CHECK(total == 5 && rl == 0 && el == 1);
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 0, 0x01000003u, 2, &total, out, &rl, &el) ==
+          ILMAP_E_TRUNCATED);
+    CHECK(total == 5 && out[0] == 0x07 && out[1] == 0x02 && out[2] == 0 && el == 1);
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 0, 0x01000003u, 2, NULL, out, &rl, &el) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 0, 0x01000003u, 2, &total, NULL, &rl, &el) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(total == 0 && rl == ILMAP_SIG_NO_LOCAL && el == ILMAP_SIG_NO_LOCAL);
+    CHECK(ilmap_sig_wrap_locals(NULL, 3, NULL, 0, 0x01000003u, 8, &total, out, &rl, &el) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 4, 0x01000003u, 8, &total, out, &rl, &el) ==
+          ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_sig_wrap_locals(m, 3, NULL, 0, 0x01000003u, 8, &total, out, NULL, &el) ==
+          ILMAP_E_INVALID_ARG);
+
+    /* 65,534 locals and two more: past what ldloc can address. */
+    size_t n = 5 + 65534;
+    uint8_t *big = malloc(n);
+    if (!big)
+        exit(TEST_EXIT_SETUP_FAILURE);
+    big[0] = 0x07, big[1] = 0xC0, big[2] = 0x00, big[3] = 0xFF, big[4] = 0xFE;
+    memset(big + 5, 0x08, 65534);
+    CHECK(ilmap_sig_wrap_locals(m, 3, big, n, 0x01000003u, 0, &total, NULL, &rl, &el) ==
+          ILMAP_E_LIMIT);
+    /* One fewer fits: 65,535 locals, the last at 65,534. */
+    big[4] = 0xFD;
+    CHECK(ilmap_sig_wrap_locals(m, 3, big, n - 1, 0x01000003u, 0, &total, NULL, &rl, &el) ==
+          ILMAP_OK);
+    CHECK(rl == 65533 && el == 65534 && total == 1 + 4 + 65535 + 1);
+    free(big);
+}
+
 int main(void)
 {
     test_good_rows();
@@ -730,6 +835,7 @@ int main(void)
     test_classification();
     test_statics();
     test_api();
+    test_wrap_locals();
     printf("%zu decode rows, %zu defect rows, %zu classification rows, %zu static rows\n",
            COUNT(good_rows), COUNT(bad_rows), COUNT(class_rows), COUNT(static_rows));
     return test_finish("test-sig-table");
