@@ -345,6 +345,21 @@ ILMAP_EXPORT ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, siz
                                            uint8_t *out);
 
 /**
+ * Encodes the type rooted at one node (ilmap_sig_get_item(),
+ * ilmap_sig_info.type) on its own: the bytes it was decoded from, in the
+ * shortest form of every compressed integer, as a TypeSpec blob takes it
+ * (a profiler turns a method's return type into a token with
+ * IMetaDataEmit::GetTokenFromTypeSpec). A FNPTR's nested signature and
+ * custom modifiers come along. Buffer protocol of ilmap.h.
+ * @return ILMAP_OK; ILMAP_E_TRUNCATED (the first cap bytes written);
+ *         ILMAP_E_NOT_FOUND (no such node; *total 0); ILMAP_E_INVALID_ARG
+ *         (sig or total NULL, out NULL with cap > 0; *total 0).
+ * Thread-safe, allocation-free. doc/signatures.md#encode.
+ */
+ILMAP_EXPORT ilmap_status ilmap_sig_encode_type(const ilmap_sig *sig, uint32_t node, size_t cap,
+                                                size_t *total, uint8_t *out);
+
+/**
  * The LocalVarSig of a wrapped method (ilmap_il_wrap_create(),
  * doc/il-maps.md#wrap): the method's own locals, unchanged and at their
  * indexes, then a local of its return type (none for void) and one of

@@ -170,6 +170,21 @@ ilmap_status ilmap_sig_encode(const ilmap_sig *sig, size_t cap, size_t *total, u
     return copy_out_done(cap, w.n, total);
 }
 
+ilmap_status ilmap_sig_encode_type(const ilmap_sig *sig, uint32_t node, size_t cap, size_t *total,
+                                   uint8_t *out)
+{
+    ilmap_status st = copy_out_check(cap, total, out);
+    if (st != ILMAP_OK)
+        return st;
+    if (!sig)
+        return ILMAP_E_INVALID_ARG;
+    if (node >= sig->node_count)
+        return ILMAP_E_NOT_FOUND;
+    writer w = { out, cap, 0 };
+    put_type(&w, sig, node);
+    return copy_out_done(cap, w.n, total);
+}
+
 /* The return type under its modifiers: what decides whether it can be
  * stored and boxed. */
 static uint32_t unmodified_element(const ilmap_sig *sig, uint32_t index)

@@ -162,6 +162,17 @@ static void test_good_rows(void)
         size_t total = 0;
         CHECK(ilmap_sig_encode(sig, sizeof again, &total, again) == ILMAP_OK);
         CHECK(total == (size_t)n && memcmp(again, blob, (size_t)n) == 0);
+        /* Every node on its own: the bytes it was decoded from, at its
+         * offset (ilmap_sig_encode_type()). */
+        for (uint32_t k = 0; k < ilmap_sig_get_node_count(sig); k++) {
+            ilmap_sig_node node;
+            CHECK(ilmap_sig_get_node(sig, k, &node) == ILMAP_OK);
+            CHECK(ilmap_sig_encode_type(sig, k, sizeof again, &total, again) == ILMAP_OK);
+            CHECK(node.offset + total <= (size_t)n &&
+                  memcmp(again, blob + node.offset, total) == 0);
+        }
+        CHECK(ilmap_sig_encode_type(sig, ilmap_sig_get_node_count(sig), sizeof again, &total,
+                                    again) == ILMAP_E_NOT_FOUND && total == 0);
         ilmap_sig_free(sig);
     }
 }
@@ -722,6 +733,27 @@ static void test_api(void)
     ilmap_sig_free(sig);
 }
 
+/* ---- one type on its own: the buffer protocol ---- */
+
+static void test_encode_type(void)
+{
+    uint8_t blob[16], out[16] = { 0 };
+    long n = hex_bytes("00 01 15 12 15 01 08 0E", blob, sizeof blob); /* List<int32> M(string) */
+    ilmap_sig *sig = NULL;
+    CHECK(n > 0 && ilmap_sig_decode(blob, (size_t)n, 0, &sig, NULL, NULL) == ILMAP_OK);
+    ilmap_sig_info info;
+    CHECK(ilmap_sig_get_info(sig, 0, &info) == ILMAP_OK);
+    size_t total = 0;
+    CHECK(ilmap_sig_encode_type(sig, info.type, 0, &total, NULL) == ILMAP_OK && total == 5);
+    CHECK(ilmap_sig_encode_type(sig, info.type, 2, &total, out) == ILMAP_E_TRUNCATED &&
+          total == 5 && out[0] == 0x15 && out[1] == 0x12 && out[2] == 0);
+    CHECK(ilmap_sig_encode_type(sig, info.type, 2, NULL, out) == ILMAP_E_INVALID_ARG);
+    CHECK(ilmap_sig_encode_type(sig, info.type, 2, &total, NULL) == ILMAP_E_INVALID_ARG &&
+          total == 0);
+    CHECK(ilmap_sig_encode_type(NULL, 0, 2, &total, out) == ILMAP_E_INVALID_ARG);
+    ilmap_sig_free(sig);
+}
+
 /* ---- the locals of a wrapped method (doc/il-maps.md#wrap) ---- */
 
 typedef struct wrap_row {
@@ -835,6 +867,7 @@ int main(void)
     test_classification();
     test_statics();
     test_api();
+    test_encode_type();
     test_wrap_locals();
     printf("%zu decode rows, %zu defect rows, %zu classification rows, %zu static rows\n",
            COUNT(good_rows), COUNT(bad_rows), COUNT(class_rows), COUNT(static_rows));
