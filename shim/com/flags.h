@@ -37,6 +37,7 @@
 
 /* IMetaDataImport / GetModuleMetaData */
 #define CLR_OF_READ 0x00000000u
+#define CLR_OF_WRITE 0x00000001u /* the module's emitter (IMetaDataEmit) */
 #define CLR_MD_TOKEN_NIL 0x00000000u
 #define CLR_MD_TOKEN_TYPE_MASK 0xFF000000u
 #define CLR_MD_METHOD_DEF 0x06000000u

@@ -25,6 +25,8 @@ extern const IID IID_ICorProfilerInfo5;
 extern const IID IID_ICorProfilerInfo9;
 extern const IID IID_ICorProfilerFunctionControl;
 extern const IID IID_IMetaDataImport;
+extern const IID IID_IMetaDataEmit;
+extern const IID IID_IMetaDataAssemblyEmit;
 
 /* The shim's class: {1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}. Any random GUID
  * would do; it only has to match CORECLR_PROFILER. */

@@ -20,7 +20,8 @@ typedef struct IMetaDataImportVtbl {
     HRESULT(CLR_STDCALL *EnumTypeDefs)(MI, HCORENUM *e, mdTypeDef out[], ULONG cap,
                                        ULONG *count);                         /* 6 */
     clr_slot EnumInterfaceImpls;                                              /* 7 */
-    clr_slot EnumTypeRefs;                                                    /* 8 */
+    HRESULT(CLR_STDCALL *EnumTypeRefs)(MI, HCORENUM *e, mdToken out[], ULONG cap,
+                                       ULONG *count);                         /* 8 */
     HRESULT(CLR_STDCALL *FindTypeDefByName)(MI, const WCHAR *name, mdToken enclosing,
                                             mdTypeDef *out);                  /* 9 */
     clr_slot GetScopeProps;                                                   /* 10 */
@@ -34,7 +35,10 @@ typedef struct IMetaDataImportVtbl {
     /* The name is the full one, "Ns.Name". */
     HRESULT(CLR_STDCALL *GetTypeRefProps)(MI, mdToken tr, mdToken *scope, WCHAR *name,
                                           ULONG cch_name, ULONG *pcch_name); /* 14 */
-    clr_slot ResolveTypeRef;                                                  /* 15 */
+    /* The TypeDef a TypeRef names, and the metadata of its module (an
+     * interface of riid, released by the caller). */
+    HRESULT(CLR_STDCALL *ResolveTypeRef)(MI, mdToken tr, const IID *riid, IUnknown **scope,
+                                         mdTypeDef *td);                      /* 15 */
     clr_slot EnumMembers;                                                     /* 16 */
     clr_slot EnumMembersWithName;                                             /* 17 */
     HRESULT(CLR_STDCALL *EnumMethods)(MI, HCORENUM *e, mdTypeDef cls, mdMethodDef out[],
@@ -74,7 +78,9 @@ typedef struct IMetaDataImportVtbl {
     clr_slot GetFieldMarshal;                                                 /* 38 */
     clr_slot GetRVA;                                                          /* 39 */
     clr_slot GetPermissionSetProps;                                           /* 40 */
-    clr_slot GetSigFromToken;                                                 /* 41 */
+    /* A StandAloneSig's blob (a body's LocalVarSig). */
+    HRESULT(CLR_STDCALL *GetSigFromToken)(MI, mdSignature sig, PCCOR_SIGNATURE *blob,
+                                          ULONG *size);                       /* 41 */
     clr_slot GetModuleRefProps;                                               /* 42 */
     clr_slot EnumModuleRefs;                                                  /* 43 */
     clr_slot GetTypeSpecFromToken;                                            /* 44 */
@@ -116,6 +122,8 @@ struct IMetaDataImport {
 };
 
 CLR_SLOT_AT(IMetaDataImportVtbl, EnumTypeDefs, 6);
+CLR_SLOT_AT(IMetaDataImportVtbl, EnumTypeRefs, 8);
+CLR_SLOT_AT(IMetaDataImportVtbl, ResolveTypeRef, 15);
 CLR_SLOT_AT(IMetaDataImportVtbl, FindTypeDefByName, 9);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeDefProps, 12);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetTypeRefProps, 14);
@@ -126,6 +134,7 @@ CLR_SLOT_AT(IMetaDataImportVtbl, FindMethod, 27);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetMethodProps, 30);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetFieldProps, 57);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetClassLayout, 37);
+CLR_SLOT_AT(IMetaDataImportVtbl, GetSigFromToken, 41);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetCustomAttributeByName, 60);
 CLR_SLOT_AT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 CLR_SLOT_AT(IMetaDataImportVtbl, IsGlobal, 64);

@@ -117,6 +117,20 @@ static void on_rejit_parameters(void *ctx, shim_profiler *p, shim_method *m,
     shim_report *r = &((shim_harness *)ctx)->report;
     const char *name = shim_method_name(p, m);
     const shim_instrumented *inst = n->inst;
+    if (m->wrap) {
+        /* ILMAP_SHIM_WRAP: wrapped, or why not (a method the wrap cannot
+         * take is no failure; the shim failing to prepare it is). */
+        if (n->refused)
+            shim_report_check(r, "wrap", !m->wrap_failed,
+                              "\"method\":\"%s\",\"token\":\"0x%08X\",\"wrapped\":false,"
+                              "\"reason\":\"%s\"",
+                              name, (unsigned)m->token, n->refused);
+        else if (inst)
+            shim_report_check(r, "wrap", SUCCEEDED(n->hr_body),
+                              "\"method\":\"%s\",\"token\":\"0x%08X\",\"wrapped\":true,"
+                              "\"old_size\":%u,\"new_size\":%zu",
+                              name, (unsigned)m->token, (unsigned)n->il_size, inst->body_size);
+    }
     if (n->refused) {
         shim_report_event(r, "instrument_refused", "\"method\":\"%s\",\"why\":\"%s\"", name,
                           n->refused);

@@ -98,18 +98,77 @@ static int new_starts_of(const uint8_t *bytes, size_t size, shim_instrumented *o
     return 0;
 }
 
-int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
-                    shim_instrumented *out, const char **why)
+/* A rewrite's body and map copied into *out, with the new code's
+ * instruction starts; 0, or 1 with *why. */
+static int take_rewrite(const ilmap_rewrite *rw, const char *how, shim_instrumented *out,
+                        const char **why)
 {
-    const char *ignored;
-    if (!why)
-        why = &ignored;
+    size_t new_size = 0, entries = 0;
+    const uint8_t *bytes = ilmap_rewrite_get_body(rw, &new_size);
+    const ilmap_entry *map = ilmap_rewrite_get_entries(rw, &entries);
+    ilmap_rewrite_info info;
+    ilmap_rewrite_get_info(rw, &info);
+    out->body = malloc(new_size ? new_size : 1);
+    out->map = malloc((entries ? entries : 1) * sizeof *out->map);
+    if (!bytes || !out->body || !out->map) {
+        *why = "out of memory";
+        return 1;
+    }
+    memcpy(out->body, bytes, new_size);
+    out->body_size = new_size;
+    memcpy(out->map, map, entries * sizeof *map);
+    out->map_count = entries;
+    if (new_starts_of(out->body, out->body_size, out)) {
+        *why = "the rewritten body does not decode";
+        return 1;
+    }
+    out->widened = info.widened;
+    out->how = how;
+    return 0;
+}
+
+/* The start of both: *why cleared, *out emptied; 1 without an out. */
+static int begin_output(shim_instrumented *out, const char **why)
+{
     *why = NULL;
     if (!out) {
         *why = "no output";
         return 1;
     }
     memset(out, 0, sizeof *out);
+    return 0;
+}
+
+int shim_instrument_wrap(const uint8_t *body, size_t size, const ilmap_il_wrap_spec *spec,
+                         shim_instrumented *out, const char **why)
+{
+    const char *ignored;
+    if (!why)
+        why = &ignored;
+    if (begin_output(out, why))
+        return 1;
+    ilmap_rewrite *rw = NULL;
+    ilmap_status st = ilmap_il_wrap_create(body, size, spec, &rw, NULL);
+    if (st != ILMAP_OK) {
+        *why = st == ILMAP_E_UNSUPPORTED ? "its IL cannot be wrapped (jmp, or ret in a try)"
+                                         : "the wrap refused the body";
+        return 1;
+    }
+    int rc = take_rewrite(rw, "wrap", out, why);
+    ilmap_rewrite_free(rw);
+    if (rc)
+        shim_instrumented_free(out);
+    return rc;
+}
+
+int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
+                    shim_instrumented *out, const char **why)
+{
+    const char *ignored;
+    if (!why)
+        why = &ignored;
+    if (begin_output(out, why))
+        return 1;
     if (!body || !size || !probe) {
         *why = "no body";
         return 1;
@@ -160,29 +219,8 @@ int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
         *why = "the rewriter refused the insertions";
         goto done;
     }
-    size_t new_size = 0, entries = 0;
-    const uint8_t *bytes = ilmap_rewrite_get_body(rw, &new_size);
-    const ilmap_entry *map = ilmap_rewrite_get_entries(rw, &entries);
-    ilmap_rewrite_info info;
-    ilmap_rewrite_get_info(rw, &info);
-    out->body = malloc(new_size ? new_size : 1);
-    out->map = malloc((entries ? entries : 1) * sizeof *out->map);
-    if (!bytes || !out->body || !out->map) {
-        *why = "out of memory";
-        goto done;
-    }
-    memcpy(out->body, bytes, new_size);
-    out->body_size = new_size;
-    memcpy(out->map, map, entries * sizeof *map);
-    out->map_count = entries;
-    if (new_starts_of(out->body, out->body_size, out)) {
-        *why = "the rewritten body does not decode";
-        goto done;
-    }
+    rc = take_rewrite(rw, probe->call_token ? "call" : "nop", out, why);
     out->probes = (uint32_t)count;
-    out->widened = info.widened;
-    out->how = probe->call_token ? "call" : "nop";
-    rc = 0;
 done:
     ilmap_rewrite_free(rw);
     free(in);

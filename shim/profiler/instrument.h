@@ -12,6 +12,7 @@
 
 #include "com/info.h"
 #include "ilmap.h"
+#include "ilmap-il.h"
 
 /* What to insert, and where. */
 typedef struct shim_probe {
@@ -43,6 +44,12 @@ typedef struct shim_instrumented {
  */
 int shim_instrument(const uint8_t *body, size_t size, const shim_probe *probe,
                     shim_instrumented *out, const char **why);
+
+/* The same for the wrap mode (wrap.h, doc/shim.md#wrap): the whole body
+ * wrapped in the hooks' calls by ilmap_il_wrap_create() with spec; no
+ * probes. */
+int shim_instrument_wrap(const uint8_t *body, size_t size, const ilmap_il_wrap_spec *spec,
+                         shim_instrumented *out, const char **why);
 
 void shim_instrumented_free(shim_instrumented *out);
 

@@ -20,6 +20,7 @@
 #include "profiler/jit_instrument.h"
 #include "profiler/modules.h"
 #include "profiler/profiler.h"
+#include "profiler/wrap.h"
 #include "select/resolve.h"
 #include "base/text.h"
 
@@ -71,6 +72,8 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
         return 0;
     }
     size_t added = 0;
+    shim_wrap_module wrap_refs; /* made on the first wrapped method */
+    shim_wrap_module_init(&wrap_refs);
     for (size_t i = 0; i < found.count; i++) {
         const shim_found *f = &found.items[i];
         if (f->selector >= p->selection.count)
@@ -110,6 +113,7 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
         shim_json_escape(display, sizeof display, full);
         shim_lock(p);
         shim_method *m = shim_registry_find(&p->registry, module, f->token);
+        shim_method *wrapped = NULL;
         if (!m) {
             m = shim_registry_add(&p->registry, module, f->token);
             if (!m) {
@@ -120,6 +124,10 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                 m->role = sel->role;
                 m->probe_token = probe;
                 memcpy(m->name, display, sizeof m->name);
+                if (sel->wrap) {
+                    m->wrap = 1;
+                    wrapped = m;
+                }
                 if (sel->observe) {
                     /* only its JIT-compiled bodies go into the store:
                      * nothing is requested */
@@ -143,7 +151,12 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
             }
         }
         shim_unlock(p);
+        /* Its references and spec, before any ReJIT request for it (made
+         * when this callback returns) or its first compilation. */
+        if (wrapped)
+            shim_wrap_prepare(p, module, md, &wrap_refs, wrapped);
     }
+    shim_wrap_module_done(&wrap_refs);
     shim_found_list_free(&found);
     if (added == 0) {
         free(tokens);

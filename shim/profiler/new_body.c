@@ -68,8 +68,18 @@ void shim_new_body(shim_profiler *p, shim_method *m, const shim_body_sink *sink)
         SHIM_HOOK(p, rejit_parameters, m, &note);
         return;
     }
+    /* Probes, or the whole body wrapped (ILMAP_SHIM_WRAP: its spec, or
+     * why it is not wrapped, was settled when its module loaded). */
     shim_instrumented inst;
-    if (shim_instrument(header, note.il_size, &probe, &inst, &note.refused)) {
+    memset(&inst, 0, sizeof inst);
+    int failed = 1;
+    if (!m->wrap)
+        failed = shim_instrument(header, note.il_size, &probe, &inst, &note.refused);
+    else if (m->wrap_refused)
+        note.refused = m->wrap_refused;
+    else
+        failed = shim_instrument_wrap(header, note.il_size, &m->wrap_spec, &inst, &note.refused);
+    if (failed) {
         /* A limit of the instrumenter, not a wrong map: counted, with the
          * reason; the runtime keeps the original IL. */
         if (!note.refused)

@@ -241,8 +241,12 @@ HRESULT CLR_STDCALL shim_cb_initialize(ICorProfilerCallback4 *self, IUnknown *in
                              &p->selection)) {
         memset(&p->selection, 0, sizeof p->selection);
     }
-    /* Observed methods come last: a method also selected above keeps the
-     * first selector that names it (resolve.c). */
+    /* Wrapped methods, then observed ones: a method also selected above
+     * keeps the first selector that names it (resolve.c). */
+    if (shim_selection_add_wrapped(&p->selection, getenv("ILMAP_SHIM_WRAP"),
+                                   getenv("ILMAP_SHIM_WRAP_LATE"),
+                                   getenv("ILMAP_SHIM_WRAP_HOOKS")))
+        shim_log("ILMAP_SHIM_WRAP ignored from where memory ran out");
     if (shim_selection_add_observed(&p->selection, getenv("ILMAP_SHIM_OBSERVE")))
         shim_log("ILMAP_SHIM_OBSERVE ignored from where memory ran out");
     for (size_t i = 0; i < p->selection.count; i++)

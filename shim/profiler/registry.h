@@ -18,6 +18,7 @@
 
 #include "com/info.h"
 #include "ilmap.h"
+#include "ilmap-il.h"
 
 /* How a selected method gets its new body; fixed at registration. */
 typedef enum shim_kind {
@@ -69,6 +70,12 @@ struct shim_method {
     shim_body *bodies;
     size_t body_count, body_cap;
     void *observer;            /* the hooks' own per-method data (hooks.h); NULL without */
+    /* ILMAP_SHIM_WRAP (wrap.h): set when the module loads, before any
+     * ReJIT request; read-only afterwards. */
+    int wrap;
+    const char *wrap_refused;  /* static reason it is not wrapped, or NULL */
+    int wrap_failed;           /* the refusal is the shim's failure, not the method's */
+    ilmap_il_wrap_spec wrap_spec;
 };
 
 /* The records and their index. */

@@ -112,37 +112,48 @@ static int each_item(const char *list, int (*fn)(shim_selection *, const char *,
     return 0;
 }
 
-/* A plain selector; late: ReJIT only after the first compilation. */
-static int add_plain(shim_selection *s, const char *item, size_t n, int late)
+/* What a selector list makes of its items. */
+enum { SEL_LATE = 1, SEL_OBSERVE = 2, SEL_WRAP = 4 };
+
+/* A plain selector with those flags: late, ReJIT only after the first
+ * compilation; observe, bodies recorded and never instrumented; wrap,
+ * the whole body wrapped in the hooks' calls. */
+static int add_selector(shim_selection *s, const char *item, size_t n, unsigned flags)
 {
     shim_selector sel;
     int rc = parse_one(item, n, &sel);
     if (rc)
         return rc < 0 ? -1 : 0;
     sel.role = SHIM_ROLE_PLAIN;
-    sel.late = late;
+    sel.late = (flags & SEL_LATE) != 0;
+    sel.observe = (flags & SEL_OBSERVE) != 0;
+    sel.wrap = (flags & SEL_WRAP) != 0;
     return push(s, &sel);
 }
 
 static int add_method(shim_selection *s, const char *item, size_t n)
 {
-    return add_plain(s, item, n, 0);
+    return add_selector(s, item, n, 0);
 }
 
 static int add_late(shim_selection *s, const char *item, size_t n)
 {
-    return add_plain(s, item, n, 1);
+    return add_selector(s, item, n, SEL_LATE);
 }
 
 static int add_observed(shim_selection *s, const char *item, size_t n)
 {
-    shim_selector sel;
-    int rc = parse_one(item, n, &sel);
-    if (rc)
-        return rc < 0 ? -1 : 0;
-    sel.role = SHIM_ROLE_PLAIN;
-    sel.observe = 1;
-    return push(s, &sel);
+    return add_selector(s, item, n, SEL_OBSERVE);
+}
+
+static int add_wrapped(shim_selection *s, const char *item, size_t n)
+{
+    return add_selector(s, item, n, SEL_WRAP);
+}
+
+static int add_wrapped_late(shim_selection *s, const char *item, size_t n)
+{
+    return add_selector(s, item, n, SEL_WRAP | SEL_LATE);
 }
 
 static int add_twins(shim_selection *s, const char *item, size_t n)
@@ -215,6 +226,50 @@ int shim_selection_add_observed(shim_selection *s, const char *observe)
     return 0;
 }
 
+/* "[Assembly]Ns.Type": the assembly's simple name and the type's full
+ * name, each non-empty, no blanks inside. */
+static int parse_hooks(const char *hooks, shim_wrap_hooks *out)
+{
+    size_t n = strlen(hooks);
+    trim(&hooks, &n);
+    const char *close = n > 2 && hooks[0] == '[' ? memchr(hooks, ']', n) : NULL;
+    if (!close || close == hooks + 1 || close == hooks + n - 1) {
+        shim_log("ignoring ILMAP_SHIM_WRAP_HOOKS '%s': want [Assembly]Ns.Type", hooks);
+        return 0;
+    }
+    out->assembly = dup_range(hooks + 1, (size_t)(close - hooks - 1));
+    out->type_name = dup_range(close + 1, (size_t)(hooks + n - close - 1));
+    if (!out->assembly || !out->type_name) {
+        free(out->assembly);
+        free(out->type_name);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return 0;
+}
+
+int shim_selection_add_wrapped(shim_selection *s, const char *wrap, const char *wrap_late,
+                               const char *hooks)
+{
+    if (!s)
+        return -1;
+    if ((!wrap || !*wrap) && (!wrap_late || !*wrap_late))
+        return 0;
+    if (!hooks || !*hooks) {
+        shim_log("ILMAP_SHIM_WRAP ignored: ILMAP_SHIM_WRAP_HOOKS names no hooks class");
+        return 0;
+    }
+    if (parse_hooks(hooks, &s->hooks) || each_item(wrap, add_wrapped, s) ||
+        each_item(wrap_late, add_wrapped_late, s)) {
+        shim_log("out of memory while parsing ILMAP_SHIM_WRAP");
+        return -1;
+    }
+    if (!s->hooks.type_name) /* malformed: logged, nothing wrapped */
+        for (size_t i = 0; i < s->count; i++)
+            s->items[i].wrap = 0;
+    return 0;
+}
+
 void shim_selection_free(shim_selection *s)
 {
     if (!s)
@@ -223,5 +278,7 @@ void shim_selection_free(shim_selection *s)
         selector_free(&s->items[i]);
     free(s->items);
     selector_free(&s->probe);
+    free(s->hooks.assembly);
+    free(s->hooks.type_name);
     memset(s, 0, sizeof *s);
 }

@@ -24,6 +24,12 @@
  *                       code (no JIT compilation) the trigger is the
  *                       runtime's cached-function search finding the
  *                       precompiled code. Namespace forms allowed.
+ *   ILMAP_SHIM_WRAP     selectors as ILMAP_SHIM_METHODS: methods rejitted at
+ *                       module load with their whole body wrapped in calls
+ *                       of the class ILMAP_SHIM_WRAP_HOOKS names,
+ *                       "[Assembly]Ns.Type" (profiler/wrap.c,
+ *                       doc/shim.md#wrap); ILMAP_SHIM_WRAP_LATE the same,
+ *                       rejitted as ILMAP_SHIM_LATE's.
  *   ILMAP_SHIM_PROBE    "Ns.Type::Method": a static void() method called by
  *                       the probe (in the instrumented method's module);
  *                       without it the probe is a nop. Twins and the probe
@@ -51,12 +57,20 @@ typedef struct shim_selector {
     size_t twin;       /* index of the other twin (twin roles only) */
     int late;          /* from ILMAP_SHIM_LATE */
     int observe;       /* from ILMAP_SHIM_OBSERVE: bodies recorded, never instrumented */
+    int wrap;          /* from ILMAP_SHIM_WRAP: wrapped in the hooks' calls */
 } shim_selector;
+
+/* ILMAP_SHIM_WRAP_HOOKS "[Assembly]Ns.Type"; NULLs when not given. */
+typedef struct shim_wrap_hooks {
+    char *assembly;  /* the simple name */
+    char *type_name; /* "Ns.Type" */
+} shim_wrap_hooks;
 
 typedef struct shim_selection {
     shim_selector *items;
     size_t count;
     shim_selector probe; /* type_name NULL when no probe */
+    shim_wrap_hooks hooks;
 } shim_selection;
 
 /* Parses the three strings (each may be NULL). Malformed items are logged
@@ -70,6 +84,14 @@ int shim_selection_parse(const char *methods, const char *twins, const char *lat
  * lines). Malformed items are logged and skipped; non-zero only when
  * memory runs out. */
 int shim_selection_add_observed(shim_selection *s, const char *observe);
+
+/* Appends the selectors of ILMAP_SHIM_WRAP and ILMAP_SHIM_WRAP_LATE (each
+ * may be NULL; late ones are rejitted after their first compilation, as
+ * ILMAP_SHIM_LATE's) and parses ILMAP_SHIM_WRAP_HOOKS into s->hooks;
+ * without a well-formed hooks class nothing is wrapped (logged).
+ * Non-zero only when memory runs out. */
+int shim_selection_add_wrapped(shim_selection *s, const char *wrap, const char *wrap_late,
+                               const char *hooks);
 
 void shim_selection_free(shim_selection *s);
 
