@@ -137,6 +137,16 @@ static const char *module_setup(shim_profiler *p, ModuleID module, IMetaDataImpo
         return "the module's metadata cannot be written (GetModuleMetaData, ofWrite)";
     w->emit = (IMetaDataEmit *)(void *)unk;
 
+    /* CoreLib defines System.Object. Its code runs before any other
+     * assembly can load (the hooks' included: a call of Begin there
+     * throws FileNotFoundException while the runtime starts, and the
+     * exception's own formatting runs wrapped code again), so its methods
+     * are not wrapped: the method's limit, not the shim's failure. */
+    if (type_token(md, w->emit, "System.Object", 0)) {
+        w->refused = 1;
+        return "a method of System.Private.CoreLib, which runs before the hooks' assembly can "
+               "load";
+    }
     w->exception = type_token(md, w->emit, "System.Exception", corelib_scope(md));
     if (!w->exception)
         return "no reference to System.Exception could be made (no System.Object reference)";
@@ -277,12 +287,12 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
     if (!w->tried) {
         w->tried = 1;
         w->failed = module_setup(p, module, md, w);
-        if (w->failed)
+        if (w->failed && (!w->refused || p->verbose))
             shim_log("wrap: module 0x%llx: %s; its methods run unwrapped",
                      (unsigned long long)module, w->failed);
     }
     if (w->failed) {
-        refuse(m, w->failed, 1);
+        refuse(m, w->failed, !w->refused);
         return;
     }
 

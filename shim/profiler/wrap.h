@@ -21,6 +21,7 @@
 typedef struct shim_wrap_module {
     int tried;
     const char *failed;     /* static: why there are none; NULL when made */
+    int refused;            /* failed is the module's limit (CoreLib), not a failure */
     IMetaDataEmit *emit;    /* released by shim_wrap_module_done */
     mdToken begin, end;     /* MemberRefs (or MethodDefs in the hooks' own module) */
     mdToken exception;      /* System.Exception: TypeRef, or TypeDef in CoreLib */

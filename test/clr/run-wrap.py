@@ -14,7 +14,8 @@ Checks: both runs exit 0 with the same stdout (stack trace with file:line
 included); the plain run's hooks saw no call; the report passes
 (check_report) and has one "wrap" check per selected method, wrapped
 except the instance constructors (refused, with a reason; a static
-constructor may be either); in the wrapped run's
+constructor may be either), and a CoreLib method refused as CoreLib's;
+in the wrapped run's
 log every Begin has its End on the same thread in LIFO order with the
 same instance (none unpaired or mismatched), Begins equal Ends per token,
 every wrapped method was entered and no refused one, `instance` is null
@@ -45,6 +46,10 @@ THROW_TYPE = "WrapTest.HookThrows"
 SELECTORS = ("WrapTest.Shapes::*;WrapTest.Person::*;WrapTest.Point::*;WrapTest.Gen`1::*;"
              "WrapTest.Animal::*;WrapTest.Dog::*;WrapTest.Square::*;WrapTest.Config::*;"
              "WrapTest.HookThrows::Value")
+
+# A CoreLib method besides: never wrapped (its code runs before the hooks'
+# assembly can load), refused with that reason.
+CORELIB = "System.Collections.Generic.List`1::Add"
 
 CALL = re.compile(r"^call (\S+?::[^(]+)\(.*?\) (?:-> (.*)|threw ([^:\s]+): (.*))$")
 
@@ -146,7 +151,8 @@ def main():
     say(f"the program printed {len(program_calls)} calls of wrapped methods")
 
     shim_env = profiler_env(hooks_env, CLSID, args.profiler, preload, t,
-                            ILMAP_SHIM_WRAP=SELECTORS, ILMAP_SHIM_WRAP_HOOKS=HOOKS_CLASS,
+                            ILMAP_SHIM_WRAP=SELECTORS + ";" + CORELIB,
+                            ILMAP_SHIM_WRAP_HOOKS=HOOKS_CLASS,
                             ILMAP_SHIM_REPORT=report)
     shim_env.update(ILMAP_WRAP_LOG=t.path(wrapped_log), ILMAP_WRAP_THROW_TYPE=THROW_TYPE)
     shim, secs = run(t.argv(dll), shim_env, timeout=t.timeout(300))
@@ -160,6 +166,11 @@ def main():
     # One wrap line per selected method: wrapped, or (constructors)
     # refused with a reason.
     wrap_lines = [c for c in result[0] if c.get("check") == "wrap"] if result else []
+    corelib = [c for c in wrap_lines if c.get("method") == CORELIB]
+    if len(corelib) != 1 or corelib[0].get("wrapped") is not False or \
+            "CoreLib" not in corelib[0].get("reason", ""):
+        fail(f"{CORELIB} is not refused once as CoreLib's: {corelib}")
+    wrap_lines = [c for c in wrap_lines if c.get("method") != CORELIB]
     seen = collections.Counter(c.get("token") for c in wrap_lines)
     wrapped, refused = set(), set()
     for c in wrap_lines:

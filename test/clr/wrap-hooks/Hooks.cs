@@ -80,6 +80,7 @@ namespace IlmapWrapHooks
         }
 
         [ThreadStatic] private static List<Entry> stack;
+        [ThreadStatic] private static int formatting; // > 0 while End formats a value
 
         private static readonly object Gate = new object();
         private static readonly List<List<Entry>> Stacks = new List<List<Entry>>();
@@ -145,10 +146,29 @@ namespace IlmapWrapHooks
                 badInstance = !ReferenceEquals(top.Instance, instance);
             }
             // Outside the lock: formatting may run the program's code (a
-            // wrapped ToString, whose own Begin and End come here).
-            string ret = Format(returnValue);
-            string exc = exception == null ? null
-                : exception.GetType().FullName + ":" + exception.Message;
+            // wrapped ToString, whose own Begin and End come here). Those
+            // nested Ends are paired and counted, not formatted: a
+            // ToString of a wrapped library can call back into itself
+            // without end (System.Linq.Expressions does).
+            string ret, exc;
+            if (formatting > 0)
+            {
+                ret = exc = "(inside a hook)";
+            }
+            else
+            {
+                formatting++;
+                try
+                {
+                    ret = Format(returnValue);
+                    exc = exception == null ? null
+                        : exception.GetType().FullName + ":" + exception.Message;
+                }
+                finally
+                {
+                    formatting--;
+                }
+            }
             lock (Gate)
             {
                 PerToken t = Get(methodToken);
