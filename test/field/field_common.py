@@ -26,6 +26,9 @@ NAMESPACES = [
 # prefix or starts with the prefix + ".".
 NAMESPACE_SELECTION = ";".join(ns + ".*::*" for ns in NAMESPACES)
 
+WRAP_SETTINGS = {"ILMAP_SHIM_WRAP_HOOKS": "[IlmapWrapHooks]IlmapWrapHooks.Hooks",
+                 "ILMAP_WRAP_LIGHT": "1"}
+
 # mode: (variable that takes the selection, extra settings)
 MODES = {
     "methods": ("ILMAP_SHIM_METHODS", {}),
@@ -37,7 +40,18 @@ MODES = {
     # the libraries call back into the program (app/Frames.cs): checks c
     # and c_source on frames whose tokens exist in several modules.
     "frames": ("ILMAP_SHIM_METHODS", {"ILMAP_SHIM_OBSERVE": "IlmapField.*::*"}),
+    # Every selected method wrapped in Begin/End calls of the clr suite's
+    # hooks library (test/clr/wrap-hooks, loaded by a startup hook, light
+    # mode: pairing and counts only), at module load, late, and with
+    # tiering kept (doc/shim.md#wrap).
+    "wrap": ("ILMAP_SHIM_WRAP", WRAP_SETTINGS),
+    "wrap-late": ("ILMAP_SHIM_WRAP_LATE", WRAP_SETTINGS),
+    "wrap-tiering": ("ILMAP_SHIM_WRAP", dict(WRAP_SETTINGS, ILMAP_SHIM_KEEP_TIERING="1")),
 }
+WRAP_MODES = ("wrap", "wrap-late", "wrap-tiering")
+LATE_MODES = ("late", "wrap-late")
+HOOKS_APP = os.path.join(HERE, "..", "clr", "wrap-hooks")
+HOOKS_PROGRAM = "IlmapWrapHooks"
 
 def mode_env(env, shim, mode, selection, report=None, preload=None, target=None):
     """env plus the shim loaded in mode ("none": loaded, nothing selected)."""

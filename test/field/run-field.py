@@ -5,7 +5,8 @@ libilmap's profiler shim, whole namespaces at a time.
 
 Builds app/ (restoring Newtonsoft.Json from the offline folder or
 nuget.org), runs it plainly once, then once under the shim in every mode
-(methods, late, tiering, hooks; see field_common.MODES), and fails unless
+(methods, late, tiering, hooks, frames, and the wrap modes; see
+field_common.MODES), and fails unless
 each run under the shim: prints exactly what the plain run printed, exits
 with 0, has no failed check in its report, ends its report with a
 summary, drops nothing silently (every selected method is accounted for:
@@ -19,6 +20,7 @@ sanitizer build: the clr suite covers the shim there), 99 setup failure.
 """
 import argparse
 import collections
+import json
 import os
 import re
 import sys
@@ -27,7 +29,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import field_common as fc  # noqa: E402
-from clr_common import (check_report, check_run, finish, run, say,  # noqa: E402
+from clr_common import (build, check_report, check_run, finish, run, say,  # noqa: E402
                         start, SETUP)
 
 # Where the selected methods that were not instrumented went (summary
@@ -62,6 +64,31 @@ def check_frames(events, counts, fail):
         f"with a token in several modules; checked c {counts['c']}, c_store "
         f"{counts['c_store']}, c_source {counts['c_source']}; skipped {d.get('skipped')} "
         f"(c), {d.get('source_skipped_no_line')} without a line (c_source)")
+
+
+def check_wrap_log(path, fail):
+    """The hooks' log of a wrap mode (test/clr/wrap-hooks, light mode):
+    every Begin has its End on its thread, in order, with the same token
+    and instance; as many of each per token; calls were made."""
+    try:
+        with open(path) as f:
+            log = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"no hooks log ({e})")
+        return
+    begins, ends = log.get("begins", {}), log.get("ends", {})
+    uneven = [t for t in set(begins) | set(ends) if begins.get(t) != ends.get(t)]
+    for key in ("unpaired", "token_mismatch", "instance_mismatch"):
+        if log.get(key) != 0:
+            fail(f"hooks: {key} {log.get(key)}")
+    if uneven:
+        fail(f"hooks: Begins and Ends differ for {len(uneven)} tokens: {sorted(uneven)[:5]}")
+    total = sum(begins.values())
+    if total == 0:
+        fail("hooks: no Begin: nothing wrapped ran")
+    say(f"  hooks: {total} Begins and {sum(ends.values())} Ends over {len(begins)} tokens, "
+        f"unpaired {log.get('unpaired')}, mismatched tokens {log.get('token_mismatch')}, "
+        f"instances {log.get('instance_mismatch')}")
 
 
 def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
@@ -159,9 +186,19 @@ def main():
 
     selection = fc.NAMESPACE_SELECTION
     say("selection:", selection)
+    modes = [m for m in args.modes.split(",") if m]
+    hooks_dll = None
+    if any(m in fc.WRAP_MODES for m in modes):
+        # The wrap modes' hooks: IL only, built once for any platform.
+        hooks_args = argparse.Namespace(app=fc.HOOKS_APP, work=os.path.join(args.work, "hooks"),
+                                        rid="")
+        os.makedirs(hooks_args.work, exist_ok=True)
+        hooks_dll = build(hooks_args, env, fc.HOOKS_PROGRAM)
+        if hooks_dll is None:
+            return SETUP
 
     failures, table = [], []
-    for mode in [m for m in args.modes.split(",") if m]:
+    for mode in modes:
         if mode not in fc.MODES:
             say("unknown mode", mode)
             return SETUP
@@ -171,9 +208,16 @@ def main():
         e = fc.mode_env(env, args.profiler, mode, selection, report, target=t)
         if mode == "frames":
             e["ILMAP_SHIM_FRAMES"] = t.path(os.path.join(args.work, "frames.txt"))
+        wrap_log = os.path.join(args.work, f"hooks-{mode}.json")
+        if mode in fc.WRAP_MODES:
+            if os.path.exists(wrap_log):
+                os.remove(wrap_log)
+            e["DOTNET_STARTUP_HOOKS"] = t.path(os.path.abspath(hooks_dll))
+            e["ILMAP_WRAP_LOG"] = t.path(os.path.abspath(wrap_log))
         try:
-            iterations = args.late_iterations if mode == "late" else args.iterations
-            extra = ["--wait-rejits"] if mode == "late" else []
+            late = mode in fc.LATE_MODES
+            iterations = args.late_iterations if late else args.iterations
+            extra = ["--wait-rejits"] if late else []
             proc, secs = run(program[:-1] + [str(iterations)] + extra, e, timeout=t.timeout(600))
         except Exception as ex:  # a hang: TimeoutExpired
             failures.append(f"{mode}: {ex}")
@@ -182,6 +226,8 @@ def main():
         before = len(failures)
         check_mode(mode, proc, secs, plain.stdout, report,
                    args.min_instrumented, failures)
+        if mode in fc.WRAP_MODES:
+            check_wrap_log(wrap_log, lambda msg, m=mode: failures.append(f"{m}: {msg}"))
         table.append((mode, f"{secs:.1f} s", "PASS" if len(failures) == before else "FAIL"))
 
     say(f"--- {len(table)} modes in {time.monotonic() - started:.0f} s")

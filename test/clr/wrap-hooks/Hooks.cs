@@ -27,6 +27,10 @@
 // InvariantCulture)>"; an exception "<its type's FullName>:<Message>";
 // an instance's type is named by its generic definition (Gen`1).
 //
+// ILMAP_WRAP_LIGHT=1 (the field suite: millions of calls of thousands of
+// methods): only the pairing and the counts, per thread without a lock,
+// merged at exit; no records, no instance types.
+//
 // ILMAP_WRAP_THROW_TYPE=Ns.Type: Begin and End throw (after recording)
 // when the instance is of that type, to check that the wrap swallows
 // what its hooks throw ("thrown" counts them).
@@ -79,7 +83,17 @@ namespace IlmapWrapHooks
             public readonly List<string> InstanceTypes = new List<string>();
         }
 
+        /// <summary>One thread's counts in light mode.</summary>
+        private sealed class LocalCounts
+        {
+            public readonly Dictionary<int, long[]> ByToken = new Dictionary<int, long[]>();
+            public long Unpaired, InstanceMismatch, TokenMismatch;
+        }
+
         [ThreadStatic] private static List<Entry> stack;
+        [ThreadStatic] private static LocalCounts local;
+        private static readonly List<LocalCounts> Locals = new List<LocalCounts>();
+        private static bool light;
         [ThreadStatic] private static int formatting; // > 0 while End formats a value
 
         private static readonly object Gate = new object();
@@ -102,6 +116,7 @@ namespace IlmapWrapHooks
                 installed = true;
             }
             logPath = Environment.GetEnvironmentVariable("ILMAP_WRAP_LOG");
+            light = Environment.GetEnvironmentVariable("ILMAP_WRAP_LIGHT") == "1";
             throwType = Environment.GetEnvironmentVariable("ILMAP_WRAP_THROW_TYPE");
             if (string.IsNullOrEmpty(throwType))
                 throwType = null;
@@ -120,6 +135,11 @@ namespace IlmapWrapHooks
         {
             List<Entry> s = stack ?? NewStack();
             s.Add(new Entry { Token = methodToken, Instance = instance });
+            if (light)
+            {
+                CountLocal(methodToken, 0);
+                return;
+            }
             string type = TypeName(instance);
             lock (Gate)
             {
@@ -144,6 +164,14 @@ namespace IlmapWrapHooks
                 s.RemoveAt(s.Count - 1);
                 badToken = top.Token != methodToken;
                 badInstance = !ReferenceEquals(top.Instance, instance);
+            }
+            if (light)
+            {
+                LocalCounts c = CountLocal(methodToken, 1);
+                c.Unpaired += paired ? 0 : 1;
+                c.TokenMismatch += badToken ? 1 : 0;
+                c.InstanceMismatch += badInstance ? 1 : 0;
+                return;
             }
             // Outside the lock: formatting may run the program's code (a
             // wrapped ToString, whose own Begin and End come here). Those
@@ -231,6 +259,23 @@ namespace IlmapWrapHooks
             return s;
         }
 
+        /// <summary>Light mode: a Begin (which 0) or End (1) of token on
+        /// this thread's counts.</summary>
+        private static LocalCounts CountLocal(int token, int which)
+        {
+            LocalCounts c = local;
+            if (c == null)
+            {
+                c = local = new LocalCounts();
+                lock (Gate)
+                    Locals.Add(c);
+            }
+            if (!c.ByToken.TryGetValue(token, out long[] n))
+                c.ByToken.Add(token, n = new long[2]);
+            n[which]++;
+            return c;
+        }
+
         private static PerToken Get(int token)
         {
             if (!Tokens.TryGetValue(token, out PerToken t))
@@ -243,6 +288,19 @@ namespace IlmapWrapHooks
             string text;
             lock (Gate)
             {
+                foreach (LocalCounts c in Locals)
+                {
+                    foreach (KeyValuePair<int, long[]> kv in c.ByToken)
+                    {
+                        PerToken t = Get(kv.Key);
+                        t.Begins += kv.Value[0];
+                        t.Ends += kv.Value[1];
+                    }
+                    unpaired += c.Unpaired;
+                    tokenMismatch += c.TokenMismatch;
+                    instanceMismatch += c.InstanceMismatch;
+                }
+                Locals.Clear();
                 long left = 0;
                 foreach (List<Entry> s in Stacks)
                     left += s.Count;
