@@ -47,8 +47,12 @@ MODES = {
     "wrap": ("ILMAP_SHIM_WRAP", WRAP_SETTINGS),
     "wrap-late": ("ILMAP_SHIM_WRAP_LATE", WRAP_SETTINGS),
     "wrap-tiering": ("ILMAP_SHIM_WRAP", dict(WRAP_SETTINGS, ILMAP_SHIM_KEEP_TIERING="1")),
+    # As frames, with the libraries wrapped: checks c, c_store and
+    # c_source on frames of wrapped methods.
+    "wrap-frames": ("ILMAP_SHIM_WRAP", dict(WRAP_SETTINGS, ILMAP_SHIM_OBSERVE="IlmapField.*::*")),
 }
-WRAP_MODES = ("wrap", "wrap-late", "wrap-tiering")
+WRAP_MODES = ("wrap", "wrap-late", "wrap-tiering", "wrap-frames")
+FRAMES_MODES = ("frames", "wrap-frames")
 LATE_MODES = ("late", "wrap-late")
 HOOKS_APP = os.path.join(HERE, "..", "clr", "wrap-hooks")
 HOOKS_PROGRAM = "IlmapWrapHooks"

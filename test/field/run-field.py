@@ -112,7 +112,7 @@ def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
     if not loaded:
         return
     _, events, summary, counts, _ = loaded
-    if name == "frames":
+    if name in fc.FRAMES_MODES:
         check_frames(events, counts, fail)
     ambiguous = [e for e in events if e.get("event") == "c_source_skipped"
                  and e.get("reason") == "ambiguous"]
@@ -206,8 +206,8 @@ def main():
         if os.path.exists(report):
             os.remove(report)
         e = fc.mode_env(env, args.profiler, mode, selection, report, target=t)
-        if mode == "frames":
-            e["ILMAP_SHIM_FRAMES"] = t.path(os.path.join(args.work, "frames.txt"))
+        if mode in fc.FRAMES_MODES:
+            e["ILMAP_SHIM_FRAMES"] = t.path(os.path.join(args.work, f"{mode}.txt"))
         wrap_log = os.path.join(args.work, f"hooks-{mode}.json")
         if mode in fc.WRAP_MODES:
             if os.path.exists(wrap_log):
