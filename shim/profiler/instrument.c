@@ -151,6 +151,7 @@ int shim_instrument_wrap(const uint8_t *body, size_t size, const ilmap_il_wrap_s
     ilmap_status st = ilmap_il_wrap_create(body, size, spec, &rw, NULL);
     if (st != ILMAP_OK) {
         *why = st == ILMAP_E_UNSUPPORTED ? "its IL cannot be wrapped (jmp, or ret in a try)"
+               : st == ILMAP_E_NOMEM     ? "out of memory"
                                          : "the wrap refused the body";
         return 1;
     }

@@ -19,8 +19,12 @@ static void hand_over(shim_profiler *p, shim_method *m, const char *name,
     ilmap *map = NULL;
     note->map_checked = 1;
     note->map_status = ilmap_create(inst->map, inst->map_count, 0, &map);
-    if (note->map_status != ILMAP_OK)
-        return; /* the body is set; without a valid map no map is claimed */
+    if (note->map_status != ILMAP_OK) {
+        /* the body is set; without a valid map no map is claimed */
+        shim_log("the map of %s: %s; its new body runs without a COR_IL_MAP", name,
+                 ilmap_status_str(note->map_status));
+        return;
+    }
     if (m->role != SHIM_ROLE_TWIN_UNMAPPED) {
         COR_IL_MAP *entries = shim_instrumented_cor_map(inst);
         if (!entries) {
@@ -81,11 +85,14 @@ void shim_new_body(shim_profiler *p, shim_method *m, const shim_body_sink *sink)
         failed = shim_instrument_wrap(header, note.il_size, &m->wrap_spec, &inst, &note.refused);
     if (failed) {
         /* A limit of the instrumenter, not a wrong map: counted, with the
-         * reason; the runtime keeps the original IL. */
+         * reason; the runtime keeps the original IL. A wrap prepared
+         * when its module loaded that fails now (memory) is said. */
         if (!note.refused)
             note.refused = "?";
         if (p->verbose)
             shim_log("not instrumenting %s: %s", name, note.refused);
+        else if (m->wrap && !m->wrap_refused)
+            shim_log("wrap: %s: %s; it runs unwrapped", name, note.refused);
         shim_lock(p);
         p->count.methods_refused++;
         m->life = SHIM_LIFE_REFUSED;

@@ -252,10 +252,19 @@ static int returns_byref_like(IMetaDataImport *md, const ilmap_sig *sig, uint32_
     return 0;
 }
 
+/* m is not wrapped, for why; a failure of the shim (not a limit of the
+ * method) is logged. */
 static void refuse(shim_method *m, const char *why, int failed)
 {
     m->wrap_refused = why;
     m->wrap_failed = failed;
+}
+
+static void refuse_now(shim_method *m, const char *why, int failed)
+{
+    refuse(m, why, failed);
+    if (failed)
+        shim_log("wrap: %s: %s; it runs unwrapped", m->name, why);
 }
 
 /* A blob of the buffer protocol's two calls, malloc'ed (NULL on failure). */
@@ -292,7 +301,7 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
                      (unsigned long long)module, w->failed);
     }
     if (w->failed) {
-        refuse(m, w->failed, !w->refused);
+        refuse(m, w->failed, !w->refused); /* the module's failure is logged once */
         return;
     }
 
@@ -304,7 +313,7 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
     if (FAILED(md->lpVtbl->GetMethodProps(md, m->token, &cls, wname, 256, &len, &attr, &sig,
                                           &sig_size, &rva, &impl)) ||
         !sig) {
-        refuse(m, "GetMethodProps failed", 1);
+        refuse_now(m, "GetMethodProps failed", 1);
         return;
     }
     char name[512];
@@ -318,20 +327,20 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
     ilmap_il_body body;
     if (FAILED(p->info->lpVtbl->GetILFunctionBody(p->info, module, m->token, &header, &size)) ||
         !header || ilmap_il_body_parse(header, size, &body) != ILMAP_OK) {
-        refuse(m, "its IL body cannot be read", 1);
+        refuse_now(m, "its IL body cannot be read", 1);
         return;
     }
     PCCOR_SIGNATURE locals = NULL;
     ULONG locals_size = 0;
     if (body.local_sig &&
         FAILED(md->lpVtbl->GetSigFromToken(md, body.local_sig, &locals, &locals_size))) {
-        refuse(m, "its LocalVarSig cannot be read", 1);
+        refuse_now(m, "its LocalVarSig cannot be read", 1);
         return;
     }
 
     ilmap_sig *decoded = NULL;
     if (ilmap_sig_decode(sig, sig_size, 0, &decoded, NULL, NULL) != ILMAP_OK) {
-        refuse(m, "its signature does not decode", 1);
+        refuse_now(m, "its signature does not decode", 1);
         return;
     }
     ilmap_sig_info info;
@@ -364,8 +373,11 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
     }
     free(blob);
     ilmap_sig_free(decoded);
-    if (m->wrap_refused)
+    if (m->wrap_refused) {
+        if (m->wrap_failed) /* the shim's failure: said, as each is */
+            shim_log("wrap: %s: %s; it runs unwrapped", m->name, m->wrap_refused);
         return;
+    }
 
     ilmap_il_wrap_spec *s = &m->wrap_spec;
     memset(s, 0, sizeof *s);
