@@ -68,7 +68,8 @@ static mdToken corelib_scope(IMetaDataImport *md)
             char utf8[128];
             if (FAILED(md->lpVtbl->GetTypeRefProps(md, refs[i], &s, name, 64, &len)))
                 continue;
-            shim_utf16_to_utf8(name, len, utf8, sizeof utf8);
+            /* len is the whole name's: past the buffer when cut */
+            shim_utf16_to_utf8(name, len < 64 ? len : 64, utf8, sizeof utf8);
             if (strcmp(utf8, "System.Object") == 0 && (s >> 24) == 0x23u) /* AssemblyRef */
                 scope = s;
         }
@@ -317,7 +318,7 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
         return;
     }
     char name[512];
-    shim_utf16_to_utf8(wname, len, name, sizeof name);
+    shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
     if (strcmp(name, ".ctor") == 0) {
         refuse(m, "a constructor: `this` is not an object before its base constructor runs", 0);
         return;
