@@ -25,6 +25,16 @@ call the program prints ("call Ns.Type::Method(...) -> result" or
 exception. The hooks throw from Begin and End for one type's instances
 (ILMAP_WRAP_THROW_TYPE), which the wrap must swallow.
 
+Modes (--mode, the program's argument): methods (ILMAP_SHIM_WRAP, the
+ReJITs requested when the module loads; the calls run once, all wrapped);
+late (ILMAP_SHIM_WRAP_LATE, each ReJIT requested once the method is first
+compiled; the calls run twice, and those of the second pass must all be
+matched, the first pass's calls being wrapped or not); tiering
+(ILMAP_SHIM_WRAP with ILMAP_SHIM_KEEP_TIERING=1 and tiering on in both
+runs; the calls run twice, the second pass after two wrapped methods got
+their optimized tier, all matched). In late and tiering a static
+constructor, which runs once, need not have entered the hooks.
+
 Exit codes as clr_common says (77 without dotnet)."""
 import argparse
 import collections
@@ -73,11 +83,15 @@ def save(work, what, proc):
             f.write(text)
 
 
-def calls(stdout):
-    """The program's calls: (method, ret or None, exc or None) in the
-    hooks' formats, in order."""
+def calls(stdout, mode):
+    """The program's calls that must have an End record: (method, ret or
+    None, exc or None) in the hooks' formats, in order. In mode late only
+    the second pass's (the first pass ran them before their ReJIT)."""
     out = []
-    for line in stdout.splitlines():
+    lines = stdout.splitlines()
+    if mode == "late":
+        lines = lines[lines.index("second pass") + 1:] if "second pass" in lines else []
+    for line in lines:
         if not line.startswith("call "):
             continue
         m = CALL.match(line)
@@ -95,6 +109,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", dest="profiler", required=True, help="libilmap_clr.so")
     ap.add_argument("--hooks-app", required=True, help="the hooks library's source directory")
+    ap.add_argument("--mode", choices=("methods", "late", "tiering"), default="methods",
+                    help="how the methods are wrapped (see the module's doc)")
     code, args, env, preload, dll = start(ap, PROGRAM)
     if code is not None:
         return code
@@ -128,18 +144,22 @@ def main():
     # Both runs load the hooks and compile without tiering, as the shim
     # has the runtime do (optimized code places a caller's frame at
     # another line than tier 0 does): they differ only by the profiler.
-    hooks_env = dict(env, DOTNET_STARTUP_HOOKS=t.path(hooks_dll), DOTNET_TieredCompilation="0")
-    plain_log = os.path.join(args.work, "hooks-plain.json")
-    wrapped_log = os.path.join(args.work, "hooks-wrapped.json")
-    report = os.path.join(args.work, "report-wrap.jsonl")
+    # In mode tiering both keep it.
+    mode = args.mode
+    hooks_env = dict(env, DOTNET_STARTUP_HOOKS=t.path(hooks_dll))
+    if mode != "tiering":
+        hooks_env["DOTNET_TieredCompilation"] = "0"
+    plain_log = os.path.join(args.work, f"hooks-plain-{mode}.json")
+    wrapped_log = os.path.join(args.work, f"hooks-wrapped-{mode}.json")
+    report = os.path.join(args.work, f"report-wrap-{mode}.jsonl")
     for path in (plain_log, wrapped_log, report):
         if os.path.exists(path):
             os.remove(path)
 
-    plain, secs = run(t.argv(dll), dict(hooks_env, ILMAP_WRAP_LOG=t.path(plain_log)),
+    plain, secs = run(t.argv(dll, mode), dict(hooks_env, ILMAP_WRAP_LOG=t.path(plain_log)),
                       timeout=t.timeout(120))
     say(f"plain run: rc {plain.returncode}, {secs:.1f} s")
-    save(args.work, "plain", plain)
+    save(args.work, f"plain-{mode}", plain)
     if plain.returncode != 0:
         fail(f"the program fails without the shim (rc {plain.returncode})")
         say(plain.stderr[-2000:])
@@ -147,17 +167,19 @@ def main():
     log = load_json(plain_log, fail, "plain run's hooks log (did the startup hook run?)")
     if log is not None and (log.get("begins") or log.get("ends")):
         fail(f"the hooks were called without the shim: {json.dumps(log)[:300]}")
-    program_calls = calls(plain.stdout)
+    program_calls = calls(plain.stdout, mode)
     say(f"the program printed {len(program_calls)} calls of wrapped methods")
 
-    shim_env = profiler_env(hooks_env, CLSID, args.profiler, preload, t,
-                            ILMAP_SHIM_WRAP=SELECTORS + ";" + CORELIB,
-                            ILMAP_SHIM_WRAP_HOOKS=HOOKS_CLASS,
-                            ILMAP_SHIM_REPORT=report)
+    settings = {"ILMAP_SHIM_WRAP_LATE" if mode == "late" else "ILMAP_SHIM_WRAP":
+                SELECTORS + ";" + CORELIB,
+                "ILMAP_SHIM_WRAP_HOOKS": HOOKS_CLASS, "ILMAP_SHIM_REPORT": report}
+    if mode == "tiering":
+        settings["ILMAP_SHIM_KEEP_TIERING"] = "1"
+    shim_env = profiler_env(hooks_env, CLSID, args.profiler, preload, t, **settings)
     shim_env.update(ILMAP_WRAP_LOG=t.path(wrapped_log), ILMAP_WRAP_THROW_TYPE=THROW_TYPE)
-    shim, secs = run(t.argv(dll), shim_env, timeout=t.timeout(300))
+    shim, secs = run(t.argv(dll, mode), shim_env, timeout=t.timeout(300))
     say(f"wrapped run: rc {shim.returncode}, {secs:.1f} s")
-    save(args.work, "wrapped", shim)
+    save(args.work, f"wrapped-{mode}", shim)
     for line in [x for x in shim.stderr.splitlines() if "[ilmap-shim]" in x][-10:]:
         say("  stderr|", line)
     check_run("shim", shim, plain.stdout, fail)
@@ -213,6 +235,8 @@ def main():
         if tok not in wrapped:
             fail(f"{name} ({tok}) entered the hooks but is not reported wrapped")
     for tok in sorted(wrapped):
+        if mode != "methods" and by_token[tok]["cctor"]:
+            continue
         if begins.get(tok, 0) < 1:
             fail(f"{by_token[tok]['method']} ({tok}) wrapped but never entered")
     # The hooks threw from Begin and End of every call on THROW_TYPE.

@@ -1,8 +1,10 @@
 // The program of the clr suite's wrap test (run-wrap.py), run twice:
-// plainly and under the shim with ILMAP_SHIM_WRAP selecting the types of
-// Wrapped.cs, wrapped in the hooks of ../wrap-hooks (loaded by a startup
-// hook in both runs). Its stdout must be the same both times, so it
-// depends on no timing, hashing or thread order.
+// plainly and under the shim with ILMAP_SHIM_WRAP (or ILMAP_SHIM_WRAP_LATE)
+// selecting the types of Wrapped.cs, wrapped in the hooks of ../wrap-hooks
+// (loaded by a startup hook in both runs). Its stdout must be the same
+// both times, so it depends on no timing, hashing or thread order. Its
+// argument is run-wrap.py's mode: methods runs the calls once, late and
+// tiering run them twice (see Main).
 //
 // Every call of a wrapped method made from here prints one line:
 //   call <Ns.Type>::<Method>(<args>) -> <result>
@@ -39,14 +41,39 @@ namespace WrapTest
         {
             if (argv.Length == 2 && argv[0] == "methods")
                 return ListMethods(argv[1]);
-            if (argv.Length != 0)
+            string mode = argv.Length == 1 ? argv[0] : argv.Length == 0 ? "methods" : null;
+            if (mode != "methods" && mode != "late" && mode != "tiering")
             {
-                Console.Error.WriteLine("usage: IlmapWrapTest | IlmapWrapTest methods <selectors>");
+                Console.Error.WriteLine("usage: IlmapWrapTest [methods|late|tiering] | " +
+                                        "IlmapWrapTest methods <selectors>");
                 return 2;
             }
-            // The shim requests its ReJITs when the module loads; once they
-            // are made, the first call of each method runs wrapped.
+            // The shim requests its ReJITs when the module loads (methods,
+            // tiering) or when a method is first compiled (late); once they
+            // are made, the next call of each method runs wrapped.
             IlmapTesting.ShimProgress.WaitForReJits();
+            Run();
+            if (mode == "methods")
+                return 0;
+            IlmapTesting.ShimProgress.WaitForReJits();
+            if (mode == "tiering")
+            {
+                // Tier-up of wrapped bodies (in the background): calls
+                // that print nothing, until the shim has read a second
+                // native body of the wrapped version (the plain run
+                // returns at once).
+                IlmapTesting.ShimProgress.RunUntilBodies("WrapTest.Shapes::Fib", 2, () => Shapes.Fib(12));
+                IlmapTesting.ShimProgress.RunUntilBodies("WrapTest.Shapes::Filtered", 2, () =>
+                {
+                    for (int x = 2; x <= 13; x++)
+                        Shapes.Filtered(x);
+                });
+            }
+            // The same calls again: in mode late the first pass ran them
+            // before their ReJIT (each method is wrapped once compiled),
+            // this one runs them wrapped; in mode tiering some run in
+            // their optimized wrapped bodies.
+            Console.WriteLine("second pass");
             Run();
             return 0;
         }
