@@ -13,13 +13,17 @@ summary, drops nothing silently (every selected method is accounted for:
 instrumented, refused by the instrumenter, requested but never compiled,
 or late and never compiled; no *_dropped / *_truncated count; no log line
 saying a table was full or a method was not instrumented or dropped), and
-instruments at least --min-instrumented methods.
+instruments at least --min-instrumented methods. After each mode's run,
+an exceptions run (exceptions_run) checks that the frames of exceptions
+thrown through Newtonsoft.Json report the plain run's IL offsets under
+the mode's rewrite.
 
 Exit codes (Meson): 0 pass, 1 fail, 77 skipped (no `dotnet` on PATH, or a
 sanitizer build: the clr suite covers the shim there), 99 setup failure.
 """
 import argparse
 import collections
+import difflib
 import json
 import os
 import re
@@ -89,6 +93,120 @@ def check_wrap_log(path, fail):
     say(f"  hooks: {total} Begins and {sum(ends.values())} Ends over {len(begins)} tokens, "
         f"unpaired {log.get('unpaired')}, mismatched tokens {log.get('token_mismatch')}, "
         f"instances {log.get('instance_mismatch')}")
+
+
+def read_frames(path):
+    """The lines of an exception-frames file (Exceptions.cs), or None."""
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except OSError:
+        return None
+
+
+# The exceptions runs compile without optimizing (JITMinOpts, a release
+# setting of the runtime): optimized code reports a caller's frame at the
+# IL offset of the last boundary the JIT kept before the call, and which
+# boundaries it keeps depends on the code around (a wrap's try blocks, a
+# probe's calls), so optimized frames of a rewritten method may land on
+# another original instruction than the plain run's without any map being
+# wrong. Unoptimized code keeps a boundary at every call site.
+MINOPTS = {"DOTNET_JITMinOpts": "1"}
+
+
+def exceptions_run(t, dll, mode, env, want_stdout, want_frames, work, fail):
+    """A mode's exceptions run: the program's exceptions through
+    Newtonsoft.Json (--exceptions-only) under the shim in the mode's
+    settings, unoptimized; its output and every frame of Newtonsoft.Json
+    and the program (method and IL offset, line where the PDB has one) must
+    be the reference run's. In the late modes it runs them twice, the
+    second time after the ReJITs the first time queued."""
+    path = os.path.join(work, f"exception-frames-{mode}.txt")
+    if os.path.exists(path):
+        os.remove(path)
+    e = dict(env, ILMAP_FIELD_EXCEPTION_FRAMES=t.path(path), **MINOPTS)
+    for key in ("ILMAP_SHIM_REPORT", "ILMAP_SHIM_FRAMES"):  # the main run's
+        e.pop(key, None)
+    hooks_log = None
+    if mode in fc.WRAP_MODES:
+        # The hooks in full mode: End records with the values they saw.
+        hooks_log = os.path.join(work, f"hooks-{mode}-exceptions.json")
+        if os.path.exists(hooks_log):
+            os.remove(hooks_log)
+        e["ILMAP_WRAP_LOG"] = t.path(hooks_log)
+        e.pop("ILMAP_WRAP_LIGHT", None)
+    late = mode in fc.LATE_MODES
+    argv = t.argv(dll, "--exceptions-only", "--iterations", "2" if late else "1",
+                  *(["--wait-rejits"] if late else []))
+    try:
+        proc, secs = run(argv, e, timeout=t.timeout(300))
+    except Exception as ex:  # a hang: TimeoutExpired
+        fail(f"exceptions run: {ex}")
+        return
+    check_run("exceptions run", proc, want_stdout, fail, tail=15)
+    if hooks_log:
+        check_exception_ends(hooks_log, proc.stdout, fail)
+    have = read_frames(path)
+    if have is None:
+        fail(f"exceptions run: no frames written ({path})")
+        return
+    if have == want_frames:
+        say(f"  exceptions run: {secs:.1f} s, {sum(1 for x in have if x.startswith('    '))} "
+            "frames as in the reference run")
+        return
+    diff = list(difflib.unified_diff(want_frames, have, "reference", "shim", n=1, lineterm=""))
+    fail(f"exceptions run: frames differ from the reference run ({len(diff)} diff lines)")
+    for line in diff[:40]:
+        say("  frames|", line)
+
+
+# The exceptions run's output: "<case>: <type>: <message>" for an
+# exception (inner ones after "inner: "), "<case>: returned <type>:<value>".
+CASE_LINE = re.compile(r"^([^:]+): (?:returned (.*)|(?!inner: )([\w.`+]+): (.*))$")
+
+
+def check_exception_ends(path, stdout, fail):
+    """The hooks' log (full mode) of a wrap mode's exceptions run: Begins
+    and Ends paired; each exception the program caught (type and message)
+    seen by some End as the exception that propagated, each value the
+    program got back seen by some End as a return value."""
+    try:
+        with open(path) as f:
+            log = json.load(f)
+    except (OSError, ValueError) as ex:
+        fail(f"exceptions run: no hooks log ({ex})")
+        return
+    for key in ("unpaired", "token_mismatch", "instance_mismatch"):
+        if log.get(key) != 0:
+            fail(f"exceptions run: hooks {key} {log.get(key)}")
+    rets, excs = set(), set()
+    for records in log.get("records", {}).values():
+        for r in records:
+            if r.get("exc") is not None:
+                excs.add(r["exc"].replace("\r", "").replace("\n", " | "))
+            elif r.get("ret") is not None:
+                rets.add(r["ret"])
+    want_excs, want_rets, missing = 0, 0, []
+    for line in stdout.splitlines():
+        m = CASE_LINE.match(line)
+        if not m or line.startswith("=="):
+            continue
+        case, ret, exc_type, exc_msg = m.groups()
+        if ret is not None:
+            want_rets += 1
+            if ret not in rets:
+                missing.append(f"{case}: no End returned {ret!r}")
+        elif exc_type is not None:
+            want_excs += 1
+            if f"{exc_type}:{exc_msg}" not in excs:
+                missing.append(f"{case}: no End saw {exc_type}: {exc_msg[:80]!r}")
+    if want_excs == 0 or want_rets == 0:
+        fail(f"exceptions run: {want_excs} exceptions and {want_rets} returns in the output")
+    for m in missing:
+        fail(f"exceptions run: {m}")
+    if not missing:
+        say(f"  exceptions run: Ends saw the {want_excs} exceptions and {want_rets} return "
+            f"values the program got (records dropped {log.get('records_dropped')})")
 
 
 def check_mode(name, proc, secs, plain, report, min_instrumented, failures):
@@ -184,6 +302,23 @@ def main():
         sys.stdout.write(plain.stderr[-4000:])
         return SETUP
 
+    # The exceptions' frames without the profiler (Exceptions.cs): the
+    # reference for each mode's exceptions run (exceptions_run).
+    exc_base = os.path.join(args.work, "exception-frames-plain.txt")
+    if os.path.exists(exc_base):
+        os.remove(exc_base)
+    base, secs = run(t.argv(dll, "--exceptions-only", "--iterations", "1"),
+                     dict(env, ILMAP_FIELD_EXCEPTION_FRAMES=t.path(exc_base), **MINOPTS),
+                     timeout=t.timeout(300))
+    exc_frames = read_frames(exc_base) if base.returncode == 0 else None
+    if not exc_frames:
+        say(f"the exceptions' reference run fails (rc {base.returncode})")
+        sys.stdout.write(base.stderr[-4000:])
+        return SETUP
+    say(f"exceptions' reference: {sum(1 for x in exc_frames if x.startswith('    '))} frames of "
+        f"Newtonsoft.Json and the program in {sum(1 for x in exc_frames if x.startswith('case '))} "
+        f"cases, {secs:.1f} s")
+
     selection = fc.NAMESPACE_SELECTION
     say("selection:", selection)
     modes = [m for m in args.modes.split(",") if m]
@@ -228,6 +363,8 @@ def main():
                    args.min_instrumented, failures)
         if mode in fc.WRAP_MODES:
             check_wrap_log(wrap_log, lambda msg, m=mode: failures.append(f"{m}: {msg}"))
+        exceptions_run(t, dll, mode, e, base.stdout, exc_frames, args.work,
+                       lambda msg, m=mode: failures.append(f"{m}: {msg}"))
         table.append((mode, f"{secs:.1f} s", "PASS" if len(failures) == before else "FAIL"))
 
     say(f"--- {len(table)} modes in {time.monotonic() - started:.0f} s")

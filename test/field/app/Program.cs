@@ -12,6 +12,10 @@
 //                                              ReJIT request it queued
 //                                              (ShimProgress.cs)
 //   IlmapField --startup                       a trivial amount of work, then exit
+//   IlmapField --exceptions-only [--iterations N] [--wait-rejits]
+//                                              only the exceptions' part of
+//                                              the workload, N times, its
+//                                              output once (Exceptions.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -33,12 +37,13 @@ namespace IlmapField
             stdout.NewLine = "\n";
 
             int iterations = 3, orderCount = 400;
-            bool startup = false, waitReJits = false;
+            bool startup = false, waitReJits = false, exceptionsOnly = false;
             for (int i = 0; i < args.Length; i++)
             {
                 switch (args[i])
                 {
                     case "--startup": startup = true; break;
+                    case "--exceptions-only": exceptionsOnly = true; break;
                     case "--iterations": iterations = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
                     case "--orders": orderCount = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
                     case "--wait-rejits": waitReJits = true; break;
@@ -60,7 +65,16 @@ namespace IlmapField
                 stdout.WriteLine("startup " + s.Length);
                 return 0;
             }
-
+            if (exceptionsOnly)
+            {
+                for (int it = 0; it < iterations; it++)
+                {
+                    if (it > 0 && waitReJits) IlmapTesting.ShimProgress.WaitForReJits();
+                    Exceptions.Run(it == 0 ? stdout : TextWriter.Null);
+                }
+                Exceptions.Write();
+                return 0;
+            }
 
             string first = null;
             var total = Stopwatch.StartNew();
@@ -95,6 +109,7 @@ namespace IlmapField
             stdout.WriteLine("all iterations identical");
             stdout.Flush();
             Frames.Write();
+            Exceptions.Write();
             double secs = total.Elapsed.TotalSeconds;
             var err = Console.Error;
             foreach (var kv in areaTimes)
@@ -120,6 +135,7 @@ namespace IlmapField
             Time(areaTimes, "linq", () => LinqWork.Run(o, orders, customers));
             Time(areaTimes, "collections", () => CollectionsWork.Run(o, orders, orderCount * 10));
             Time(areaTimes, "xml", () => XmlWork.Run(o, orders));
+            Time(areaTimes, "exceptions", () => Exceptions.Run(o));
         }
 
         /// <summary>Type names as the shim's selectors spell them: the
