@@ -12,6 +12,7 @@
 #include "com/flags.h"
 #include "com/guids.h"
 #include "ilmap-sig.h"
+#include "select/resolve.h"
 #include "values/values.h"
 
 void shim_wrap_module_init(shim_wrap_module *w)
@@ -306,20 +307,15 @@ void shim_wrap_prepare(shim_profiler *p, ModuleID module, IMetaDataImport *md,
         return;
     }
 
-    mdTypeDef cls = 0;
-    WCHAR wname[256];
-    ULONG len = 0, sig_size = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
-    PCCOR_SIGNATURE sig = NULL;
-    if (FAILED(md->lpVtbl->GetMethodProps(md, m->token, &cls, wname, 256, &len, &attr, &sig,
-                                          &sig_size, &rva, &impl)) ||
-        !sig) {
+    shim_method_info mi;
+    if (FAILED(shim_method_info_get(md, m->token, &mi)) || !mi.sig) {
         refuse_now(m, "GetMethodProps failed", 1);
         return;
     }
-    char name[512];
-    shim_utf16_to_utf8(wname, len < 256 ? len : 256, name, sizeof name);
-    if (strcmp(name, ".ctor") == 0) {
+    PCCOR_SIGNATURE sig = mi.sig;
+    ULONG sig_size = mi.sig_size;
+    mdTypeDef cls = mi.type;
+    if (strcmp(mi.name, ".ctor") == 0) {
         refuse(m, "a constructor: `this` is not an object before its base constructor runs", 0);
         return;
     }

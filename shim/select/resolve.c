@@ -285,27 +285,33 @@ mdMethodDef shim_resolve_probe(IMetaDataImport *md, const shim_selector *sel)
 #define CLR_MI_CODE_TYPE_MASK 0x0003u
 #define CLR_MI_INTERNAL_CALL 0x1000u
 
+HRESULT shim_method_info_get(IMetaDataImport *md, mdMethodDef token, shim_method_info *out)
+{
+    WCHAR name[512];
+    ULONG len = 0;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "?");
+    HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &out->type, name, 512, &len, &out->attr,
+                                            &out->sig, &out->sig_size, &out->rva, &out->impl);
+    if (hr == S_OK)
+        shim_utf16_to_utf8(name, len < 512 ? len : 512, out->name, sizeof out->name);
+    return hr;
+}
+
 int shim_method_props(IMetaDataImport *md, mdMethodDef token, char *method, size_t cap,
                       int *has_il)
 {
-    WCHAR name[256];
-    ULONG len = 0;
-    mdTypeDef cls = 0;
-    DWORD attr = 0, impl = 0;
-    PCCOR_SIGNATURE sig = NULL;
-    ULONG sig_size = 0, rva = 0;
+    shim_method_info mi;
     if (has_il)
         *has_il = 0;
-    snprintf(method, cap, "?");
-    HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &cls, name, 256, &len, &attr, &sig,
-                                            &sig_size, &rva, &impl);
+    HRESULT hr = shim_method_info_get(md, token, &mi);
+    snprintf(method, cap, "%s", mi.name);
     if (hr != S_OK) {
         shim_log("GetMethodProps(0x%08X) failed: 0x%08X", (unsigned)token, (unsigned)hr);
         return 1;
     }
-    shim_utf16_to_utf8(name, len < 256 ? len : 256, method, cap);
     if (has_il)
-        *has_il = rva != 0 && !(attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
-                  (impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(impl & CLR_MI_INTERNAL_CALL);
+        *has_il = mi.rva != 0 && !(mi.attr & (CLR_MD_ABSTRACT | CLR_MD_PINVOKE_IMPL)) &&
+                  (mi.impl & CLR_MI_CODE_TYPE_MASK) == 0 && !(mi.impl & CLR_MI_INTERNAL_CALL);
     return 0;
 }

@@ -37,6 +37,21 @@ int shim_resolve_all(IMetaDataImport *md, const shim_selection *s, shim_found_li
  * starting with prefix + "."? */
 int shim_namespace_matches(const char *prefix, const char *ns);
 
+/* What GetMethodProps says of a method, its name in UTF-8 (unescaped,
+ * cut to the buffer when longer). */
+typedef struct shim_method_info {
+    mdTypeDef type;
+    char name[1024];
+    DWORD attr, impl;
+    ULONG rva;
+    PCCOR_SIGNATURE sig; /* the metadata's own bytes; may be NULL */
+    ULONG sig_size;
+} shim_method_info;
+
+/* Fills *out (zeroed first, name "?") for method token; returns the
+ * call's HRESULT. The one place that calls GetMethodProps. */
+HRESULT shim_method_info_get(IMetaDataImport *md, mdMethodDef token, shim_method_info *out);
+
 /* The name of method token (UTF-8, unescaped; "?" when the metadata
  * cannot say) into method[0, cap), and in *has_il (optional) whether it
  * has an IL body a ReJIT could replace: an RVA, not abstract, not a

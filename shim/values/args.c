@@ -107,21 +107,17 @@ static void add_target(shim_args *a, ModuleID module, IMetaDataImport *md, const
 {
     if (shim_args_find(a, module, f->token))
         return;
-    mdTypeDef cls = 0;
-    WCHAR wname[512];
-    ULONG len = 0, sig_size = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
-    PCCOR_SIGNATURE sig = NULL;
-    if (FAILED(md->lpVtbl->GetMethodProps(md, f->token, &cls, wname, 512, &len, &attr, &sig,
-                                          &sig_size, &rva, &impl)) ||
-        !sig) {
+    shim_method_info mi;
+    if (FAILED(shim_method_info_get(md, f->token, &mi)) || !mi.sig) {
         shim_log("args: no metadata for method 0x%08" PRIx32 "; not hooked", f->token);
         return;
     }
-    char method[1024], type[512], full[1600];
-    shim_utf16_to_utf8(wname, len < 512 ? len : 512, method, sizeof method);
+    PCCOR_SIGNATURE sig = mi.sig;
+    ULONG sig_size = mi.sig_size;
+    mdTypeDef cls = mi.type;
+    char type[512], full[1600];
     shim_type_full_name(md, cls, type, sizeof type);
-    snprintf(full, sizeof full, "%s::%s", type, method);
+    snprintf(full, sizeof full, "%s::%s", type, mi.name);
     if (strcmp(type, "?") == 0)
         shim_log("args: method 0x%08" PRIx32 ": its type's name not read; reported as %s",
                  f->token, full);
