@@ -203,6 +203,13 @@ job_test() {
     # from ensure_fuzzer, MinGW-w64 and wine from ensure_tools).
     ILMAP_AMALGAMATION_REQUIRE="clang mingw wine zlib" meson test -C build --print-errorlogs
 
+    # The library as README.md's install command builds it (release: -O3,
+    # where GCC warns of more than at -O2; warnings are errors).
+    say "the library alone, buildtype release (README's install command)"
+    configure build-install --buildtype=release -Dtests=false -Dbench=false -Dexamples=false \
+        -Dshim=false
+    ninja -C build-install
+
     # The same library built from its amalgamation (one generated ilmap.c,
     # doc/amalgamation.md): the suites of the maps, the store and the PDB
     # reader against it.

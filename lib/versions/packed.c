@@ -76,12 +76,17 @@ static void pk_encode(const pk_kind *k, const uint32_t prev[3], const uint32_t r
 static void pk_decode(const pk_kind *k, const uint32_t prev[3], const uint32_t w[3],
                    uint32_t row[3])
 {
+    uint32_t first = 0; /* column 0, decoded first; never PK_FROM_FIRST itself */
     for (int i = 0; i < 3; i++) {
+        uint32_t v;
         switch (k->code[i]) {
-        case PK_DELTA: row[i] = prev[i] + unzigzag(w[i]); break;
-        case PK_FROM_FIRST: row[i] = row[0] + w[i]; break; /* column 0 comes first */
-        default: row[i] = w[i]; break;
+        case PK_DELTA: v = prev[i] + unzigzag(w[i]); break;
+        case PK_FROM_FIRST: v = first + w[i]; break;
+        default: v = w[i]; break;
         }
+        if (i == 0)
+            first = v;
+        row[i] = v;
     }
 }
 
