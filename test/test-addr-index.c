@@ -345,10 +345,12 @@ static void test_index(uint64_t seed, uint32_t transactions)
             CHECK(st == ILMAP_E_NOMEM || (AX_LEAF_MAX <= 1000u && st == ILMAP_E_LIMIT));
             abandoned++;
             vt_txn_abort(&tx);
-            for (uint32_t i = 0; i < nadded; i++)
-                ranges[added[i]].live = 0;
+            /* Undone in reverse: a range added and then removed in
+             * this transaction ends not live. */
             for (uint32_t i = 0; i < ndropped; i++)
                 ranges[dropped[i]].live = 1;
+            for (uint32_t i = 0; i < nadded; i++)
+                ranges[added[i]].live = 0;
             /* the published root is untouched */
         } else {
             vt_txn_settle(&tx);
