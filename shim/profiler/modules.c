@@ -133,13 +133,14 @@ static size_t register_module(shim_profiler *p, ModuleID module, IMetaDataImport
                      * nothing is requested */
                     m->kind = SHIM_KIND_OBSERVE;
                     m->life = SHIM_LIFE_OBSERVED;
-                } else if (sel->late) {
+                } else if (sel->late && !collectible) {
                     m->kind = SHIM_KIND_LATE;
                     m->life = SHIM_LIFE_WAITING;
                     p->count.late_waiting++;
                 } else if (collectible) {
                     /* never rejitted: instrumented at its first JIT
-                     * compilation instead (jit_instrument.c) */
+                     * compilation instead (jit_instrument.c), a late
+                     * selector's method too (its ReJIT would never come) */
                     m->kind = SHIM_KIND_JIT_TIME;
                     m->life = SHIM_LIFE_WAITING;
                     p->any_jit_time = 1;

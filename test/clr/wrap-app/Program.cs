@@ -24,6 +24,8 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using System.Runtime.Loader;
 using System.Text;
 using System.Threading;
 
@@ -53,6 +55,7 @@ namespace WrapTest
             // are made, the next call of each method runs wrapped.
             IlmapTesting.ShimProgress.WaitForReJits();
             Run();
+            Collectible();
             if (mode == "methods")
                 return 0;
             IlmapTesting.ShimProgress.WaitForReJits();
@@ -75,7 +78,52 @@ namespace WrapTest
             // their optimized wrapped bodies.
             Console.WriteLine("second pass");
             Run();
+            Collectible();
             return 0;
+        }
+
+        /// <summary>Two cycles of a copy of this assembly in a collectible
+        /// context: calls of its wrapped methods (the runtime does not
+        /// rejit collectible code, so the shim wraps them when they are
+        /// compiled), then the context unloaded.</summary>
+        private static void Collectible()
+        {
+            for (int cycle = 0; cycle < 2; cycle++)
+            {
+                WeakReference alive = CollectibleCalls(cycle);
+                for (int i = 0; i < 100 && alive.IsAlive; i++)
+                {
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                }
+                Console.WriteLine("collectible copy " + cycle + ": " + (alive.IsAlive ? "still alive" : "unloaded"));
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static WeakReference CollectibleCalls(int cycle)
+        {
+            var context = new AssemblyLoadContext("wrapped copy " + cycle, isCollectible: true);
+            Assembly copy = context.LoadFromAssemblyPath(typeof(Program).Assembly.Location);
+            Type shapes = copy.GetType("WrapTest.Shapes", true);
+            Func<string, object[], object> invoke = (name, args) =>
+            {
+                try
+                {
+                    return shapes.GetMethod(name).Invoke(null, args);
+                }
+                catch (TargetInvocationException e) when (e.InnerException != null)
+                {
+                    ExceptionDispatchInfo.Capture(e.InnerException).Throw();
+                    throw;
+                }
+            };
+            int n = 6 + cycle;
+            Call("Shapes::Fib", n.ToString(), () => invoke("Fib", new object[] { n }));
+            Call("Shapes::Classify", n.ToString(), () => invoke("Classify", new object[] { n }));
+            CallVoid("Shapes::Fail", "\"collectible\"", () => invoke("Fail", new object[] { "collectible" }));
+            context.Unload();
+            return new WeakReference(context);
         }
 
         /// <summary>The hooks' format of a value.</summary>
