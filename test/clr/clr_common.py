@@ -26,6 +26,14 @@ def say(*parts):
     print(f"[{os.path.basename(sys.argv[0])}]", *parts, flush=True)
 
 
+def remove_stale(*paths):
+    """Removes what an earlier run left at each path (a report, a log),
+    so that a run which writes nothing is not judged by old output."""
+    for path in paths:
+        if os.path.exists(path):
+            os.remove(path)
+
+
 def run(cmd, env, timeout, cwd=None):
     start = time.monotonic()
     proc = subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, stdout=subprocess.PIPE,

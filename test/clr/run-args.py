@@ -20,7 +20,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: E402
-                        run, say, start)
+                        remove_stale, run, say, start)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 PROGRAM = "IlmapArgsTest"
@@ -154,9 +154,7 @@ def main():
 
     report = os.path.join(args.work, "report-args.jsonl")
     expected_path = os.path.join(args.work, "expected.jsonl")
-    for path in (report, expected_path):
-        if os.path.exists(path):
-            os.remove(path)
+    remove_stale(report, expected_path)
     shim_env = profiler_env(env, CLSID, args.profiler, preload, t, ILMAP_SHIM_REPORT=report,
                             ILMAP_SHIM_ARGS=SELECTORS)
     shim, secs = run(t.argv(dll, expected_path), shim_env, timeout=t.timeout(300))

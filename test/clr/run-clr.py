@@ -19,7 +19,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: E402
-                        run, say, start)
+                        remove_stale, run, say, start)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 NS = "IlmapShimTest"
@@ -324,9 +324,7 @@ def main():
     frames_plain = os.path.join(args.work, f"frames-plain{suffix}.txt")
     frames_shim = os.path.join(args.work, f"frames-shim{suffix}.txt")
     report = os.path.join(args.work, f"report{suffix}.jsonl")
-    for path in (frames_plain, frames_shim, report):
-        if os.path.exists(path):
-            os.remove(path)
+    remove_stale(frames_plain, frames_shim, report)
 
     unloads = not args.elt
     if unloads:

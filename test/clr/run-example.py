@@ -39,8 +39,8 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clr_common import (SKIP, check_run, finish, profiler_env, run, say,  # noqa: E402
-                        start)
+from clr_common import (SKIP, check_run, finish, profiler_env, remove_stale,  # noqa: E402
+                        run, say, start)
 
 CLSID = "{7F3E2D1C-5B4A-4C3D-8E9F-0A1B2C3D4E5F}"
 
@@ -224,8 +224,7 @@ def run_under(what, module, env, preload, dll, work, plain_stdout, failures):
     if symbols is not None and symbols != ["DllGetClassObject"]:
         failures.append(f"{what}: the module exports {symbols[:8]}, not just DllGetClassObject")
     lines = os.path.join(work, "example-out.txt")
-    if os.path.exists(lines):
-        os.remove(lines)
+    remove_stale(lines)
     prof_env = profiler_env(env, CLSID, module, preload, ILMAP_EXAMPLE_OUT=lines,
                             ILMAP_EXAMPLE_REJIT=REJIT)
     prof, secs = run(["dotnet", dll], prof_env, timeout=180)

@@ -24,7 +24,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from clr_common import (check_report, check_run, finish, profiler_env,  # noqa: E402
-                        run, say, start)
+                        remove_stale, run, say, start)
 
 _spec = importlib.util.spec_from_file_location("run_args", os.path.join(HERE, "run-args.py"))
 run_args = importlib.util.module_from_spec(_spec)
@@ -102,9 +102,7 @@ def main():
 
     report = os.path.join(args.work, "report-statics.jsonl")
     expected_path = os.path.join(args.work, "expected-statics.jsonl")
-    for path in (report, expected_path):
-        if os.path.exists(path):
-            os.remove(path)
+    remove_stale(report, expected_path)
     shim_env = profiler_env(env, run_args.CLSID, args.profiler, preload, t,
                             ILMAP_SHIM_REPORT=report, ILMAP_SHIM_ARGS=PROBE,
                             ILMAP_SHIM_STATICS=" ; ".join(QUALIFIED))

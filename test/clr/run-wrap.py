@@ -46,7 +46,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clr_common import (SETUP, build, check_report, check_run, finish,  # noqa: E402
-                        profiler_env, run, say, start)
+                        profiler_env, remove_stale, run, say, start)
 
 CLSID = "{1A6B2C3D-0E4F-4A5B-9C8D-7E6F5A4B3C2D}"
 PROGRAM = "IlmapWrapTest"
@@ -159,9 +159,7 @@ def main():
     plain_log = os.path.join(args.work, f"hooks-plain-{mode}.json")
     wrapped_log = os.path.join(args.work, f"hooks-wrapped-{mode}.json")
     report = os.path.join(args.work, f"report-wrap-{mode}.jsonl")
-    for path in (plain_log, wrapped_log, report):
-        if os.path.exists(path):
-            os.remove(path)
+    remove_stale(plain_log, wrapped_log, report)
 
     plain, secs = run(t.argv(dll, mode), dict(hooks_env, ILMAP_WRAP_LOG=t.path(plain_log)),
                       timeout=t.timeout(120))
@@ -190,7 +188,7 @@ def main():
     for line in [x for x in shim.stderr.splitlines() if "[ilmap-shim]" in x][-10:]:
         say("  stderr|", line)
     check_run("shim", shim, plain.stdout, fail)
-    for cycle in range(COPIES):  # once per pass
+    for cycle in range(COPIES):  # each pass prints these lines
         if f"collectible copy {cycle}: unloaded" not in shim.stdout.splitlines():
             fail(f"collectible copy {cycle} was not unloaded")
     result = check_report(report, fail)

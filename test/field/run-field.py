@@ -33,8 +33,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import field_common as fc  # noqa: E402
-from clr_common import (build, check_report, check_run, finish, run, say,  # noqa: E402
-                        start, SETUP)
+from clr_common import (SETUP, build, check_report, check_run, finish,  # noqa: E402
+                        remove_stale, run, say, start)
 
 # Where the selected methods that were not instrumented went (summary
 # fields); with methods_instrumented they add up to methods_selected.
@@ -97,6 +97,11 @@ def check_wrap_log(path, fail):
     return log
 
 
+def frame_lines(lines):
+    """How many frames an exception-frames file's lines hold."""
+    return sum(1 for x in lines if x.startswith("    "))
+
+
 def read_frames(path):
     """The lines of an exception-frames file (Exceptions.cs), or None."""
     try:
@@ -124,8 +129,7 @@ def exceptions_run(t, dll, mode, env, want_stdout, want_frames, work, fail):
     be the reference run's. In the late modes it runs them twice, the
     second time after the ReJITs the first time queued."""
     path = os.path.join(work, f"exception-frames-{mode}.txt")
-    if os.path.exists(path):
-        os.remove(path)
+    remove_stale(path)
     e = dict(env, ILMAP_FIELD_EXCEPTION_FRAMES=t.path(path), **MINOPTS)
     for key in ("ILMAP_SHIM_REPORT", "ILMAP_SHIM_FRAMES"):  # the main run's
         e.pop(key, None)
@@ -133,8 +137,7 @@ def exceptions_run(t, dll, mode, env, want_stdout, want_frames, work, fail):
     if mode in fc.WRAP_MODES:
         # The hooks in full mode: End records with the values they saw.
         hooks_log = os.path.join(work, f"hooks-{mode}-exceptions.json")
-        if os.path.exists(hooks_log):
-            os.remove(hooks_log)
+        remove_stale(hooks_log)
         e["ILMAP_WRAP_LOG"] = t.path(hooks_log)
         e.pop("ILMAP_WRAP_LIGHT", None)
     late = mode in fc.LATE_MODES
@@ -155,8 +158,7 @@ def exceptions_run(t, dll, mode, env, want_stdout, want_frames, work, fail):
         fail(f"exceptions run: no frames written ({path})")
         return
     if have == want_frames:
-        say(f"  exceptions run: {secs:.1f} s, {sum(1 for x in have if x.startswith('    '))} "
-            "frames as in the reference run")
+        say(f"  exceptions run: {secs:.1f} s, {frame_lines(have)} frames as in the reference run")
         return
     diff = list(difflib.unified_diff(want_frames, have, "reference", "shim", n=1, lineterm=""))
     fail(f"exceptions run: frames differ from the reference run ({len(diff)} diff lines)")
@@ -300,8 +302,7 @@ def main():
     # The exceptions' frames without the profiler (Exceptions.cs): the
     # reference for each mode's exceptions run (exceptions_run).
     exc_base = os.path.join(args.work, "exception-frames-plain.txt")
-    if os.path.exists(exc_base):
-        os.remove(exc_base)
+    remove_stale(exc_base)
     base, secs = run(t.argv(dll, "--exceptions-only", "--iterations", "1"),
                      dict(env, ILMAP_FIELD_EXCEPTION_FRAMES=t.path(exc_base), **MINOPTS),
                      timeout=t.timeout(300))
@@ -310,7 +311,7 @@ def main():
         say(f"the exceptions' reference run fails (rc {base.returncode})")
         sys.stdout.write(base.stderr[-4000:])
         return SETUP
-    say(f"exceptions' reference: {sum(1 for x in exc_frames if x.startswith('    '))} frames of "
+    say(f"exceptions' reference: {frame_lines(exc_frames)} frames of "
         f"Newtonsoft.Json and the program in {sum(1 for x in exc_frames if x.startswith('case '))} "
         f"cases, {secs:.1f} s")
 
@@ -333,15 +334,13 @@ def main():
             say("unknown mode", mode)
             return SETUP
         report = os.path.join(args.work, f"report-{mode}.jsonl")
-        if os.path.exists(report):
-            os.remove(report)
+        remove_stale(report)
         e = fc.mode_env(env, args.profiler, mode, selection, report, target=t)
         if mode in fc.FRAMES_MODES:
             e["ILMAP_SHIM_FRAMES"] = t.path(os.path.join(args.work, f"{mode}.txt"))
         wrap_log = os.path.join(args.work, f"hooks-{mode}.json")
         if mode in fc.WRAP_MODES:
-            if os.path.exists(wrap_log):
-                os.remove(wrap_log)
+            remove_stale(wrap_log)
             e["DOTNET_STARTUP_HOOKS"] = t.path(os.path.abspath(hooks_dll))
             e["ILMAP_WRAP_LOG"] = t.path(os.path.abspath(wrap_log))
         try:

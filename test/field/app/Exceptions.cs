@@ -3,16 +3,16 @@
 // own code that Newtonsoft.Json calls (a converter); and a few calls of
 // its API that return, with their value in the wrap hooks' format (so
 // that run-field.py finds End records of them in the hooks' log). Each
-// exception's messages (and its inner exceptions') go to the output; the frames of each, method
-// and IL offset as the runtime reports them (StackFrame.GetILOffset: the
-// original method's offsets when a profiler rewrote the method and gave
-// its map), to the file ILMAP_FIELD_EXCEPTION_FRAMES names, for the
-// iteration that ran last. run-field.py compares that file with a plain
-// run's (--exceptions-only, no inlining and no tiering, as under the
-// shim): each frame of a wrapped or instrumented method must report the
-// same offset as without the profiler. Frames of Newtonsoft.Json and of
-// the program only: the framework's precompiled code may inline
-// differently under a profiler.
+// exception's messages (and its inner exceptions') go to the output; the
+// frames of each, method and IL offset as the runtime reports them
+// (StackFrame.GetILOffset: the original method's offsets when a profiler
+// rewrote the method and gave its map), to the file
+// ILMAP_FIELD_EXCEPTION_FRAMES names, for the iteration that ran last.
+// run-field.py compares that file with a plain run's, both unoptimized
+// (--exceptions-only with DOTNET_JITMinOpts=1): each frame of a wrapped or
+// instrumented method must report the same offset as without the
+// profiler. Frames of Newtonsoft.Json and of the program only: the
+// framework's precompiled code may inline differently under a profiler.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
