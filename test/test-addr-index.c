@@ -174,6 +174,13 @@ static void bounds_of(uintptr_t ref, uintptr_t *start, size_t *size)
     *size = ranges[id].size;
 }
 
+/* The record hints the tests' ranges get (addr_index.h): any value a
+ * check can tell apart, never 0. */
+static uintptr_t record_of(uintptr_t ref, uintptr_t address)
+{
+    return (address ^ ((uintptr_t)ref << 12)) | 1u;
+}
+
 static uint32_t hint_of(uint32_t lines)
 {
     return lines < 1u ? 1u : lines > AX_MAX_LINES ? AX_MAX_LINES : lines;
@@ -211,6 +218,26 @@ static uintptr_t model_candidate(uintptr_t address, uint32_t *lines)
     return best;
 }
 
+/* A slot's record hint: from the range holding the slot's first byte,
+ * 0 when none does. */
+static uintptr_t model_record(uintptr_t address)
+{
+    uintptr_t first = address & ~(((uintptr_t)1u << AX_SLOT_BITS) - 1u);
+    for (uint32_t i = 0; i < nranges; i++) {
+        const model_range *r = &ranges[i];
+        if (r->live && first - r->start < r->size)
+            return record_of(ref_of(i), first);
+    }
+    return 0;
+}
+
+/* The index's record hint of address's slot (0: none, or no leaf). */
+static uintptr_t index_record(ax_root root, uintptr_t address)
+{
+    const ax_leaf *leaf = ax_page(root, address);
+    return leaf ? ax_leaf_record(leaf, address) : 0;
+}
+
 static long fail_countdown = -1;
 
 static int alloc_hook(size_t size)
@@ -238,6 +265,14 @@ static int probe(ax_root root, uintptr_t address, const char *what, uint32_t tx_
                 "transaction %" PRIu32 ", %s 0x%" PRIxPTR ": candidate 0x%" PRIxPTR
                 " (lines %" PRIu32 "), want 0x%" PRIxPTR " (lines %" PRIu32 ")\n",
                 tx_no, what, address, got, got_lines, want, want_lines);
+        return 0;
+    }
+    uintptr_t want_record = model_record(address), got_record = index_record(root, address);
+    if (got_record != want_record) {
+        fprintf(stderr,
+                "transaction %" PRIu32 ", %s 0x%" PRIxPTR ": record hint 0x%" PRIxPTR
+                ", want 0x%" PRIxPTR "\n",
+                tx_no, what, address, got_record, want_record);
         return 0;
     }
     return 1;
@@ -327,7 +362,7 @@ static void test_index(uint64_t seed, uint32_t transactions)
                 ranges[id].start = start;
                 ranges[id].size = size;
                 ranges[id].lines = prng_below(&rng, AX_MAX_LINES + 3u);
-                st = ax_insert(&tx, &draft, start, size, ref_of(id), ranges[id].lines);
+                st = ax_insert(&tx, &draft, start, size, ref_of(id), ranges[id].lines, record_of);
                 if (st == ILMAP_OK) {
                     ranges[id].live = 1;
                     nranges++;
@@ -388,7 +423,7 @@ static void test_leaf_limit(void)
     for (uint32_t i = 0; i <= AX_LEAF_MAX && st == ILMAP_OK; i++) {
         ranges[i].start = base + 3u * i;
         ranges[i].size = 2;
-        st = ax_insert(&tx, &root, ranges[i].start, 2, ref_of(i), 1);
+        st = ax_insert(&tx, &root, ranges[i].start, 2, ref_of(i), 1, record_of);
         if (st == ILMAP_OK) {
             ranges[i].live = 1;
             added++;
@@ -398,7 +433,7 @@ static void test_leaf_limit(void)
     CHECK(st == ILMAP_E_LIMIT);
     CHECK_EQ_U32(added, AX_LEAF_MAX);
     /* The next page is another leaf: no limit there. */
-    CHECK(ax_insert(&tx, &root, base + 0x10000u, 4, ref_of(nranges), 1) == ILMAP_OK);
+    CHECK(ax_insert(&tx, &root, base + 0x10000u, 4, ref_of(nranges), 1, record_of) == ILMAP_OK);
     ranges[nranges].start = base + 0x10000u;
     ranges[nranges].size = 4;
     ranges[nranges].live = 1;
@@ -406,7 +441,7 @@ static void test_leaf_limit(void)
     /* One out, one in. */
     CHECK(ax_remove(&tx, &root, ranges[5].start, 2, ref_of(5)) == ILMAP_OK);
     ranges[5].live = 0;
-    CHECK(ax_insert(&tx, &root, ranges[5].start, 1, ref_of(5), 1) == ILMAP_OK);
+    CHECK(ax_insert(&tx, &root, ranges[5].start, 1, ref_of(5), 1, record_of) == ILMAP_OK);
     ranges[5].size = 1;
     ranges[5].live = 1;
     prng rng = prng_init(7);

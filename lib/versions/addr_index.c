@@ -30,6 +30,26 @@ static uint8_t *leaf_lines(ax_leaf *leaf)
     return (uint8_t *)(uintptr_t)ax_lines(leaf);
 }
 
+/* The slots of leaf (page `page`) whose first byte [start, start + size)
+ * holds: their record hints from record(ref, first byte), or 0 when
+ * record is NULL. */
+static void leaf_records(ax_leaf *leaf, uint64_t page, uintptr_t start, size_t size,
+                         uintptr_t ref, ax_record_fn record)
+{
+    const uint64_t slot = (uint64_t)1u << AX_SLOT_BITS;
+    uint64_t lo = page << AX_PAGE_BITS, hi = lo | PAGE_MASK, last = (uint64_t)start + size - 1u;
+    if (lo < (uint64_t)start) {
+        lo = ((uint64_t)start + slot - 1u) & ~(slot - 1u); /* the first slot it starts */
+        if (lo < (uint64_t)start)
+            return; /* no slot starts above start */
+    }
+    if (hi > last)
+        hi = last;
+    for (uint64_t a = lo; a <= hi; a += slot)
+        leaf->record[(a >> AX_SLOT_BITS) & (AX_SLOTS - 1u)] =
+            record ? record(ref, (uintptr_t)a) : 0;
+}
+
 /* Fills the slot table once the offsets are in. */
 static void leaf_index(ax_leaf *leaf)
 {
@@ -164,7 +184,7 @@ int ax_overlaps(ax_root root, uintptr_t start, size_t size, ax_bounds_fn bounds)
 }
 
 ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref,
-                       uint32_t lines)
+                       uint32_t lines, ax_record_fn record)
 {
     uint8_t hint = (uint8_t)(lines < 1u ? 1u : lines > AX_MAX_LINES ? AX_MAX_LINES : lines);
 
@@ -199,10 +219,14 @@ ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, 
             memcpy(refs + at + 1, orefs + at, (n - at) * sizeof *refs);
             memcpy(hints, ohints, at);
             memcpy(hints + at + 1, ohints + at, n - at);
+            memcpy(leaf->record, old->record, sizeof leaf->record);
+        } else {
+            memset(leaf->record, 0, sizeof leaf->record);
         }
         leaf->offs[at] = off;
         refs[at] = ref;
         hints[at] = hint;
+        leaf_records(leaf, page, start, size, ref, record);
         leaf_index(leaf);
         *slot = leaf;
         if (!old)
@@ -268,6 +292,8 @@ ilmap_status ax_remove(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, 
             memcpy(refs + at, orefs + at + 1, (n - at - 1) * sizeof *refs);
             memcpy(hints, ohints, at);
             memcpy(hints + at, ohints + at + 1, n - at - 1);
+            memcpy(leaf->record, old->record, sizeof leaf->record);
+            leaf_records(leaf, page, start, size, ref, NULL);
             leaf_index(leaf);
         }
         *slot = leaf;

@@ -20,6 +20,14 @@
  * stay cached: there are few of them), then three dependent loads in the
  * leaf whatever the page holds.
  *
+ * A leaf also holds, per slot, where the answer record of the slot's
+ * first byte lies (the caller's ax_record_fn says where, at insertion),
+ * so that a lookup asks for the record's line as soon as it has the
+ * leaf, together with the body's rather than after it: at scale the
+ * body's line and the record's are each a cache miss, and this way they
+ * overlap. It is a prefetch address only, never read through: a slot
+ * whose first byte no range holds has none (0).
+ *
  * Copy-on-write like the store's tables (table.h): published nodes and
  * leaves are never changed; a change copies the path from the root to the
  * page's leaf (at most 8 nodes of 256 pointers) and the leaf, unless they
@@ -38,6 +46,7 @@
 #include <stdint.h>
 
 #include "common/search.h"
+#include "platform/prefetch.h"
 #include "ilmap.h"
 #include "versions/txn.h"
 
@@ -78,6 +87,10 @@ typedef struct ax_leaf {
     uint64_t gen;
     uint32_t count; /* 1..AX_LEAF_MAX in a published index */
     uint32_t unused;
+    /* Per slot: where the answer record of its first byte lies (0: no
+     * range holds that byte). A prefetch hint, set and cleared with the
+     * range that holds the byte. */
+    uintptr_t record[AX_SLOTS];
     uint16_t below[AX_SLOTS + 1]; /* ranges starting before each slot (search.h) */
     uint16_t offs[];
 } ax_leaf;
@@ -123,12 +136,19 @@ static inline uint32_t ax_rank(const ax_leaf *leaf, uint32_t off)
     return search_slot_rank_u16(leaf->offs, 1, leaf->below, AX_SLOT_BITS, (uint16_t)off);
 }
 
+/* The record hint of address's slot in leaf (0: none). */
+static inline uintptr_t ax_leaf_record(const ax_leaf *leaf, uintptr_t address)
+{
+    return leaf->record[(address >> AX_SLOT_BITS) & (AX_SLOTS - 1u)];
+}
+
 /*
  * The tagged body pointer (body | range index) of the range with the
  * greatest start at or below address in address's page, or 0: the only
  * range that can hold address. The caller checks that it does (address -
  * start < size), from the body it already has to load. *lines: the
- * body's prefetch hint (0 with no candidate).
+ * body's prefetch hint (0 with no candidate). Prefetches the answer
+ * record of address's slot (two lines: a slot's records).
  */
 static inline uintptr_t ax_candidate(ax_root root, uintptr_t address, uint32_t *lines)
 {
@@ -136,6 +156,11 @@ static inline uintptr_t ax_candidate(ax_root root, uintptr_t address, uint32_t *
     *lines = 0;
     if (!leaf)
         return 0;
+    uintptr_t record = ax_leaf_record(leaf, address);
+    if (record) {
+        ILMAP_PREFETCH((const void *)record);
+        ILMAP_PREFETCH((const char *)record + 64);
+    }
     uint32_t i = ax_rank(leaf, (uint32_t)(address & 0xFFFFu));
     if (i == 0)
         return 0;
@@ -154,12 +179,17 @@ static inline uintptr_t ax_candidate(ax_root root, uintptr_t address, uint32_t *
 typedef void (*ax_bounds_fn)(uintptr_t ref, uintptr_t *start, size_t *size);
 int ax_overlaps(ax_root root, uintptr_t start, size_t size, ax_bounds_fn bounds);
 
+/* Where the answer record for address (inside ref's range) lies: the
+ * slots' prefetch hint (0: none). */
+typedef uintptr_t (*ax_record_fn)(uintptr_t ref, uintptr_t address);
+
 /* Adds [start, start + size) for ref (tagged body pointer), whose body a
  * lookup may read in its first `lines` cache lines (clamped to
- * 1..AX_MAX_LINES). It must not overlap a range in the index (check with
- * ax_overlaps first). */
+ * 1..AX_MAX_LINES); record(ref, a) gives the record hint of each slot
+ * whose first byte a the range holds (record NULL: no hints). It must not
+ * overlap a range in the index (check with ax_overlaps first). */
 ilmap_status ax_insert(vt_txn *tx, ax_root *root, uintptr_t start, size_t size, uintptr_t ref,
-                       uint32_t lines);
+                       uint32_t lines, ax_record_fn record);
 
 /* Removes the range added with (start, size, ref); ILMAP_E_NOT_FOUND if
  * it is not there. */

@@ -22,7 +22,9 @@
  * slot table comes first, right behind the body's fields and ranges, in
  * the lines the address index's hint prefetches with them (at most 8), so
  * that a body whose slot table fits there costs its lookup one dependent
- * miss after the body's: the record's.
+ * miss after the body's: the record's. The address index's record hints
+ * (addr_index.h, answers_record_address()) take that one off the chain
+ * too: the record's line is requested with the body's.
  *
  * The composition asks the native map and the IL map through their public
  * lookups only (at each interval's first and second offset), so it agrees
@@ -100,6 +102,32 @@ size_t answers_bytes(uint32_t count, uint32_t code_size, int narrow);
 void answers_place(void *mem, const answer_interval *iv, uint32_t count, uint32_t code_size,
                    int narrow, body_answers *out);
 
+/* The index of the record whose interval holds native offset x (x < the
+ * body's code size; a->count > 0): the first record starts at 0 <= x, so
+ * the rank is at least 1. */
+static inline uint32_t answers_index(const body_answers *a, uint32_t x)
+{
+    if (a->narrow) {
+        const answer_record16 *rs = (const answer_record16 *)a->records;
+        return search_slot_rank_u16(&rs[0].start, sizeof(answer_record16) / sizeof(uint16_t),
+                                    (const uint16_t *)a->below, a->shift, (uint16_t)x) - 1;
+    }
+    const answer_record *rs = (const answer_record *)a->records;
+    return search_slot_rank_u32(&rs[0].start, sizeof(answer_record) / sizeof(uint32_t),
+                                (const uint32_t *)a->below, a->shift, x) - 1;
+}
+
+/* Where the record holding native offset x lies (x < the body's code
+ * size), NULL without records: the address index's prefetch hint
+ * (addr_index.h). */
+static inline const void *answers_record_address(const body_answers *a, uint32_t x)
+{
+    if (a->count == 0)
+        return NULL;
+    size_t size = a->narrow ? sizeof(answer_record16) : sizeof(answer_record);
+    return (const unsigned char *)a->records + (size_t)answers_index(a, x) * size;
+}
+
 /* The answer at native offset x (< the body's code size). */
 static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *il,
                                   uint32_t *original)
@@ -108,26 +136,19 @@ static inline unsigned answers_at(const body_answers *a, uint32_t x, uint32_t *i
         *il = *original = 0;
         return ILMAP_MAPPING_NO_INFO;
     }
-    /* The first record starts at 0 <= x: the rank is at least 1. */
-    uint32_t start, kind;
+    uint32_t i = answers_index(a, x), start, kind;
     if (a->narrow) {
-        const answer_record16 *rs = (const answer_record16 *)a->records;
-        const uint32_t stride = sizeof(answer_record16) / sizeof(uint16_t);
-        uint32_t i = search_slot_rank_u16(&rs[0].start, stride, (const uint16_t *)a->below,
-                                          a->shift, (uint16_t)x) - 1;
-        start = rs[i].start;
-        *il = rs[i].il;
-        *original = rs[i].original;
-        kind = rs[i].kind;
+        const answer_record16 *r = (const answer_record16 *)a->records + i;
+        start = r->start;
+        *il = r->il;
+        *original = r->original;
+        kind = r->kind;
     } else {
-        const answer_record *rs = (const answer_record *)a->records;
-        const uint32_t stride = sizeof(answer_record) / sizeof(uint32_t);
-        uint32_t i = search_slot_rank_u32(&rs[0].start, stride, (const uint32_t *)a->below,
-                                          a->shift, x) - 1;
-        start = rs[i].start;
-        *il = rs[i].il;
-        *original = rs[i].original;
-        kind = rs[i].kind;
+        const answer_record *r = (const answer_record *)a->records + i;
+        start = r->start;
+        *il = r->il;
+        *original = r->original;
+        kind = r->kind;
     }
     if ((kind & ANSWER_EXACT_AT_START) && x == start)
         return ILMAP_MAPPING_EXACT;

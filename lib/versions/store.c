@@ -614,6 +614,16 @@ static void range_bounds(uintptr_t ref, uintptr_t *start, size_t *size)
     *size = body->ranges[ref & AX_TAG_MASK].size;
 }
 
+/* The address index's record hint (addr_index.h): where the answer
+ * record for address, inside ref's range, lies. */
+static uintptr_t range_record(uintptr_t ref, uintptr_t address)
+{
+    const struct store_body *body = (const struct store_body *)(ref & ~AX_TAG_MASK);
+    const struct store_range *r = &body->ranges[ref & AX_TAG_MASK];
+    uint32_t x = r->base + (uint32_t)(address - r->start);
+    return (uintptr_t)answers_record_address(&body->answers, x);
+}
+
 /* Makes a body (fresh, filled in) reachable: its BODIES record and the
  * address index. The one place a body enters the tables. */
 static ilmap_status link_body(store_draft *t, const struct store_body *body)
@@ -631,7 +641,7 @@ static ilmap_status link_body(store_draft *t, const struct store_body *body)
     ilmap_status st = insert(t, T_BODIES, entry);
     for (uint32_t i = 0; st == ILMAP_OK && i < body->nranges; i++)
         st = ax_insert(&t->vt, &t->draft.code, body->ranges[i].start, body->ranges[i].size,
-                       range_ref(body, i), lines);
+                       range_ref(body, i), lines, range_record);
     return st;
 }
 
